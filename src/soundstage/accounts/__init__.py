@@ -1,0 +1,1 @@
+"""Accounts, API keys per environment, authentication and buyer verification."""

@@ -1,0 +1,55 @@
+"""Request and response bodies of the accounts feature."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Literal
+
+import pycountry
+from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator
+
+VerificationStatus = Literal["unverified", "pending", "verified", "rejected"]
+_TAX_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ./-]*$")
+
+
+class BuyerVerificationSubmit(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    legal_name: str = Field(min_length=1, max_length=200, description="Registered business name.")
+    country: str = Field(
+        min_length=2, max_length=2, description="ISO 3166-1 alpha-2 country code, e.g. `GB`."
+    )
+    contact_email: EmailStr = Field(description="Where verification questions are sent.")
+    tax_id: str | None = Field(
+        default=None, min_length=1, max_length=64, description="VAT, EIN or similar (optional)."
+    )
+
+    @field_validator("country")
+    @classmethod
+    def _known_country(cls, value: str) -> str:
+        code = value.upper()
+        if pycountry.countries.get(alpha_2=code) is None:
+            raise ValueError("must be an ISO 3166-1 alpha-2 country code")
+        return code
+
+    @field_validator("tax_id")
+    @classmethod
+    def _tax_id_shape(cls, value: str | None) -> str | None:
+        if value is not None and not _TAX_ID.match(value):
+            raise ValueError("may hold letters, digits, spaces, '.', '/' and '-' only")
+        return value
+
+
+class BuyerVerificationOut(BaseModel):
+    object: Literal["buyer_verification"] = "buyer_verification"
+    environment: Literal["sandbox", "production"]
+    status: VerificationStatus
+    legal_name: str | None
+    country: str | None
+    contact_email: str | None
+    tax_id: str | None
+    submitted_at: datetime | None
+    verified_at: datetime | None
+    rejected_at: datetime | None
+    updated_at: datetime | None

@@ -1,0 +1,101 @@
+"""Accounts and API keys: creation, shown-once secrets, revocation, authentication."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from soundstage.accounts import repository
+from soundstage.accounts.errors import AccountNotFound, ApiKeyNotFound
+from soundstage.config import ENVIRONMENTS, Environment
+from soundstage.core.errors import AuthenticationError
+from soundstage.core.ids import new_id, random_token
+from soundstage.core.principal import Principal
+from soundstage.core.timeutil import utcnow
+from soundstage.credits import service as credits
+from soundstage.models import Account, ApiKey
+
+KEY_PREFIXES: dict[Environment, str] = {"sandbox": "sk_sandbox_", "production": "sk_live_"}
+_SECRET_LENGTH = 32
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    key: ApiKey
+    secret: str  # shown once, never stored
+
+
+def hash_secret(secret: str) -> str:
+    # Keys are 190 bits of randomness: a fast hash is enough (no password stretching needed).
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def create_account(session: Session, name: str) -> Account:
+    account = Account(id=new_id("acct"), name=name, created_at=utcnow())
+    repository.add(session, account)
+    for environment in ENVIRONMENTS:
+        credits.open_balance(session, account.id, environment)
+    return account
+
+
+def get_account(session: Session, account_id: str) -> Account:
+    account = repository.get_account(session, account_id)
+    if account is None:
+        raise AccountNotFound(f"No such account: {account_id}", param="account")
+    return account
+
+
+def create_key(session: Session, account_id: str, environment: Environment) -> IssuedKey:
+    get_account(session, account_id)
+    secret = KEY_PREFIXES[environment] + random_token(_SECRET_LENGTH)
+    key = ApiKey(
+        id=new_id("key"),
+        account_id=account_id,
+        environment=environment,
+        secret_hash=hash_secret(secret),
+        display_prefix=secret[: len(KEY_PREFIXES[environment]) + 4],
+        created_at=utcnow(),
+    )
+    repository.add(session, key)
+    return IssuedKey(key=key, secret=secret)
+
+
+def revoke_key(session: Session, key_id: str) -> ApiKey:
+    key = repository.get_key(session, key_id)
+    if key is None:
+        raise ApiKeyNotFound(f"No such API key: {key_id}", param="key_id")
+    if key.revoked_at is None:
+        key.revoked_at = utcnow()
+        session.flush()
+    return key
+
+
+def authenticate(session: Session, authorization: str | None) -> Principal:
+    """Resolve an `Authorization: Bearer sk_…` header to its principal, or raise 401."""
+    if not authorization:
+        raise AuthenticationError(
+            "No API key provided. Send `Authorization: Bearer <API_KEY>`.", code="missing_api_key"
+        )
+    scheme, _, secret = authorization.partition(" ")
+    secret = secret.strip()
+    if scheme.lower() != "bearer" or not secret:
+        raise AuthenticationError(
+            "Malformed Authorization header. Send `Authorization: Bearer <API_KEY>`.",
+            code="malformed_api_key",
+        )
+    environment = next((env for env, p in KEY_PREFIXES.items() if secret.startswith(p)), None)
+    if environment is None:
+        raise AuthenticationError(
+            "Malformed API key: keys start with sk_sandbox_ or sk_live_.", code="malformed_api_key"
+        )
+    key = repository.get_key_by_hash(session, hash_secret(secret))
+    if key is None or not hmac.compare_digest(key.secret_hash, hash_secret(secret)):
+        raise AuthenticationError("Invalid API key provided.", code="invalid_api_key")
+    if key.environment != environment:  # cannot happen for keys we issued; refuse anyway
+        raise AuthenticationError("Invalid API key provided.", code="invalid_api_key")
+    if key.revoked_at is not None:
+        raise AuthenticationError("This API key has been revoked.", code="api_key_revoked")
+    return Principal(account_id=key.account_id, environment=environment, api_key_id=key.id)

@@ -1,0 +1,94 @@
+"""Buyer verification: unverified -> pending (details submitted) -> verified | rejected.
+A rejected buyer may submit again; a verified one may not change its details here."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends
+from sqlalchemy.orm import Session
+
+from soundstage.accounts import repository
+from soundstage.accounts.errors import BuyerNotVerified, VerificationStateConflict
+from soundstage.accounts.schemas import BuyerVerificationOut, BuyerVerificationSubmit
+from soundstage.core.deps import PrincipalDep, SessionDep
+from soundstage.core.ids import new_id
+from soundstage.core.principal import Principal
+from soundstage.core.timeutil import utcnow
+from soundstage.models import BuyerVerification
+
+
+def _record(session: Session, account_id: str, environment: str) -> BuyerVerification:
+    record = repository.get_verification(session, account_id, environment)
+    if record is None:
+        record = BuyerVerification(
+            id=new_id("bv"), account_id=account_id, environment=environment,
+            status="unverified", created_at=utcnow(), updated_at=utcnow(),
+        )
+        repository.add(session, record)
+    return record
+
+
+def to_out(record: BuyerVerification | None, environment: str) -> BuyerVerificationOut:
+    if record is None:
+        return BuyerVerificationOut(
+            environment=environment,  # type: ignore[arg-type]
+            status="unverified", legal_name=None, country=None, contact_email=None, tax_id=None,
+            submitted_at=None, verified_at=None, rejected_at=None, updated_at=None,
+        )
+    return BuyerVerificationOut.model_validate(record, from_attributes=True)
+
+
+def get_status(session: Session, principal: Principal) -> BuyerVerificationOut:
+    record = repository.get_verification(session, principal.account_id, principal.environment)
+    return to_out(record, principal.environment)
+
+
+def submit(session: Session, principal: Principal, details: BuyerVerificationSubmit) -> BuyerVerificationOut:
+    record = _record(session, principal.account_id, principal.environment)
+    if record.status == "verified":
+        raise VerificationStateConflict("This buyer account is already verified.")
+    now = utcnow()
+    record.legal_name = details.legal_name
+    record.country = details.country
+    record.contact_email = str(details.contact_email)
+    record.tax_id = details.tax_id
+    record.status, record.submitted_at, record.rejected_at, record.updated_at = "pending", now, None, now
+    session.flush()
+    return to_out(record, principal.environment)
+
+
+def decide(
+    session: Session, account_id: str, environment: str, *, approve: bool, require_pending: bool
+) -> BuyerVerificationOut:
+    """Approve or reject. Operators (CLI) may verify at any state; sandbox helpers act on a
+    pending submission only, as a reviewer would."""
+    record = _record(session, account_id, environment)
+    if require_pending and record.status != "pending":
+        raise VerificationStateConflict(
+            f"Only a pending verification can be decided; this one is {record.status}. "
+            "Submit details with POST /api/v1/buyers/verification first."
+        )
+    now = utcnow()
+    if approve:
+        record.status, record.verified_at, record.rejected_at = "verified", now, None
+    else:
+        record.status, record.rejected_at, record.verified_at = "rejected", now, None
+    record.updated_at = now
+    session.flush()
+    return to_out(record, environment)
+
+
+def require_verified_buyer(session: SessionDep, principal: PrincipalDep) -> Principal:
+    """Dependency for gated endpoints: 403 `buyer_not_verified` until verification passes."""
+    record = repository.get_verification(session, principal.account_id, principal.environment)
+    if record is None or record.status != "verified":
+        status = record.status if record else "unverified"
+        raise BuyerNotVerified(
+            f"This endpoint requires a verified buyer account (status: {status}). "
+            "Submit details with POST /api/v1/buyers/verification."
+        )
+    return principal
+
+
+VerifiedBuyerDep = Annotated[Principal, Depends(require_verified_buyer)]

@@ -1,0 +1,140 @@
+"""create_app(): middleware, routers and error handlers."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import JSONResponse
+
+from soundstage import __version__
+from soundstage.accounts import endpoints as accounts_endpoints
+from soundstage.accounts import service as accounts
+from soundstage.config import Settings, get_settings
+from soundstage.core import openapi
+from soundstage.core.db import Database
+from soundstage.core.errors import AppError, InvalidField, MalformedRequest, MethodNotAllowed, NotFound
+from soundstage.core.idempotency import IdempotencyMiddleware, IdempotencyStore
+from soundstage.core.middleware import GatewayMiddleware, RequestContextMiddleware
+from soundstage.core.principal import Principal
+from soundstage.core.ratelimit import RateLimiter
+from soundstage.core.responses import error_response
+from soundstage.credits import endpoints as credits_endpoints
+
+log = logging.getLogger("soundstage")
+
+DESCRIPTION = """Voice, Audio, Studio and Talent Service API (v1).
+
+Authenticate with `Authorization: Bearer sk_sandbox_…` (sandbox) or `sk_live_…` (production).
+Errors share one envelope: `{"error": {"type", "code", "message", "param", "request_id"}}`.
+"""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    db = Database(settings)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        db.dispose()
+
+    app = FastAPI(
+        title="Soundstage API", version=__version__, description=DESCRIPTION, lifespan=lifespan
+    )
+    app.state.settings = settings
+    app.state.db = db
+
+    api = APIRouter(prefix="/api/v1")
+    api.include_router(accounts_endpoints.router)
+    api.include_router(credits_endpoints.router)
+    app.include_router(api)
+
+    _install_error_handlers(app)
+    openapi.install(app)
+
+    async def authenticate(header: str | None) -> Principal:
+        def lookup() -> Principal:
+            with db.session() as session:
+                return accounts.authenticate(session, header)
+
+        return await run_in_threadpool(lookup)
+
+    # Added innermost first: the request passes context -> gateway -> idempotency -> routes.
+    app.add_middleware(IdempotencyMiddleware, store=IdempotencyStore(db, settings))
+    app.add_middleware(
+        GatewayMiddleware,
+        authenticate=authenticate,
+        limiter=RateLimiter(settings),
+        max_bytes=settings.max_request_bytes,
+    )
+    app.add_middleware(RequestContextMiddleware)
+    return app
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(AppError)
+    async def on_app_error(request: Request, exc: AppError) -> JSONResponse:
+        return error_response(exc, request.scope)
+
+    @app.exception_handler(RequestValidationError)
+    async def on_validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        content_type = request.headers.get("content-type", "application/json")
+        if request.method in ("POST", "PUT", "PATCH") and "json" not in content_type:
+            error: AppError = MalformedRequest(
+                "Send the body as JSON with `Content-Type: application/json`."
+            )
+        else:
+            error = validation_error(exc.errors())
+        return error_response(error, request.scope)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def on_http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        error: AppError
+        if exc.status_code == 404:
+            error = NotFound(
+                f"Unrecognized request URL ({request.method} {request.url.path}).", code="not_found"
+            )
+        elif exc.status_code == 405:
+            allow = (exc.headers or {}).get("Allow", "")
+            error = MethodNotAllowed(
+                f"{request.method} is not allowed on {request.url.path}; allowed: {allow}.",
+                headers={"Allow": allow},
+            )
+        else:
+            error = AppError(str(exc.detail), status=exc.status_code, code="http_error")
+        return error_response(error, request.scope)
+
+
+def validation_error(errors: Any) -> AppError:
+    """The first pydantic error, as one 422 naming its field (or a 400 for a bad body)."""
+    first = errors[0]
+    loc = tuple(first.get("loc", ()))
+    kind = first.get("type", "")
+    if kind == "json_invalid":
+        return MalformedRequest("The request body is not valid JSON.")
+    if loc[:1] == ("body",) and len(loc) == 1:
+        return MalformedRequest("The request body must be a JSON object.")
+    param = _param_name(loc[1:]) if loc[:1] in (("body",), ("query",), ("path",)) else None
+    if loc[:1] == ("header",) and len(loc) > 1:
+        param = str(loc[1]).title()
+    code = {"missing": "parameter_missing", "extra_forbidden": "parameter_unknown"}.get(
+        kind, "parameter_invalid"
+    )
+    message = first.get("msg", "Invalid value")
+    if kind == "extra_forbidden":
+        message = "Unknown field"
+    return InvalidField(f"{param}: {message}." if param else f"{message}.", param=param, code=code)
+
+
+def _param_name(parts: tuple[Any, ...]) -> str:
+    name = ""
+    for part in parts:
+        name += f"[{part}]" if isinstance(part, int) else (f".{part}" if name else str(part))
+    return name

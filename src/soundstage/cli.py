@@ -1,0 +1,190 @@
+"""`soundstage` command line: serve, migrate, accounts, keys, credits, buyers, demo."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+from sqlalchemy.orm import Session
+
+from soundstage.accounts import service as accounts
+from soundstage.accounts import verification
+from soundstage.config import ENVIRONMENTS, get_settings
+from soundstage.core.db import Database
+from soundstage.core.errors import AppError
+from soundstage.core.migrate import upgrade_database
+from soundstage.credits import service as credits
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a sentence.")
+environment_option = click.option(
+    "--environment", type=click.Choice(ENVIRONMENTS), required=True, help="sandbox or production"
+)
+DEMO_CREDITS = 1_000_000
+
+
+@contextmanager
+def unit_of_work() -> Iterator[Session]:
+    settings = get_settings()
+    upgrade_database(settings)
+    db = Database(settings)
+    try:
+        with db.session() as session:
+            yield session
+    except AppError as exc:
+        raise click.ClickException(exc.message) from exc
+    finally:
+        db.dispose()
+
+
+def emit(as_json: bool, data: dict[str, Any], sentence: str) -> None:
+    click.echo(json.dumps(data, default=str) if as_json else sentence)
+
+
+@click.group()
+def main() -> None:
+    """Soundstage: voice, audio, studio and talent API."""
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--processes", default=1, show_default=True, type=int, help="HTTP server processes.")
+def serve(host: str, port: int, processes: int) -> None:
+    """Migrate the database, then serve the HTTP API."""
+    import uvicorn
+
+    upgrade_database(get_settings())
+    uvicorn.run(
+        "soundstage.app:create_app", factory=True, host=host, port=port, workers=processes,
+        log_level=os.environ.get("SOUNDSTAGE_LOG_LEVEL", "info"),
+    )
+
+
+@main.command()
+def migrate() -> None:
+    """Apply database migrations (serve does this too)."""
+    upgrade_database(get_settings())
+    click.echo("database is up to date")
+
+
+@main.group("accounts")
+def accounts_group() -> None:
+    """Customer accounts."""
+
+
+@accounts_group.command("create")
+@click.option("--name", required=True)
+@json_option
+def accounts_create(name: str, as_json: bool) -> None:
+    with unit_of_work() as session:
+        account = accounts.create_account(session, name)
+    emit(as_json, {"account_id": account.id, "name": account.name},
+         f"created account {account.id} ({account.name})")
+
+
+@main.group("keys")
+def keys_group() -> None:
+    """API keys (shown once)."""
+
+
+@keys_group.command("create")
+@click.option("--account", "account_id", required=True)
+@environment_option
+@json_option
+def keys_create(account_id: str, environment: str, as_json: bool) -> None:
+    with unit_of_work() as session:
+        issued = accounts.create_key(session, account_id, environment)  # type: ignore[arg-type]
+    emit(as_json,
+         {"key_id": issued.key.id, "account_id": account_id, "environment": environment, "key": issued.secret},
+         f"created {environment} key {issued.key.id}: {issued.secret}  (shown once; store it now)")
+
+
+@keys_group.command("revoke")
+@click.argument("key_id")
+@json_option
+def keys_revoke(key_id: str, as_json: bool) -> None:
+    with unit_of_work() as session:
+        key = accounts.revoke_key(session, key_id)
+    emit(as_json, {"key_id": key.id, "revoked_at": key.revoked_at}, f"revoked key {key.id}")
+
+
+@main.group("credits")
+def credits_group() -> None:
+    """Credit balances."""
+
+
+@credits_group.command("grant")
+@click.option("--account", "account_id", required=True)
+@environment_option
+@click.option("--amount", required=True, type=click.IntRange(min=1))
+@json_option
+def credits_grant(account_id: str, environment: str, amount: int, as_json: bool) -> None:
+    with unit_of_work() as session:
+        accounts.get_account(session, account_id)
+        transaction = credits.grant(session, account_id, environment, amount, "operator grant")
+        balance = credits.get_balance(session, account_id, environment)
+    emit(as_json,
+         {"transaction_id": transaction.id, "account_id": account_id, "environment": environment,
+          "amount": amount, "balance": balance.available},
+         f"granted {amount} credits to {account_id} ({environment}); balance {balance.available}")
+
+
+@main.group("buyers")
+def buyers_group() -> None:
+    """Buyer verification."""
+
+
+@buyers_group.command("verify")
+@click.option("--account", "account_id", required=True)
+@environment_option
+@json_option
+def buyers_verify(account_id: str, environment: str, as_json: bool) -> None:
+    with unit_of_work() as session:
+        accounts.get_account(session, account_id)
+        out = verification.decide(session, account_id, environment, approve=True, require_pending=False)
+    emit(as_json, {"account_id": account_id, "environment": environment, "status": out.status},
+         f"buyer {account_id} ({environment}) is {out.status}")
+
+
+@main.command()
+@json_option
+def demo(as_json: bool) -> None:
+    """Create (once) a demo account with a funded sandbox key, and print the key."""
+    settings = get_settings()
+    path = settings.data_dir / "demo-key.json"
+    if path.exists():
+        saved = json.loads(path.read_text())
+        with unit_of_work() as session:
+            if _key_usable(session, saved["key"]):
+                emit(as_json, saved, f"sandbox key: {saved['key']}")
+                return
+    with unit_of_work() as session:
+        account = accounts.create_account(session, "Demo")
+        issued = accounts.create_key(session, account.id, "sandbox")
+        credits.grant(session, account.id, "sandbox", DEMO_CREDITS, "demo credits")
+    saved = {"account_id": account.id, "key_id": issued.key.id, "key": issued.secret}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch(mode=0o600)
+    path.write_text(json.dumps(saved))
+    emit(as_json, saved, f"sandbox key: {issued.secret}")
+
+
+def _key_usable(session: Session, secret: str) -> bool:
+    try:
+        accounts.authenticate(session, f"Bearer {secret}")
+    except AppError:
+        return False
+    return True
+
+
+def run(command: Callable[..., Any] = main) -> None:
+    command(prog_name="soundstage")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Shared core: database, errors, ids, pagination, rate limits, idempotency, middleware."""

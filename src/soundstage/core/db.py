@@ -1,0 +1,62 @@
+"""Engine and sessions: SQLite (WAL, immediate transactions) by default, PostgreSQL when configured."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import create_engine, event
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from soundstage.config import Settings
+
+
+def make_engine(settings: Settings) -> Engine:
+    url = settings.resolved_database_url
+    if not url.startswith("sqlite"):
+        return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False})
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy own transactions, so that every one starts IMMEDIATE:
+        # a deferred transaction that reads then writes fails at once under
+        # concurrency instead of waiting for the lock.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=60000")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
+class Database:
+    """One engine and its session factory, shared by the app, the CLI and workers."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.engine = make_engine(settings)
+        self.sessionmaker = sessionmaker(self.engine, expire_on_commit=False)
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A unit of work: commits when the block ends, rolls back on error."""
+        with self.sessionmaker() as session:
+            try:
+                yield session
+                session.commit()
+            except BaseException:
+                session.rollback()
+                raise
+
+    def dispose(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,55 @@
+"""FastAPI dependencies shared by every feature: the request's session and the caller."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy.orm import Session
+
+from soundstage.core.db import Database
+from soundstage.core.errors import AuthenticationError, PermissionDenied
+from soundstage.core.principal import Principal
+
+# Declared for the OpenAPI document; the gateway middleware has already checked the key.
+_bearer = HTTPBearer(auto_error=False, description="Secret key: sk_sandbox_… or sk_live_…")
+
+
+def database(request: Request) -> Database:
+    db: Database = request.app.state.db
+    return db
+
+
+def request_session(request: Request) -> Iterator[Session]:
+    """One transaction per request: committed when the endpoint returns, before the
+    response is sent; rolled back on any error. Services only flush."""
+    with database(request).session() as session:
+        yield session
+
+
+def current_principal(
+    request: Request,
+    _credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Principal:
+    principal = getattr(request.state, "principal", None)
+    if not isinstance(principal, Principal):
+        raise AuthenticationError("No API key provided.", code="missing_api_key")
+    return principal
+
+
+SessionDep = Annotated[Session, Depends(request_session, scope="function")]
+PrincipalDep = Annotated[Principal, Depends(current_principal)]
+
+
+def sandbox_principal(principal: PrincipalDep) -> Principal:
+    """Test helpers under /api/v1/sandbox/… answer only to sandbox keys."""
+    if principal.environment != "sandbox":
+        raise PermissionDenied(
+            "This test helper is available to sandbox keys only.", code="sandbox_only"
+        )
+    return principal
+
+
+SandboxPrincipalDep = Annotated[Principal, Depends(sandbox_principal)]

@@ -1,0 +1,133 @@
+"""ASGI middleware: request ids and last-resort errors; the API gateway (authentication,
+per-key rate limits, request size cap)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from soundstage.core.errors import AppError, AuthenticationError, InternalError, PayloadTooLarge
+from soundstage.core.ids import random_token
+from soundstage.core.principal import Principal
+from soundstage.core.ratelimit import Decision, RateLimiter
+from soundstage.core.responses import error_response
+
+log = logging.getLogger("soundstage")
+
+API_PREFIX = "/api/"
+
+
+class RequestContextMiddleware:
+    """Outermost: gives every request an id, puts `Request-Id` on every response, and turns
+    an unexpected exception into a 500 in the envelope (a 500 is a bug: it is logged)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request_id = "req_" + random_token(20)
+        scope.setdefault("state", {})["request_id"] = request_id
+        started = False
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                MutableHeaders(scope=message)["Request-Id"] = request_id
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        except Exception:
+            log.exception("unhandled error in %s %s (%s)", scope["method"], scope["path"], request_id)
+            if started:
+                raise
+            error = InternalError(f"An internal error occurred; quote {request_id} when reporting it.")
+            await error_response(error, scope)(scope, receive, send_with_id)
+
+
+Authenticator = Callable[[str | None], Awaitable[Principal]]
+
+
+class GatewayMiddleware:
+    """Authenticates /api requests, spends the key's rate limit (a bad key never spends a
+    real key's quota: unauthenticated traffic has its own bucket per client address), caps
+    the request size, and adds the RateLimit headers to the response."""
+
+    def __init__(
+        self, app: ASGIApp, *, authenticate: Authenticator, limiter: RateLimiter, max_bytes: int
+    ) -> None:
+        self.app = app
+        self.authenticate = authenticate
+        self.limiter = limiter
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        principal: Principal | None = None
+        error: AppError | None = None
+        try:
+            if scope["path"].startswith(API_PREFIX):
+                try:
+                    principal = await self.authenticate(headers.get("authorization"))
+                except AuthenticationError as exc:
+                    error = exc
+            if principal is not None:
+                decision = await self.limiter.hit_key(principal.api_key_id, principal.environment)
+            else:
+                client = scope.get("client")
+                decision = await self.limiter.hit_anonymous(client[0] if client else "unknown")
+        except AppError as exc:  # storage down, or the key lookup failed
+            await error_response(exc, scope)(scope, receive, send)
+            return
+        send = _with_rate_headers(send, decision)
+        if not decision.allowed:
+            error = decision.error()
+        elif error is None:
+            error = self._size_error(headers)
+        if error is not None:
+            await error_response(error, scope)(scope, receive, send)
+            return
+        scope["state"]["principal"] = principal
+        await self.app(scope, _capped(receive, self.max_bytes), send)
+
+    def _size_error(self, headers: Headers) -> AppError | None:
+        length = headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > self.max_bytes:
+            return PayloadTooLarge(f"The request body exceeds {self.max_bytes} bytes.")
+        return None
+
+
+def _with_rate_headers(send: Send, decision: Decision) -> Send:
+    async def wrapped(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message.setdefault("headers", [])
+            message["headers"] = list(message["headers"]) + decision.headers()
+        await send(message)
+
+    return wrapped
+
+
+def _capped(receive: Receive, max_bytes: int) -> Receive:
+    """Refuse a body that grows past the cap even without a Content-Length."""
+    seen = 0
+
+    async def wrapped() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > max_bytes:
+                raise PayloadTooLarge(f"The request body exceeds {max_bytes} bytes.")
+        return message
+
+    return wrapped

@@ -1,0 +1,45 @@
+"""Apply Alembic migrations, one process at a time (several servers may start together)."""
+
+from __future__ import annotations
+
+import fcntl
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import text
+
+from soundstage.config import Settings
+from soundstage.core.db import make_engine
+
+MIGRATIONS_DIR = Path(__file__).resolve().parents[3] / "migrations"
+_PG_LOCK_ID = 7_301_955  # any constant: serializes concurrent upgrades on PostgreSQL
+
+
+def upgrade_database(settings: Settings) -> None:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    engine = make_engine(settings)
+    try:
+        if settings.is_sqlite:
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+            with open(settings.data_dir / ".migrate.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                _run(config, engine)
+        else:
+            with engine.connect() as conn:
+                conn.execute(text("SELECT pg_advisory_lock(:id)"), {"id": _PG_LOCK_ID})
+                conn.commit()
+                try:
+                    _run(config, engine)
+                finally:
+                    conn.execute(text("SELECT pg_advisory_unlock(:id)"), {"id": _PG_LOCK_ID})
+                    conn.commit()
+    finally:
+        engine.dispose()
+
+
+def _run(config: Config, engine: object) -> None:
+    with engine.begin() as connection:  # type: ignore[attr-defined]
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")

@@ -1,0 +1,83 @@
+"""The OpenAPI document: every operation lists the error envelope for the statuses it can
+answer, the headers every response carries, and Idempotency-Key on POSTs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from soundstage.core.errors import ErrorEnvelope
+
+ERROR_DESCRIPTIONS = {
+    400: "Malformed request (bad JSON)",
+    401: "Missing, malformed, unknown or revoked API key",
+    402: "Insufficient credits",
+    403: "Forbidden (e.g. buyer not verified, sandbox-only helper)",
+    404: "Unknown object, or not the caller's",
+    405: "Method not allowed",
+    409: "Conflict (state, idempotency key in flight)",
+    413: "Request body too large",
+    422: "Invalid field, named in `param`",
+    429: "Rate limited; see Retry-After",
+    500: "Internal error (a bug)",
+    503: "A dependency is down; see Retry-After",
+}
+COMMON_ERRORS = (400, 401, 404, 413, 422, 429, 500, 503)
+
+_STRING = {"schema": {"type": "string"}}
+RESPONSE_HEADERS = {
+    "Request-Id": {"description": "Identifier of this request, also in error bodies.", **_STRING},
+    "RateLimit": {"description": 'Remaining quota, e.g. `"api-key";r=99;t=42`.', **_STRING},
+    "RateLimit-Policy": {"description": 'The quota, e.g. `"api-key";q=100;w=60`.', **_STRING},
+}
+RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}}
+IDEMPOTENCY_PARAMETER = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": "Makes a retried POST safe: the first answer is replayed for 24 h.",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+}
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """Endpoint-specific error statuses, for a route's `responses=`."""
+    return {s: {"model": ErrorEnvelope, "description": ERROR_DESCRIPTIONS[s]} for s in statuses}
+
+
+def install(app: FastAPI) -> None:
+    def build() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        schema = get_openapi(
+            title=app.title, version=app.version, description=app.description, routes=app.routes
+        )
+        schemas = schema.setdefault("components", {}).setdefault("schemas", {})
+        schemas.pop("HTTPValidationError", None)
+        schemas.pop("ValidationError", None)
+        error_ref = {"$ref": "#/components/schemas/ErrorEnvelope"}
+        for path_item in schema.get("paths", {}).values():
+            for method, operation in path_item.items():
+                _augment(method, operation, error_ref)
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = build  # type: ignore[method-assign]
+
+
+def _augment(method: str, operation: dict[str, Any], error_ref: dict[str, str]) -> None:
+    responses = operation.setdefault("responses", {})
+    for status in COMMON_ERRORS + ((409,) if method == "post" else ()):
+        responses.setdefault(str(status), {"description": ERROR_DESCRIPTIONS[status]})
+    for status, response in responses.items():
+        if status.startswith(("4", "5")):
+            response["content"] = {"application/json": {"schema": error_ref}}
+            response["description"] = ERROR_DESCRIPTIONS.get(int(status), response.get("description", ""))
+        headers = dict(RESPONSE_HEADERS)
+        if status in ("429", "503"):
+            headers.update(RETRY_AFTER)
+        response["headers"] = headers
+    if method == "post":
+        operation.setdefault("parameters", []).append(IDEMPOTENCY_PARAMETER)

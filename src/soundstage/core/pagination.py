@@ -1,0 +1,72 @@
+"""Cursor pagination (limit, starting_after, ending_before) shared by every list endpoint."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Generic, Literal, TypeVar
+
+from fastapi import Query
+from pydantic import BaseModel
+from sqlalchemy import Select, and_, or_
+from sqlalchemy.orm import Session
+
+from soundstage.core.errors import InvalidField, NotFound
+
+T = TypeVar("T")
+M = TypeVar("M")
+
+
+class ListResponse(BaseModel, Generic[T]):
+    object: Literal["list"] = "list"
+    data: list[T]
+    has_more: bool
+
+
+@dataclass(frozen=True)
+class PageParams:
+    limit: int = 20
+    starting_after: str | None = None
+    ending_before: str | None = None
+
+
+def page_params(
+    limit: Annotated[int, Query(ge=1, le=100, description="Page size, 1 to 100.")] = 20,
+    starting_after: Annotated[
+        str | None,
+        Query(max_length=64, description="Cursor: the id of the last object of the previous page."),
+    ] = None,
+    ending_before: Annotated[
+        str | None,
+        Query(max_length=64, description="Cursor: the id of the first object of the next page."),
+    ] = None,
+) -> PageParams:
+    if starting_after is not None and ending_before is not None:
+        raise InvalidField(
+            "Pass starting_after or ending_before, not both.", param="ending_before"
+        )
+    return PageParams(limit, starting_after, ending_before)
+
+
+def paginate(session: Session, stmt: Select[Any], model: type[M], params: PageParams) -> tuple[list[M], bool]:
+    """Newest first, ordered by (created_at, id). `stmt` already carries the owner's filters,
+    so a cursor that is not the caller's is unknown (404), like any other id."""
+    created = model.created_at  # type: ignore[attr-defined]
+    ident = model.id  # type: ignore[attr-defined]
+    cursor_id = params.starting_after or params.ending_before
+    if cursor_id is not None:
+        cursor = session.scalars(stmt.where(ident == cursor_id)).first()
+        if cursor is None:
+            param = "starting_after" if params.starting_after else "ending_before"
+            raise NotFound(f"No such object: {cursor_id}", param=param)
+        c_at, c_id = cursor.created_at, cursor.id  # type: ignore[attr-defined]
+    if params.ending_before is not None:
+        after = or_(created > c_at, and_(created == c_at, ident > c_id))
+        rows = list(
+            session.scalars(stmt.where(after).order_by(created.asc(), ident.asc()).limit(params.limit + 1))
+        )
+        has_more = len(rows) > params.limit
+        return list(reversed(rows[: params.limit])), has_more
+    if params.starting_after is not None:
+        stmt = stmt.where(or_(created < c_at, and_(created == c_at, ident < c_id)))
+    rows = list(session.scalars(stmt.order_by(created.desc(), ident.desc()).limit(params.limit + 1)))
+    return rows[: params.limit], len(rows) > params.limit

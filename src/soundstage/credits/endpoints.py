@@ -1,0 +1,65 @@
+"""HTTP endpoints of credits: balance, ledger, sandbox top-up."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends
+
+from soundstage.core.deps import PrincipalDep, SandboxPrincipalDep, SessionDep
+from soundstage.core.openapi import errors
+from soundstage.core.pagination import ListResponse, PageParams, page_params
+from soundstage.credits import service
+from soundstage.credits.schemas import (
+    CreditBalanceOut,
+    CreditTransactionOut,
+    LedgerEntryOut,
+    SandboxTopUp,
+)
+from soundstage.models import CreditBalance
+
+router = APIRouter(tags=["Credits"])
+
+
+def _balance_out(balance: CreditBalance) -> CreditBalanceOut:
+    return CreditBalanceOut(
+        environment=balance.environment,  # type: ignore[arg-type]
+        balance=balance.available,
+        reserved=balance.reserved,
+        updated_at=balance.updated_at,
+    )
+
+
+@router.get("/credits", response_model=CreditBalanceOut)
+def get_credits(session: SessionDep, principal: PrincipalDep) -> CreditBalanceOut:
+    """The caller's credit balance in the key's environment."""
+    return _balance_out(service.get_balance(session, principal.account_id, principal.environment))
+
+
+@router.get("/credits/ledger", response_model=ListResponse[CreditTransactionOut])
+def list_ledger(
+    session: SessionDep,
+    principal: PrincipalDep,
+    page: Annotated[PageParams, Depends(page_params)],
+) -> ListResponse[CreditTransactionOut]:
+    """Ledger transactions, newest first, each with its balanced entries."""
+    rows, has_more = service.list_ledger(session, principal, page)
+    data = [
+        CreditTransactionOut(
+            id=t.id, type=t.type,  # type: ignore[arg-type]
+            amount=t.amount, operation=t.operation, reference=t.reference,
+            reservation_id=t.reservation_id, description=t.description, created_at=t.created_at,
+            entries=[LedgerEntryOut(wallet=e.wallet, amount=e.amount) for e in entries],  # type: ignore[arg-type]
+        )
+        for t, entries in rows
+    ]
+    return ListResponse[CreditTransactionOut](data=data, has_more=has_more)
+
+
+@router.post(
+    "/sandbox/credits", response_model=CreditBalanceOut, responses=errors(403), tags=["Sandbox"]
+)
+def top_up_sandbox(body: SandboxTopUp, session: SessionDep, principal: SandboxPrincipalDep) -> CreditBalanceOut:
+    """Sandbox only: add test credits (a `grant` in the ledger)."""
+    service.grant(session, principal.account_id, principal.environment, body.amount, "sandbox top-up")
+    return _balance_out(service.get_balance(session, principal.account_id, principal.environment))

@@ -1,0 +1,84 @@
+"""All SQL of credits. Balance changes are single conditional UPDATEs, so concurrent
+reservations can never overdraw (PostgreSQL re-checks the WHERE on the locked row;
+SQLite serializes writers)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Select, select, update
+from sqlalchemy.orm import Session
+
+from soundstage.models import CreditBalance, CreditEntry, CreditReservation, CreditTransaction
+
+
+def add(session: Session, obj: object) -> None:
+    session.add(obj)
+    session.flush()
+
+
+def get_balance(session: Session, account_id: str, environment: str) -> CreditBalance | None:
+    return session.get(CreditBalance, (account_id, environment))
+
+
+def move(
+    session: Session,
+    account_id: str,
+    environment: str,
+    *,
+    available: int,
+    reserved: int,
+    at: datetime,
+) -> bool:
+    """Add the deltas to the balance unless a side would go negative. True when applied."""
+    stmt = (
+        update(CreditBalance)
+        .where(
+            CreditBalance.account_id == account_id,
+            CreditBalance.environment == environment,
+            CreditBalance.available + available >= 0,
+            CreditBalance.reserved + reserved >= 0,
+        )
+        .values(
+            available=CreditBalance.available + available,
+            reserved=CreditBalance.reserved + reserved,
+            updated_at=at,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return session.execute(stmt).rowcount == 1  # type: ignore[attr-defined]
+
+
+def settle_reservation(
+    session: Session, reservation_id: str, *, status: str, captured: int | None, at: datetime
+) -> bool:
+    """Move a held reservation to captured/released; False when it was already settled."""
+    stmt = (
+        update(CreditReservation)
+        .where(CreditReservation.id == reservation_id, CreditReservation.status == "held")
+        .values(status=status, captured_amount=captured, settled_at=at)
+        .execution_options(synchronize_session=False)
+    )
+    return session.execute(stmt).rowcount == 1  # type: ignore[attr-defined]
+
+
+def get_reservation(session: Session, reservation_id: str) -> CreditReservation | None:
+    return session.get(CreditReservation, reservation_id, populate_existing=True)
+
+
+def transactions_query(account_id: str, environment: str) -> Select[tuple[CreditTransaction]]:
+    return select(CreditTransaction).where(
+        CreditTransaction.account_id == account_id,
+        CreditTransaction.environment == environment,
+    )
+
+
+def entries_of(session: Session, transaction_ids: list[str]) -> list[CreditEntry]:
+    if not transaction_ids:
+        return []
+    stmt = (
+        select(CreditEntry)
+        .where(CreditEntry.transaction_id.in_(transaction_ids))
+        .order_by(CreditEntry.id)
+    )
+    return list(session.scalars(stmt))

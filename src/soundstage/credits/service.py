@@ -1,0 +1,172 @@
+"""Credit balances and the double-entry ledger.
+
+Wallets per account and environment: `available` and `reserved` are the customer's;
+`issued` (the source of grants) and `consumed` (credits spent on work) are the platform's
+side. Every transaction's entries sum to zero; `credit_balance` caches the customer's two
+wallets and its CHECK constraints make an overdraft impossible.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from soundstage.core.errors import InsufficientCredits
+from soundstage.core.ids import new_id
+from soundstage.core.pagination import PageParams, paginate
+from soundstage.core.principal import Principal
+from soundstage.core.timeutil import utcnow
+from soundstage.credits import repository
+from soundstage.credits.errors import ReservationNotFound
+from soundstage.models import CreditBalance, CreditEntry, CreditReservation, CreditTransaction
+
+AVAILABLE, RESERVED, ISSUED, CONSUMED = "available", "reserved", "issued", "consumed"
+
+
+def open_balance(session: Session, account_id: str, environment: str) -> CreditBalance:
+    balance = repository.get_balance(session, account_id, environment)
+    if balance is None:
+        balance = CreditBalance(
+            account_id=account_id, environment=environment, available=0, reserved=0, updated_at=utcnow()
+        )
+        repository.add(session, balance)
+    return balance
+
+
+def get_balance(session: Session, account_id: str, environment: str) -> CreditBalance:
+    balance = repository.get_balance(session, account_id, environment)
+    if balance is None:
+        return open_balance(session, account_id, environment)
+    session.refresh(balance)
+    return balance
+
+
+def _record(
+    session: Session,
+    account_id: str,
+    environment: str,
+    type_: str,
+    amount: int,
+    legs: list[tuple[str, int]],
+    *,
+    reservation: CreditReservation | None = None,
+    description: str | None = None,
+) -> CreditTransaction:
+    if sum(delta for _, delta in legs) != 0:
+        raise ValueError(f"unbalanced credit transaction: {legs}")
+    transaction = CreditTransaction(
+        id=new_id("ctx"),
+        account_id=account_id,
+        environment=environment,
+        type=type_,
+        amount=amount,
+        reservation_id=reservation.id if reservation else None,
+        operation=reservation.operation if reservation else None,
+        reference=reservation.reference if reservation else None,
+        description=description,
+        created_at=utcnow(),
+    )
+    repository.add(session, transaction)
+    for wallet, delta in legs:
+        if delta:
+            session.add(
+                CreditEntry(
+                    transaction_id=transaction.id,
+                    account_id=account_id,
+                    environment=environment,
+                    wallet=wallet,
+                    amount=delta,
+                )
+            )
+    session.flush()
+    return transaction
+
+
+def grant(
+    session: Session, account_id: str, environment: str, amount: int, description: str = "grant"
+) -> CreditTransaction:
+    if amount <= 0:
+        raise ValueError("a grant must be positive")
+    open_balance(session, account_id, environment)
+    repository.move(session, account_id, environment, available=amount, reserved=0, at=utcnow())
+    return _record(
+        session, account_id, environment, "grant", amount,
+        [(ISSUED, -amount), (AVAILABLE, amount)], description=description,
+    )
+
+
+def reserve(
+    session: Session, principal: Principal, amount: int, operation: str, reference: str | None = None
+) -> CreditReservation:
+    """Hold `amount` credits for work about to start; 402 when the balance cannot cover it."""
+    if amount < 0:
+        raise ValueError("a reservation cannot be negative")
+    account_id, environment = principal.account_id, principal.environment
+    if not repository.move(session, account_id, environment, available=-amount, reserved=amount, at=utcnow()):
+        balance = get_balance(session, account_id, environment)
+        raise InsufficientCredits(
+            f"This operation needs {amount} credits; the balance is {balance.available}."
+        )
+    reservation = CreditReservation(
+        id=new_id("crsv"),
+        account_id=account_id,
+        environment=environment,
+        amount=amount,
+        status="held",
+        operation=operation,
+        reference=reference,
+        created_at=utcnow(),
+    )
+    repository.add(session, reservation)
+    _record(session, account_id, environment, "reserve", amount,
+            [(AVAILABLE, -amount), (RESERVED, amount)], reservation=reservation)
+    return reservation
+
+
+def capture(session: Session, reservation_id: str, amount: int) -> CreditReservation:
+    """Charge `amount` (at most what was held) and return the rest. Captures once: a second
+    call, e.g. from a redelivered job, changes nothing."""
+    reservation = _reservation(session, reservation_id)
+    if not 0 <= amount <= reservation.amount:
+        raise ValueError(f"capture of {amount} outside 0..{reservation.amount}")
+    now = utcnow()
+    if not repository.settle_reservation(session, reservation_id, status="captured", captured=amount, at=now):
+        return _reservation(session, reservation_id)
+    held, rest = reservation.amount, reservation.amount - amount
+    repository.move(session, reservation.account_id, reservation.environment,
+                    available=rest, reserved=-held, at=now)
+    _record(session, reservation.account_id, reservation.environment, "capture", amount,
+            [(RESERVED, -held), (CONSUMED, amount), (AVAILABLE, rest)], reservation=reservation)
+    return _reservation(session, reservation_id)
+
+
+def release(session: Session, reservation_id: str) -> CreditReservation:
+    """Return held credits untouched (failed or cancelled work). Idempotent."""
+    reservation = _reservation(session, reservation_id)
+    now = utcnow()
+    if not repository.settle_reservation(session, reservation_id, status="released", captured=0, at=now):
+        return _reservation(session, reservation_id)
+    held = reservation.amount
+    repository.move(session, reservation.account_id, reservation.environment,
+                    available=held, reserved=-held, at=now)
+    _record(session, reservation.account_id, reservation.environment, "release", held,
+            [(RESERVED, -held), (AVAILABLE, held)], reservation=reservation)
+    return _reservation(session, reservation_id)
+
+
+def _reservation(session: Session, reservation_id: str) -> CreditReservation:
+    reservation = repository.get_reservation(session, reservation_id)
+    if reservation is None:
+        raise ReservationNotFound(f"No such reservation: {reservation_id}")
+    return reservation
+
+
+def list_ledger(
+    session: Session, principal: Principal, params: PageParams
+) -> tuple[list[tuple[CreditTransaction, list[CreditEntry]]], bool]:
+    query = repository.transactions_query(principal.account_id, principal.environment)
+    transactions, has_more = paginate(session, query, CreditTransaction, params)
+    entries = repository.entries_of(session, [t.id for t in transactions])
+    by_tx: dict[str, list[CreditEntry]] = {t.id: [] for t in transactions}
+    for entry in entries:
+        by_tx[entry.transaction_id].append(entry)
+    return [(t, by_tx[t.id]) for t in transactions], has_more

@@ -1,0 +1,23 @@
+"""SQLAlchemy tables, one module per table group; importing this registers them all."""
+
+from soundstage.models.accounts import Account, ApiKey, BuyerVerification
+from soundstage.models.base import Base
+from soundstage.models.credits import (
+    CreditBalance,
+    CreditEntry,
+    CreditReservation,
+    CreditTransaction,
+)
+from soundstage.models.idempotency import IdempotencyRecord
+
+__all__ = [
+    "Account",
+    "ApiKey",
+    "Base",
+    "BuyerVerification",
+    "CreditBalance",
+    "CreditEntry",
+    "CreditReservation",
+    "CreditTransaction",
+    "IdempotencyRecord",
+]

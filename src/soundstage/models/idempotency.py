@@ -1,0 +1,26 @@
+"""Stored answers of POSTs sent with an Idempotency-Key."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Integer, LargeBinary, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from soundstage.models.base import Base, Timestamped
+
+
+class IdempotencyRecord(Timestamped, Base):
+    __tablename__ = "idempotency_record"
+    __table_args__ = (UniqueConstraint("api_key_id", "key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    api_key_id: Mapped[str] = mapped_column(String(40))
+    key: Mapped[str] = mapped_column(String(255))
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16))  # in_flight | completed
+    locked_at: Mapped[datetime]
+    expires_at: Mapped[datetime] = mapped_column(index=True)
+    response_status: Mapped[int | None] = mapped_column(Integer, default=None)
+    response_content_type: Mapped[str | None] = mapped_column(Text, default=None)
+    response_body: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)
