@@ -9,6 +9,7 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse
@@ -55,6 +56,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(accounts_endpoints.router)
     api.include_router(credits_endpoints.router)
     app.include_router(api)
+
+    @app.get("/healthz", tags=["Operations"], include_in_schema=True)
+    def healthz() -> dict[str, str]:
+        """Liveness and database reachability, for load balancers (no key needed)."""
+        with db.session() as session:
+            session.execute(text("SELECT 1"))
+        return {"status": "ok"}
 
     _install_error_handlers(app)
     openapi.install(app)

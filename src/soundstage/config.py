@@ -33,6 +33,8 @@ class Settings(BaseSettings):
     database_url: str | None = None
     # Shared rate limits (and, later, the job queue) go through Redis when set.
     redis_url: str | None = None
+    # Prefix of every Redis key, so deployments (or test runs) can share one Redis.
+    redis_namespace: str = "soundstage"
     public_base_url: str = "http://127.0.0.1:8000"
     rate_limits: RateLimitSettings = Field(default_factory=RateLimitSettings)
     max_request_bytes: int = 1_048_576

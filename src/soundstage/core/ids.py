@@ -1,16 +1,34 @@
-"""Prefixed random identifiers (`acct_…`, `key_…`) and secrets."""
+"""Prefixed identifiers (`acct_…`, `key_…`) that sort by creation time, and random secrets."""
 
 from __future__ import annotations
 
 import secrets
 import string
+import threading
+import time
 
-_ALPHABET = string.ascii_letters + string.digits
+_ALPHABET = string.digits + string.ascii_uppercase + string.ascii_lowercase  # ASCII order
+_lock = threading.Lock()
+_last_us = 0
 
 
 def random_token(length: int) -> str:
     return "".join(secrets.choice(_ALPHABET) for _ in range(length))
 
 
+def _base62(value: int, width: int) -> str:
+    digits = []
+    for _ in range(width):
+        value, digit = divmod(value, 62)
+        digits.append(_ALPHABET[digit])
+    return "".join(reversed(digits))
+
+
 def new_id(prefix: str) -> str:
-    return f"{prefix}_{random_token(24)}"
+    """prefix + 10 characters of microsecond time (strictly increasing within a process,
+    so ids created together keep their order) + 14 random characters."""
+    global _last_us
+    with _lock:
+        _last_us = max(_last_us + 1, time.time_ns() // 1000)
+        stamp = _last_us
+    return f"{prefix}_{_base62(stamp, 10)}{random_token(14)}"

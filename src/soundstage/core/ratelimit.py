@@ -45,7 +45,11 @@ class RateLimiter:
     def __init__(self, settings: Settings) -> None:
         self.storage: Storage
         if settings.redis_url:
-            self.storage = RedisStorage("async+" + settings.redis_url, implementation="redispy")
+            self.storage = RedisStorage(
+                "async+" + settings.redis_url,
+                implementation="redispy",
+                key_prefix=f"{settings.redis_namespace}:ratelimit",
+            )
         else:
             self.storage = MemoryStorage()
         self.strategy = FixedWindowRateLimiter(self.storage)

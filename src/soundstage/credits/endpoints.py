@@ -16,7 +16,7 @@ from soundstage.credits.schemas import (
     LedgerEntryOut,
     SandboxTopUp,
 )
-from soundstage.models import CreditBalance
+from soundstage.models import CreditBalance, CreditEntry, CreditTransaction
 
 router = APIRouter(tags=["Credits"])
 
@@ -44,16 +44,25 @@ def list_ledger(
 ) -> ListResponse[CreditTransactionOut]:
     """Ledger transactions, newest first, each with its balanced entries."""
     rows, has_more = service.list_ledger(session, principal, page)
-    data = [
-        CreditTransactionOut(
-            id=t.id, type=t.type,  # type: ignore[arg-type]
-            amount=t.amount, operation=t.operation, reference=t.reference,
-            reservation_id=t.reservation_id, description=t.description, created_at=t.created_at,
-            entries=[LedgerEntryOut(wallet=e.wallet, amount=e.amount) for e in entries],  # type: ignore[arg-type]
-        )
-        for t, entries in rows
-    ]
+    data = [_transaction_out(t, entries) for t, entries in rows]
     return ListResponse[CreditTransactionOut](data=data, has_more=has_more)
+
+
+@router.get("/credits/ledger/{transaction_id}", response_model=CreditTransactionOut)
+def get_ledger_transaction(
+    transaction_id: str, session: SessionDep, principal: PrincipalDep
+) -> CreditTransactionOut:
+    """One ledger transaction of the caller's (404 for any other)."""
+    return _transaction_out(*service.get_transaction(session, principal, transaction_id))
+
+
+def _transaction_out(t: CreditTransaction, entries: list[CreditEntry]) -> CreditTransactionOut:
+    return CreditTransactionOut(
+        id=t.id, type=t.type,  # type: ignore[arg-type]
+        amount=t.amount, operation=t.operation, reference=t.reference,
+        reservation_id=t.reservation_id, description=t.description, created_at=t.created_at,
+        entries=[LedgerEntryOut(wallet=e.wallet, amount=e.amount) for e in entries],  # type: ignore[arg-type]
+    )
 
 
 @router.post(

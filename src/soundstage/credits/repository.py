@@ -73,6 +73,13 @@ def transactions_query(account_id: str, environment: str) -> Select[tuple[Credit
     )
 
 
+def get_transaction(
+    session: Session, account_id: str, environment: str, transaction_id: str
+) -> CreditTransaction | None:
+    query = transactions_query(account_id, environment).where(CreditTransaction.id == transaction_id)
+    return session.scalars(query).first()
+
+
 def entries_of(session: Session, transaction_ids: list[str]) -> list[CreditEntry]:
     if not transaction_ids:
         return []

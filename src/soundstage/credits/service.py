@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from soundstage.core.errors import InsufficientCredits
+from soundstage.core.errors import InsufficientCredits, NotFound
 from soundstage.core.ids import new_id
 from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.principal import Principal
@@ -158,6 +158,17 @@ def _reservation(session: Session, reservation_id: str) -> CreditReservation:
     if reservation is None:
         raise ReservationNotFound(f"No such reservation: {reservation_id}")
     return reservation
+
+
+def get_transaction(
+    session: Session, principal: Principal, transaction_id: str
+) -> tuple[CreditTransaction, list[CreditEntry]]:
+    transaction = repository.get_transaction(
+        session, principal.account_id, principal.environment, transaction_id
+    )
+    if transaction is None:
+        raise NotFound(f"No such credit transaction: {transaction_id}", param="transaction_id")
+    return transaction, repository.entries_of(session, [transaction.id])
 
 
 def list_ledger(

@@ -1,0 +1,96 @@
+"""Authentication through the HTTP API: missing, malformed, unknown, revoked, other environment."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from soundstage.accounts import service as accounts
+from soundstage.core.db import Database
+from tests.conftest import Customer
+
+pytestmark = pytest.mark.services
+
+
+def assert_error(response, status: int, code: str) -> dict:  # type: ignore[no-untyped-def]
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"}
+    error = body["error"]
+    assert error["code"] == code
+    assert error["request_id"] == response.headers["Request-Id"]
+    assert error["message"]
+    return error
+
+
+def test_missing_key_is_401(client: TestClient) -> None:
+    error = assert_error(client.get("/api/v1/credits"), 401, "missing_api_key")
+    assert error["type"] == "authentication_error"
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["Basic dXNlcjpwYXNz", "Bearer", "Bearer pk_test_123", "sk_sandbox_abc", "Token sk_live_abc"],
+)
+def test_malformed_authorization_is_401(client: TestClient, header: str) -> None:
+    response = client.get("/api/v1/credits", headers={"Authorization": header})
+    assert_error(response, 401, "malformed_api_key")
+
+
+def test_unknown_key_is_401(client: TestClient) -> None:
+    response = client.get(
+        "/api/v1/credits", headers={"Authorization": "Bearer sk_sandbox_" + "x" * 32}
+    )
+    assert_error(response, 401, "invalid_api_key")
+
+
+def test_revoked_key_is_401_and_other_keys_still_work(
+    client: TestClient, db: Database, customer: Customer
+) -> None:
+    assert client.get("/api/v1/credits", headers=customer.auth()).status_code == 200
+    with db.session() as session:
+        accounts.revoke_key(session, customer.sandbox_key_id)
+    assert_error(client.get("/api/v1/credits", headers=customer.auth()), 401, "api_key_revoked")
+    assert client.get("/api/v1/credits", headers=customer.auth("production")).status_code == 200
+
+
+def test_key_with_the_other_environments_prefix_is_401(client: TestClient, customer: Customer) -> None:
+    secret = customer.sandbox_key.removeprefix("sk_sandbox_")
+    response = client.get("/api/v1/credits", headers={"Authorization": f"Bearer sk_live_{secret}"})
+    assert_error(response, 401, "invalid_api_key")
+
+
+def test_each_key_sees_its_own_environment(client: TestClient, customer: Customer) -> None:
+    sandbox = client.get("/api/v1/credits", headers=customer.auth("sandbox")).json()
+    production = client.get("/api/v1/credits", headers=customer.auth("production")).json()
+    assert sandbox["environment"] == "sandbox"
+    assert production["environment"] == "production"
+
+
+def test_keys_are_stored_hashed_only(db: Database, customer: Customer) -> None:
+    from sqlalchemy import select
+
+    from soundstage.models import ApiKey
+
+    with db.session() as session:
+        rows = session.scalars(select(ApiKey).where(ApiKey.account_id == customer.account_id)).all()
+    assert len(rows) == 2
+    for row in rows:
+        assert customer.sandbox_key not in (row.secret_hash, row.display_prefix)
+        assert row.secret_hash == accounts.hash_secret(
+            customer.sandbox_key if row.environment == "sandbox" else customer.production_key
+        )
+    assert {r.display_prefix[:8] for r in rows} == {"sk_sandb", "sk_live_"}
+
+
+def test_every_response_carries_a_request_id(client: TestClient, customer: Customer) -> None:
+    ids = set()
+    for response in (
+        client.get("/api/v1/credits", headers=customer.auth()),
+        client.get("/api/v1/credits"),
+        client.get("/nowhere"),
+        client.get("/openapi.json"),
+    ):
+        assert response.headers["Request-Id"].startswith("req_")
+        ids.add(response.headers["Request-Id"])
+    assert len(ids) == 4

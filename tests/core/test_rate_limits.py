@@ -1,0 +1,133 @@
+"""Per-key rate limits: headers, 429 with Retry-After, bad keys spend nothing, and one shared
+limit across four server processes through Redis."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from soundstage.app import create_app
+from soundstage.config import RateLimitSettings, Settings
+from soundstage.core.db import Database
+from tests.accounts.test_auth import assert_error
+from tests.conftest import Customer, create_customer, free_port, wait_for_port
+
+pytestmark = pytest.mark.services
+
+POLICY = re.compile(r'^"(?P<name>[a-z-]+)";q=(?P<q>\d+);w=(?P<w>\d+)$')
+REMAINING = re.compile(r'^"(?P<name>[a-z-]+)";r=(?P<r>\d+);t=(?P<t>\d+)$')
+
+
+@pytest.fixture(scope="module")
+def limited(settings: Settings) -> Iterator[TestClient]:
+    """The app with small limits: 5 an hour in sandbox, 8 in production, 4 without a key."""
+    small = settings.model_copy(
+        update={"rate_limits": RateLimitSettings(sandbox="5/hour", production="8/hour", anonymous="4/hour")}
+    )
+    with TestClient(create_app(small)) as client:
+        yield client
+
+
+def test_headers_count_down_and_the_next_request_is_429(limited: TestClient, db: Database) -> None:
+    customer = create_customer(db)
+    remaining = []
+    for _ in range(5):
+        response = limited.get("/api/v1/credits", headers=customer.auth())
+        assert response.status_code == 200
+        policy = POLICY.match(response.headers["RateLimit-Policy"])
+        assert policy and policy["name"] == "api-key" and policy["q"] == "5" and policy["w"] == "3600"
+        match = REMAINING.match(response.headers["RateLimit"])
+        assert match is not None
+        remaining.append(int(match["r"]))
+    assert remaining == [4, 3, 2, 1, 0]
+
+    refused = limited.get("/api/v1/credits", headers=customer.auth())
+    error = assert_error(refused, 429, "rate_limited")
+    assert error["type"] == "rate_limit_error"
+    retry_after = int(refused.headers["Retry-After"])
+    assert 0 < retry_after <= 3600
+    assert "RateLimit" in refused.headers
+
+
+def test_limits_are_per_key_and_per_environment(limited: TestClient, db: Database) -> None:
+    customer, other = create_customer(db), create_customer(db)
+    for _ in range(5):
+        limited.get("/api/v1/credits", headers=customer.auth())
+    assert limited.get("/api/v1/credits", headers=customer.auth()).status_code == 429
+    assert limited.get("/api/v1/credits", headers=other.auth()).status_code == 200
+    production = limited.get("/api/v1/credits", headers=customer.auth("production"))
+    assert production.status_code == 200
+    assert POLICY.match(production.headers["RateLimit-Policy"])["q"] == "8"  # type: ignore[index]
+
+
+def test_bad_keys_never_spend_a_real_keys_quota(limited: TestClient, db: Database) -> None:
+    customer = create_customer(db)
+    forged = customer.sandbox_key[:-1] + ("A" if customer.sandbox_key[-1] != "A" else "B")
+    statuses = [
+        limited.get("/api/v1/credits", headers={"Authorization": f"Bearer {forged}"}).status_code
+        for _ in range(6)
+    ]
+    assert statuses[0] == 401
+    assert 429 in statuses  # unauthenticated traffic has its own, separate bucket
+    for _ in range(5):
+        assert limited.get("/api/v1/credits", headers=customer.auth()).status_code == 200
+
+
+def test_redis_down_is_503_with_retry_after(settings: Settings, db: Database) -> None:
+    port = free_port()  # nothing listens there
+    broken = settings.model_copy(update={"redis_url": f"redis://127.0.0.1:{port}/0"})
+    customer = create_customer(db)
+    with TestClient(create_app(broken)) as client:
+        response = client.get("/api/v1/credits", headers=customer.auth())
+    assert_error(response, 503, "service_unavailable")
+    assert response.headers["Retry-After"] == "5"
+
+
+def test_four_processes_share_one_limit_through_redis(
+    settings: Settings, db: Database, redis_url: str, tmp_path: Path
+) -> None:
+    customer: Customer = create_customer(db, credits_each=10)
+    env = {
+        **os.environ,
+        "SOUNDSTAGE_DATA_DIR": str(tmp_path),
+        "SOUNDSTAGE_DATABASE_URL": settings.resolved_database_url,
+        "SOUNDSTAGE_REDIS_URL": redis_url,
+        "SOUNDSTAGE_REDIS_NAMESPACE": settings.redis_namespace,
+        "SOUNDSTAGE_RATE_LIMITS__SANDBOX": "10/hour",
+        "SOUNDSTAGE_LOG_LEVEL": "warning",
+    }
+    ports = [free_port() for _ in range(4)]
+    servers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "soundstage.cli", "serve", "--port", str(port)],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )
+        for port in ports
+    ]
+    try:
+        for port in ports:
+            wait_for_port(port, timeout=60)
+
+        def call(i: int) -> int:
+            url = f"http://127.0.0.1:{ports[i % 4]}/api/v1/credits"
+            return httpx.get(url, headers=customer.auth(), timeout=30).status_code
+
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            statuses = list(pool.map(call, range(40)))
+    finally:
+        for server in servers:
+            server.send_signal(signal.SIGINT)
+        for server in servers:
+            server.wait(20)
+    assert statuses.count(200) == 10, statuses
+    assert statuses.count(429) == 30, statuses
