@@ -29,7 +29,9 @@ from soundstage.core.db import Database
 from soundstage.core.migrate import upgrade_database
 from soundstage.credits import service as credits
 
-GENEROUS_LIMITS = RateLimitSettings(sandbox="100000/minute", production="100000/minute", anonymous="100000/minute")
+GENEROUS_LIMITS = RateLimitSettings(
+    sandbox="100000/minute", production="100000/minute", anonymous="100000/minute"
+)
 
 
 def free_port() -> int:
@@ -70,9 +72,21 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     workdir = tmp_path_factory.mktemp("redis")
     proc = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", str(workdir)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(workdir),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         wait_for_port(port)
@@ -144,7 +158,9 @@ def create_customer(db: Database, credits_each: int = 0) -> Customer:
         if credits_each:
             for environment in ("sandbox", "production"):
                 credits.grant(session, account.id, environment, credits_each, "test grant")
-    return Customer(account.id, sandbox.secret, production.secret, sandbox.key.id, production.key.id)
+    return Customer(
+        account.id, sandbox.secret, production.secret, sandbox.key.id, production.key.id
+    )
 
 
 @pytest.fixture

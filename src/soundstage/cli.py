@@ -20,7 +20,9 @@ from soundstage.core.errors import AppError
 from soundstage.core.migrate import upgrade_database
 from soundstage.credits import service as credits
 
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a sentence.")
+json_option = click.option(
+    "--json", "as_json", is_flag=True, help="Print JSON instead of a sentence."
+)
 environment_option = click.option(
     "--environment", type=click.Choice(ENVIRONMENTS), required=True, help="sandbox or production"
 )
@@ -60,7 +62,11 @@ def serve(host: str, port: int, processes: int) -> None:
 
     upgrade_database(get_settings())
     uvicorn.run(
-        "soundstage.app:create_app", factory=True, host=host, port=port, workers=processes,
+        "soundstage.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=processes,
         log_level=os.environ.get("SOUNDSTAGE_LOG_LEVEL", "info"),
     )
 
@@ -83,8 +89,11 @@ def accounts_group() -> None:
 def accounts_create(name: str, as_json: bool) -> None:
     with unit_of_work() as session:
         account = accounts.create_account(session, name)
-    emit(as_json, {"account_id": account.id, "name": account.name},
-         f"created account {account.id} ({account.name})")
+    emit(
+        as_json,
+        {"account_id": account.id, "name": account.name},
+        f"created account {account.id} ({account.name})",
+    )
 
 
 @main.group("keys")
@@ -99,9 +108,16 @@ def keys_group() -> None:
 def keys_create(account_id: str, environment: str, as_json: bool) -> None:
     with unit_of_work() as session:
         issued = accounts.create_key(session, account_id, environment)  # type: ignore[arg-type]
-    emit(as_json,
-         {"key_id": issued.key.id, "account_id": account_id, "environment": environment, "key": issued.secret},
-         f"created {environment} key {issued.key.id}: {issued.secret}  (shown once; store it now)")
+    emit(
+        as_json,
+        {
+            "key_id": issued.key.id,
+            "account_id": account_id,
+            "environment": environment,
+            "key": issued.secret,
+        },
+        f"created {environment} key {issued.key.id}: {issued.secret}  (shown once; store it now)",
+    )
 
 
 @keys_group.command("revoke")
@@ -128,10 +144,17 @@ def credits_grant(account_id: str, environment: str, amount: int, as_json: bool)
         accounts.get_account(session, account_id)
         transaction = credits.grant(session, account_id, environment, amount, "operator grant")
         balance = credits.get_balance(session, account_id, environment)
-    emit(as_json,
-         {"transaction_id": transaction.id, "account_id": account_id, "environment": environment,
-          "amount": amount, "balance": balance.available},
-         f"granted {amount} credits to {account_id} ({environment}); balance {balance.available}")
+    emit(
+        as_json,
+        {
+            "transaction_id": transaction.id,
+            "account_id": account_id,
+            "environment": environment,
+            "amount": amount,
+            "balance": balance.available,
+        },
+        f"granted {amount} credits to {account_id} ({environment}); balance {balance.available}",
+    )
 
 
 @main.group("buyers")
@@ -146,9 +169,14 @@ def buyers_group() -> None:
 def buyers_verify(account_id: str, environment: str, as_json: bool) -> None:
     with unit_of_work() as session:
         accounts.get_account(session, account_id)
-        out = verification.decide(session, account_id, environment, approve=True, require_pending=False)
-    emit(as_json, {"account_id": account_id, "environment": environment, "status": out.status},
-         f"buyer {account_id} ({environment}) is {out.status}")
+        out = verification.decide(
+            session, account_id, environment, approve=True, require_pending=False
+        )
+    emit(
+        as_json,
+        {"account_id": account_id, "environment": environment, "status": out.status},
+        f"buyer {account_id} ({environment}) is {out.status}",
+    )
 
 
 @main.command()

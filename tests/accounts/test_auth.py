@@ -54,7 +54,9 @@ def test_revoked_key_is_401_and_other_keys_still_work(
     assert client.get("/api/v1/credits", headers=customer.auth("production")).status_code == 200
 
 
-def test_key_with_the_other_environments_prefix_is_401(client: TestClient, customer: Customer) -> None:
+def test_key_with_the_other_environments_prefix_is_401(
+    client: TestClient, customer: Customer
+) -> None:
     secret = customer.sandbox_key.removeprefix("sk_sandbox_")
     response = client.get("/api/v1/credits", headers={"Authorization": f"Bearer sk_live_{secret}"})
     assert_error(response, 401, "invalid_api_key")

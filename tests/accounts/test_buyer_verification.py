@@ -13,11 +13,18 @@ from tests.conftest import Customer
 
 pytestmark = pytest.mark.services
 
-DETAILS = {"legal_name": "Acme Audio Ltd", "country": "gb", "contact_email": "buyers@acme.example", "tax_id": "GB123 456-789"}
+DETAILS = {
+    "legal_name": "Acme Audio Ltd",
+    "country": "gb",
+    "contact_email": "buyers@acme.example",
+    "tax_id": "GB123 456-789",
+}
 
 
 def submit(client: TestClient, customer: Customer, **changes: object) -> object:
-    return client.post("/api/v1/buyers/verification", headers=customer.auth(), json={**DETAILS, **changes})
+    return client.post(
+        "/api/v1/buyers/verification", headers=customer.auth(), json={**DETAILS, **changes}
+    )
 
 
 def test_new_account_is_unverified(client: TestClient, customer: Customer) -> None:
@@ -27,7 +34,9 @@ def test_new_account_is_unverified(client: TestClient, customer: Customer) -> No
     assert body["submitted_at"] is None
 
 
-def test_submission_moves_to_pending_with_normalized_details(client: TestClient, customer: Customer) -> None:
+def test_submission_moves_to_pending_with_normalized_details(
+    client: TestClient, customer: Customer
+) -> None:
     response = submit(client, customer)
     assert response.status_code == 200  # type: ignore[attr-defined]
     body = response.json()  # type: ignore[attr-defined]
@@ -49,11 +58,16 @@ def test_submission_moves_to_pending_with_normalized_details(client: TestClient,
         ("tax_id", "1" * 65),
     ],
 )
-def test_invalid_details_are_422_naming_the_field(client: TestClient, customer: Customer, field: str, value: str) -> None:
+def test_invalid_details_are_422_naming_the_field(
+    client: TestClient, customer: Customer, field: str, value: str
+) -> None:
     response = submit(client, customer, **{field: value})
     error = assert_error(response, 422, "parameter_invalid")
     assert error["param"] == field
-    assert client.get("/api/v1/buyers/verification", headers=customer.auth()).json()["status"] == "unverified"
+    assert (
+        client.get("/api/v1/buyers/verification", headers=customer.auth()).json()["status"]
+        == "unverified"
+    )
 
 
 def test_bounds_inside_are_accepted(client: TestClient, customer: Customer) -> None:
@@ -69,10 +83,14 @@ def test_tax_id_is_optional(client: TestClient, customer: Customer) -> None:
 
 
 def test_sandbox_approval(client: TestClient, customer: Customer) -> None:
-    not_pending = client.post("/api/v1/sandbox/buyers/verification/approve", headers=customer.auth())
+    not_pending = client.post(
+        "/api/v1/sandbox/buyers/verification/approve", headers=customer.auth()
+    )
     assert_error(not_pending, 409, "verification_state_conflict")
     submit(client, customer)
-    approved = client.post("/api/v1/sandbox/buyers/verification/approve", headers=customer.auth()).json()
+    approved = client.post(
+        "/api/v1/sandbox/buyers/verification/approve", headers=customer.auth()
+    ).json()
     assert approved["status"] == "verified"
     assert approved["verified_at"] is not None
     assert_error(submit(client, customer), 409, "verification_state_conflict")
@@ -80,7 +98,9 @@ def test_sandbox_approval(client: TestClient, customer: Customer) -> None:
 
 def test_rejected_buyer_can_resubmit(client: TestClient, customer: Customer) -> None:
     submit(client, customer)
-    rejected = client.post("/api/v1/sandbox/buyers/verification/reject", headers=customer.auth()).json()
+    rejected = client.post(
+        "/api/v1/sandbox/buyers/verification/reject", headers=customer.auth()
+    ).json()
     assert rejected["status"] == "rejected"
     assert rejected["rejected_at"] is not None
     again = submit(client, customer, legal_name="Acme Audio Limited").json()  # type: ignore[attr-defined]
@@ -89,9 +109,13 @@ def test_rejected_buyer_can_resubmit(client: TestClient, customer: Customer) -> 
 
 def test_sandbox_helpers_refuse_production_keys(client: TestClient, customer: Customer) -> None:
     client.post("/api/v1/buyers/verification", headers=customer.auth("production"), json=DETAILS)
-    response = client.post("/api/v1/sandbox/buyers/verification/approve", headers=customer.auth("production"))
+    response = client.post(
+        "/api/v1/sandbox/buyers/verification/approve", headers=customer.auth("production")
+    )
     assert_error(response, 403, "sandbox_only")
-    status = client.get("/api/v1/buyers/verification", headers=customer.auth("production")).json()["status"]
+    status = client.get("/api/v1/buyers/verification", headers=customer.auth("production")).json()[
+        "status"
+    ]
     assert status == "pending"
 
 
@@ -104,9 +128,13 @@ def test_gate_dependency_answers_403_until_verified(settings: Settings, customer
         return {"account": principal.account_id}
 
     with TestClient(app) as client:
-        assert_error(client.get("/api/v1/gate-probe", headers=customer.auth()), 403, "buyer_not_verified")
+        assert_error(
+            client.get("/api/v1/gate-probe", headers=customer.auth()), 403, "buyer_not_verified"
+        )
         submit(client, customer)
-        assert_error(client.get("/api/v1/gate-probe", headers=customer.auth()), 403, "buyer_not_verified")
+        assert_error(
+            client.get("/api/v1/gate-probe", headers=customer.auth()), 403, "buyer_not_verified"
+        )
         client.post("/api/v1/sandbox/buyers/verification/approve", headers=customer.auth())
         response = client.get("/api/v1/gate-probe", headers=customer.auth())
         assert response.status_code == 200

@@ -12,7 +12,9 @@ pytestmark = pytest.mark.services
 
 
 def test_unknown_route_is_404_in_the_envelope(client: TestClient, customer: Customer) -> None:
-    error = assert_error(client.get("/api/v1/nothing-here", headers=customer.auth()), 404, "not_found")
+    error = assert_error(
+        client.get("/api/v1/nothing-here", headers=customer.auth()), 404, "not_found"
+    )
     assert "/api/v1/nothing-here" in error["message"]
 
 
@@ -41,7 +43,9 @@ def test_missing_field_is_422_parameter_missing(client: TestClient, customer: Cu
 
 
 def test_unknown_field_is_422(client: TestClient, customer: Customer) -> None:
-    response = client.post("/api/v1/sandbox/credits", headers=customer.auth(), json={"amount": 5, "bonus": 1})
+    response = client.post(
+        "/api/v1/sandbox/credits", headers=customer.auth(), json={"amount": 5, "bonus": 1}
+    )
     error = assert_error(response, 422, "parameter_unknown")
     assert error["param"] == "bonus"
 

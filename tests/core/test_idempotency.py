@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from soundstage.core.idempotency import IdempotencyStore, fingerprint_of
-from soundstage.core.db import Database
 from soundstage.config import Settings
+from soundstage.core.db import Database
+from soundstage.core.idempotency import IdempotencyStore, fingerprint_of
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer
 
@@ -19,10 +19,14 @@ def balance(client: TestClient, customer: Customer) -> int:
 
 
 def ledger_size(client: TestClient, customer: Customer) -> int:
-    return len(client.get("/api/v1/credits/ledger?limit=100", headers=customer.auth()).json()["data"])
+    return len(
+        client.get("/api/v1/credits/ledger?limit=100", headers=customer.auth()).json()["data"]
+    )
 
 
-def test_replay_returns_the_identical_body_and_changes_nothing(client: TestClient, customer: Customer) -> None:
+def test_replay_returns_the_identical_body_and_changes_nothing(
+    client: TestClient, customer: Customer
+) -> None:
     headers = {**customer.auth(), "Idempotency-Key": "top-up-1"}
     first = client.post("/api/v1/sandbox/credits", headers=headers, json={"amount": 250})
     assert first.status_code == 200
@@ -38,7 +42,9 @@ def test_replay_returns_the_identical_body_and_changes_nothing(client: TestClien
     assert ledger_size(client, customer) == entries
 
 
-def test_json_formatting_does_not_change_the_request(client: TestClient, customer: Customer) -> None:
+def test_json_formatting_does_not_change_the_request(
+    client: TestClient, customer: Customer
+) -> None:
     headers = {**customer.auth(), "Idempotency-Key": "fmt", "Content-Type": "application/json"}
     first = client.post("/api/v1/sandbox/credits", headers=headers, content=b'{"amount":7}')
     again = client.post("/api/v1/sandbox/credits", headers=headers, content=b'{ "amount" : 7 }')
@@ -48,7 +54,10 @@ def test_json_formatting_does_not_change_the_request(client: TestClient, custome
 
 def test_same_key_with_a_different_body_is_422(client: TestClient, customer: Customer) -> None:
     headers = {**customer.auth(), "Idempotency-Key": "top-up-2"}
-    assert client.post("/api/v1/sandbox/credits", headers=headers, json={"amount": 10}).status_code == 200
+    assert (
+        client.post("/api/v1/sandbox/credits", headers=headers, json={"amount": 10}).status_code
+        == 200
+    )
     response = client.post("/api/v1/sandbox/credits", headers=headers, json={"amount": 11})
     error = assert_error(response, 422, "idempotency_key_reused")
     assert error["type"] == "idempotency_error"
@@ -58,7 +67,10 @@ def test_same_key_with_a_different_body_is_422(client: TestClient, customer: Cus
 
 def test_same_key_on_another_path_is_422(client: TestClient, customer: Customer) -> None:
     headers = {**customer.auth(), "Idempotency-Key": "shared"}
-    assert client.post("/api/v1/sandbox/credits", headers=headers, json={"amount": 1}).status_code == 200
+    assert (
+        client.post("/api/v1/sandbox/credits", headers=headers, json={"amount": 1}).status_code
+        == 200
+    )
     response = client.post(
         "/api/v1/buyers/verification",
         headers=headers,
@@ -82,10 +94,14 @@ def test_in_flight_key_is_409(
     assert balance(client, customer) == 1000
 
 
-def test_keys_are_scoped_to_the_api_key(client: TestClient, customer: Customer, other_customer: Customer) -> None:
+def test_keys_are_scoped_to_the_api_key(
+    client: TestClient, customer: Customer, other_customer: Customer
+) -> None:
     for who in (customer, other_customer):
         response = client.post(
-            "/api/v1/sandbox/credits", headers={**who.auth(), "Idempotency-Key": "same"}, json={"amount": 3}
+            "/api/v1/sandbox/credits",
+            headers={**who.auth(), "Idempotency-Key": "same"},
+            json={"amount": 3},
         )
         assert response.status_code == 200
         assert response.json()["balance"] == 1003
@@ -102,9 +118,17 @@ def test_errors_are_replayed_too(client: TestClient, customer: Customer) -> None
 
 def test_overlong_key_is_422(client: TestClient, customer: Customer) -> None:
     headers = {**customer.auth(), "Idempotency-Key": "k" * 256}
-    error = assert_error(client.post("/api/v1/sandbox/credits", headers=headers, json={"amount": 1}), 422, "parameter_invalid")
+    error = assert_error(
+        client.post("/api/v1/sandbox/credits", headers=headers, json={"amount": 1}),
+        422,
+        "parameter_invalid",
+    )
     assert error["param"] == "Idempotency-Key"
-    ok = client.post("/api/v1/sandbox/credits", headers={**customer.auth(), "Idempotency-Key": "k" * 255}, json={"amount": 1})
+    ok = client.post(
+        "/api/v1/sandbox/credits",
+        headers={**customer.auth(), "Idempotency-Key": "k" * 255},
+        json={"amount": 1},
+    )
     assert ok.status_code == 200
 
 
@@ -117,11 +141,17 @@ def test_expired_keys_run_again(client: TestClient, customer: Customer, db: Data
     from soundstage.models import IdempotencyRecord
 
     headers = {**customer.auth(), "Idempotency-Key": "old"}
-    assert client.post("/api/v1/sandbox/credits", headers=headers, json={"amount": 2}).status_code == 200
+    assert (
+        client.post("/api/v1/sandbox/credits", headers=headers, json={"amount": 2}).status_code
+        == 200
+    )
     with db.session() as session:
         session.execute(
             update(IdempotencyRecord)
-            .where(IdempotencyRecord.api_key_id == customer.sandbox_key_id, IdempotencyRecord.key == "old")
+            .where(
+                IdempotencyRecord.api_key_id == customer.sandbox_key_id,
+                IdempotencyRecord.key == "old",
+            )
             .values(expires_at=utcnow() - timedelta(seconds=1))
         )
     again = client.post("/api/v1/sandbox/credits", headers=headers, json={"amount": 2})

@@ -34,10 +34,14 @@ def test_walk_forward_and_back(client: TestClient, db: Database) -> None:
         cursor = page["data"][-1]["id"]
     assert seen == ids
 
-    back = client.get(f"/api/v1/credits/ledger?limit=2&ending_before={ids[4]}", headers=customer.auth()).json()
+    back = client.get(
+        f"/api/v1/credits/ledger?limit=2&ending_before={ids[4]}", headers=customer.auth()
+    ).json()
     assert [t["id"] for t in back["data"]] == ids[2:4]
     assert back["has_more"] is True
-    first = client.get(f"/api/v1/credits/ledger?limit=5&ending_before={ids[2]}", headers=customer.auth()).json()
+    first = client.get(
+        f"/api/v1/credits/ledger?limit=5&ending_before={ids[2]}", headers=customer.auth()
+    ).json()
     assert [t["id"] for t in first["data"]] == ids[:2]
     assert first["has_more"] is False
 

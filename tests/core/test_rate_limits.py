@@ -32,7 +32,11 @@ REMAINING = re.compile(r'^"(?P<name>[a-z-]+)";r=(?P<r>\d+);t=(?P<t>\d+)$')
 def limited(settings: Settings) -> Iterator[TestClient]:
     """The app with small limits: 5 an hour in sandbox, 8 in production, 4 without a key."""
     small = settings.model_copy(
-        update={"rate_limits": RateLimitSettings(sandbox="5/hour", production="8/hour", anonymous="4/hour")}
+        update={
+            "rate_limits": RateLimitSettings(
+                sandbox="5/hour", production="8/hour", anonymous="4/hour"
+            )
+        }
     )
     with TestClient(create_app(small)) as client:
         yield client
@@ -45,7 +49,8 @@ def test_headers_count_down_and_the_next_request_is_429(limited: TestClient, db:
         response = limited.get("/api/v1/credits", headers=customer.auth())
         assert response.status_code == 200
         policy = POLICY.match(response.headers["RateLimit-Policy"])
-        assert policy and policy["name"] == "api-key" and policy["q"] == "5" and policy["w"] == "3600"
+        assert policy is not None
+        assert (policy["name"], policy["q"], policy["w"]) == ("api-key", "5", "3600")
         match = REMAINING.match(response.headers["RateLimit"])
         assert match is not None
         remaining.append(int(match["r"]))
@@ -110,7 +115,9 @@ def test_four_processes_share_one_limit_through_redis(
     servers = [
         subprocess.Popen(
             [sys.executable, "-m", "soundstage.cli", "serve", "--port", str(port)],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
         )
         for port in ports
     ]

@@ -56,7 +56,9 @@ def test_every_transaction_sums_to_zero_and_matches_the_balance(
     assert (balance["balance"], balance["reserved"]) == (880, 0)
 
 
-def test_reserved_credits_show_until_settled(client: TestClient, db: Database, customer: Customer) -> None:
+def test_reserved_credits_show_until_settled(
+    client: TestClient, db: Database, customer: Customer
+) -> None:
     with db.session() as session:
         held = credits.reserve(session, principal_of(customer), 250, "stt", "job_x")
     balance = client.get("/api/v1/credits", headers=customer.auth()).json()
@@ -137,7 +139,9 @@ def test_capture_happens_once(db: Database, customer: Customer) -> None:
     assert sums["available"] == 500
 
 
-def test_environments_have_separate_balances(client: TestClient, db: Database, customer: Customer) -> None:
+def test_environments_have_separate_balances(
+    client: TestClient, db: Database, customer: Customer
+) -> None:
     with db.session() as session:
         credits.reserve(session, principal_of(customer, "production"), 1000, "tts")
     assert client.get("/api/v1/credits", headers=customer.auth("production")).json()["balance"] == 0

@@ -25,7 +25,9 @@ def get_key_by_hash(session: Session, secret_hash: str) -> ApiKey | None:
     return session.scalars(select(ApiKey).where(ApiKey.secret_hash == secret_hash)).first()
 
 
-def get_verification(session: Session, account_id: str, environment: str) -> BuyerVerification | None:
+def get_verification(
+    session: Session, account_id: str, environment: str
+) -> BuyerVerification | None:
     stmt = select(BuyerVerification).where(
         BuyerVerification.account_id == account_id,
         BuyerVerification.environment == environment,

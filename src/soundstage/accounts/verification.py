@@ -22,8 +22,12 @@ def _record(session: Session, account_id: str, environment: str) -> BuyerVerific
     record = repository.get_verification(session, account_id, environment)
     if record is None:
         record = BuyerVerification(
-            id=new_id("bv"), account_id=account_id, environment=environment,
-            status="unverified", created_at=utcnow(), updated_at=utcnow(),
+            id=new_id("bv"),
+            account_id=account_id,
+            environment=environment,
+            status="unverified",
+            created_at=utcnow(),
+            updated_at=utcnow(),
         )
         repository.add(session, record)
     return record
@@ -32,9 +36,16 @@ def _record(session: Session, account_id: str, environment: str) -> BuyerVerific
 def to_out(record: BuyerVerification | None, environment: str) -> BuyerVerificationOut:
     if record is None:
         return BuyerVerificationOut(
-            environment=environment,  # type: ignore[arg-type]
-            status="unverified", legal_name=None, country=None, contact_email=None, tax_id=None,
-            submitted_at=None, verified_at=None, rejected_at=None, updated_at=None,
+            environment=environment,
+            status="unverified",
+            legal_name=None,
+            country=None,
+            contact_email=None,
+            tax_id=None,
+            submitted_at=None,
+            verified_at=None,
+            rejected_at=None,
+            updated_at=None,
         )
     return BuyerVerificationOut.model_validate(record, from_attributes=True)
 
@@ -44,7 +55,9 @@ def get_status(session: Session, principal: Principal) -> BuyerVerificationOut:
     return to_out(record, principal.environment)
 
 
-def submit(session: Session, principal: Principal, details: BuyerVerificationSubmit) -> BuyerVerificationOut:
+def submit(
+    session: Session, principal: Principal, details: BuyerVerificationSubmit
+) -> BuyerVerificationOut:
     record = _record(session, principal.account_id, principal.environment)
     if record.status == "verified":
         raise VerificationStateConflict("This buyer account is already verified.")
@@ -53,7 +66,12 @@ def submit(session: Session, principal: Principal, details: BuyerVerificationSub
     record.country = details.country
     record.contact_email = str(details.contact_email)
     record.tax_id = details.tax_id
-    record.status, record.submitted_at, record.rejected_at, record.updated_at = "pending", now, None, now
+    record.status, record.submitted_at, record.rejected_at, record.updated_at = (
+        "pending",
+        now,
+        None,
+        now,
+    )
     session.flush()
     return to_out(record, principal.environment)
 

@@ -1,4 +1,4 @@
-"""Engine and sessions: SQLite (WAL, immediate transactions) by default, PostgreSQL when configured."""
+"""Engine and sessions: SQLite (WAL, immediate transactions) by default, or PostgreSQL."""
 
 from __future__ import annotations
 

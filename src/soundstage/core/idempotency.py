@@ -52,7 +52,9 @@ class IdempotencyStore:
             ).first()
             if existing is not None and (
                 existing.expires_at <= now
-                or (existing.status == "in_flight" and existing.locked_at <= now - self.lock_timeout)
+                or (
+                    existing.status == "in_flight" and existing.locked_at <= now - self.lock_timeout
+                )
             ):
                 session.delete(existing)
                 session.flush()
@@ -62,8 +64,12 @@ class IdempotencyStore:
                     with session.begin_nested():
                         session.add(
                             IdempotencyRecord(
-                                api_key_id=api_key_id, key=key, fingerprint=fingerprint,
-                                status="in_flight", locked_at=now, expires_at=now + self.ttl,
+                                api_key_id=api_key_id,
+                                key=key,
+                                fingerprint=fingerprint,
+                                status="in_flight",
+                                locked_at=now,
+                                expires_at=now + self.ttl,
                                 created_at=now,
                             )
                         )
@@ -77,16 +83,22 @@ class IdempotencyStore:
             if existing.fingerprint != fingerprint:
                 raise IdempotencyError(
                     "This Idempotency-Key was used with a different request; use a new key.",
-                    status=422, code="idempotency_key_reused", param="Idempotency-Key",
+                    status=422,
+                    code="idempotency_key_reused",
+                    param="Idempotency-Key",
                 )
             if existing.status == "in_flight":
                 raise IdempotencyError(
                     "A request with this Idempotency-Key is still being processed; retry later.",
-                    status=409, code="idempotency_key_in_use", param="Idempotency-Key",
+                    status=409,
+                    code="idempotency_key_in_use",
+                    param="Idempotency-Key",
                 )
             assert existing.response_status is not None
             return StoredResponse(
-                existing.response_status, existing.response_content_type, existing.response_body or b""
+                existing.response_status,
+                existing.response_content_type,
+                existing.response_body or b"",
             )
 
     def finish(self, api_key_id: str, key: str, stored: StoredResponse | None) -> None:
@@ -116,7 +128,12 @@ def fingerprint_of(scope: Scope, body: bytes) -> str:
     except ValueError:
         canonical = body
     digest = hashlib.sha256()
-    for part in (scope["method"].encode(), scope["path"].encode(), scope.get("query_string", b""), canonical):
+    for part in (
+        scope["method"].encode(),
+        scope["path"].encode(),
+        scope.get("query_string", b""),
+        canonical,
+    ):
         digest.update(len(part).to_bytes(8, "big") + part)
     return digest.hexdigest()
 
@@ -135,7 +152,8 @@ class IdempotencyMiddleware:
         try:
             if not 1 <= len(key) <= MAX_KEY_LENGTH:
                 raise InvalidField(
-                    f"Idempotency-Key must be 1 to {MAX_KEY_LENGTH} characters.", param="Idempotency-Key"
+                    f"Idempotency-Key must be 1 to {MAX_KEY_LENGTH} characters.",
+                    param="Idempotency-Key",
                 )
             body = await _read_body(receive)
             stored = await run_in_threadpool(
@@ -148,7 +166,9 @@ class IdempotencyMiddleware:
             headers = {"Idempotent-Replayed": "true"}
             if stored.content_type:
                 headers["Content-Type"] = stored.content_type
-            await Response(stored.body, status_code=stored.status, headers=headers)(scope, receive, send)
+            await Response(stored.body, status_code=stored.status, headers=headers)(
+                scope, receive, send
+            )
             return
         await self._run(scope, body, send, principal.api_key_id, key)
 
@@ -181,7 +201,9 @@ class IdempotencyMiddleware:
         status = int(start["status"])
         stored = None
         if status < 500:
-            stored = StoredResponse(status, Headers(raw=start["headers"]).get("content-type"), content)
+            stored = StoredResponse(
+                status, Headers(raw=start["headers"]).get("content-type"), content
+            )
         await run_in_threadpool(self.store.finish, api_key_id, key, stored)
         await send(start)
         await send({"type": "http.response.body", "body": content, "more_body": False})

@@ -45,10 +45,14 @@ class RequestContextMiddleware:
         try:
             await self.app(scope, receive, send_with_id)
         except Exception:
-            log.exception("unhandled error in %s %s (%s)", scope["method"], scope["path"], request_id)
+            log.exception(
+                "unhandled error in %s %s (%s)", scope["method"], scope["path"], request_id
+            )
             if started:
                 raise
-            error = InternalError(f"An internal error occurred; quote {request_id} when reporting it.")
+            error = InternalError(
+                f"An internal error occurred; quote {request_id} when reporting it."
+            )
             await error_response(error, scope)(scope, receive, send_with_id)
 
 

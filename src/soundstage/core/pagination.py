@@ -41,13 +41,13 @@ def page_params(
     ] = None,
 ) -> PageParams:
     if starting_after is not None and ending_before is not None:
-        raise InvalidField(
-            "Pass starting_after or ending_before, not both.", param="ending_before"
-        )
+        raise InvalidField("Pass starting_after or ending_before, not both.", param="ending_before")
     return PageParams(limit, starting_after, ending_before)
 
 
-def paginate(session: Session, stmt: Select[Any], model: type[M], params: PageParams) -> tuple[list[M], bool]:
+def paginate(
+    session: Session, stmt: Select[Any], model: type[M], params: PageParams
+) -> tuple[list[M], bool]:
     """Newest first, ordered by (created_at, id). `stmt` already carries the owner's filters,
     so a cursor that is not the caller's is unknown (404), like any other id."""
     created = model.created_at  # type: ignore[attr-defined]
@@ -58,15 +58,19 @@ def paginate(session: Session, stmt: Select[Any], model: type[M], params: PagePa
         if cursor is None:
             param = "starting_after" if params.starting_after else "ending_before"
             raise NotFound(f"No such object: {cursor_id}", param=param)
-        c_at, c_id = cursor.created_at, cursor.id  # type: ignore[attr-defined]
+        c_at, c_id = cursor.created_at, cursor.id
     if params.ending_before is not None:
         after = or_(created > c_at, and_(created == c_at, ident > c_id))
         rows = list(
-            session.scalars(stmt.where(after).order_by(created.asc(), ident.asc()).limit(params.limit + 1))
+            session.scalars(
+                stmt.where(after).order_by(created.asc(), ident.asc()).limit(params.limit + 1)
+            )
         )
         has_more = len(rows) > params.limit
         return list(reversed(rows[: params.limit])), has_more
     if params.starting_after is not None:
         stmt = stmt.where(or_(created < c_at, and_(created == c_at, ident < c_id)))
-    rows = list(session.scalars(stmt.order_by(created.desc(), ident.desc()).limit(params.limit + 1)))
+    rows = list(
+        session.scalars(stmt.order_by(created.desc(), ident.desc()).limit(params.limit + 1))
+    )
     return rows[: params.limit], len(rows) > params.limit

@@ -29,7 +29,10 @@ class Decision:
 
     def headers(self) -> list[tuple[bytes, bytes]]:
         return [
-            (b"ratelimit-policy", f'"{self.policy}";q={self.limit};w={self.window_seconds}'.encode()),
+            (
+                b"ratelimit-policy",
+                f'"{self.policy}";q={self.limit};w={self.window_seconds}'.encode(),
+            ),
             (b"ratelimit", f'"{self.policy}";r={self.remaining};t={self.reset_seconds}'.encode()),
         ]
 

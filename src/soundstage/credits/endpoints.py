@@ -23,7 +23,7 @@ router = APIRouter(tags=["Credits"])
 
 def _balance_out(balance: CreditBalance) -> CreditBalanceOut:
     return CreditBalanceOut(
-        environment=balance.environment,  # type: ignore[arg-type]
+        environment=balance.environment,
         balance=balance.available,
         reserved=balance.reserved,
         updated_at=balance.updated_at,
@@ -58,17 +58,26 @@ def get_ledger_transaction(
 
 def _transaction_out(t: CreditTransaction, entries: list[CreditEntry]) -> CreditTransactionOut:
     return CreditTransactionOut(
-        id=t.id, type=t.type,  # type: ignore[arg-type]
-        amount=t.amount, operation=t.operation, reference=t.reference,
-        reservation_id=t.reservation_id, description=t.description, created_at=t.created_at,
-        entries=[LedgerEntryOut(wallet=e.wallet, amount=e.amount) for e in entries],  # type: ignore[arg-type]
+        id=t.id,
+        type=t.type,
+        amount=t.amount,
+        operation=t.operation,
+        reference=t.reference,
+        reservation_id=t.reservation_id,
+        description=t.description,
+        created_at=t.created_at,
+        entries=[LedgerEntryOut(wallet=e.wallet, amount=e.amount) for e in entries],
     )
 
 
 @router.post(
     "/sandbox/credits", response_model=CreditBalanceOut, responses=errors(403), tags=["Sandbox"]
 )
-def top_up_sandbox(body: SandboxTopUp, session: SessionDep, principal: SandboxPrincipalDep) -> CreditBalanceOut:
+def top_up_sandbox(
+    body: SandboxTopUp, session: SessionDep, principal: SandboxPrincipalDep
+) -> CreditBalanceOut:
     """Sandbox only: add test credits (a `grant` in the ledger)."""
-    service.grant(session, principal.account_id, principal.environment, body.amount, "sandbox top-up")
+    service.grant(
+        session, principal.account_id, principal.environment, body.amount, "sandbox top-up"
+    )
     return _balance_out(service.get_balance(session, principal.account_id, principal.environment))

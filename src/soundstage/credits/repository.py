@@ -46,7 +46,7 @@ def move(
         )
         .execution_options(synchronize_session=False)
     )
-    return session.execute(stmt).rowcount == 1  # type: ignore[attr-defined]
+    return bool(session.execute(stmt).rowcount == 1)  # type: ignore[attr-defined]
 
 
 def settle_reservation(
@@ -59,14 +59,14 @@ def settle_reservation(
         .values(status=status, captured_amount=captured, settled_at=at)
         .execution_options(synchronize_session=False)
     )
-    return session.execute(stmt).rowcount == 1  # type: ignore[attr-defined]
+    return bool(session.execute(stmt).rowcount == 1)  # type: ignore[attr-defined]
 
 
 def get_reservation(session: Session, reservation_id: str) -> CreditReservation | None:
     return session.get(CreditReservation, reservation_id, populate_existing=True)
 
 
-def transactions_query(account_id: str, environment: str) -> Select[tuple[CreditTransaction]]:
+def transactions_query(account_id: str, environment: str) -> Select[CreditTransaction]:
     return select(CreditTransaction).where(
         CreditTransaction.account_id == account_id,
         CreditTransaction.environment == environment,
@@ -76,7 +76,9 @@ def transactions_query(account_id: str, environment: str) -> Select[tuple[Credit
 def get_transaction(
     session: Session, account_id: str, environment: str, transaction_id: str
 ) -> CreditTransaction | None:
-    query = transactions_query(account_id, environment).where(CreditTransaction.id == transaction_id)
+    query = transactions_query(account_id, environment).where(
+        CreditTransaction.id == transaction_id
+    )
     return session.scalars(query).first()
 
 

@@ -12,13 +12,17 @@ class CreditBalanceOut(BaseModel):
     object: Literal["credit_balance"] = "credit_balance"
     environment: Literal["sandbox", "production"]
     balance: int = Field(description="Credits available to spend now.")
-    reserved: int = Field(description="Credits held by running jobs; captured or returned when they end.")
+    reserved: int = Field(
+        description="Credits held by running jobs; captured or returned when they end."
+    )
     updated_at: datetime
 
 
 class LedgerEntryOut(BaseModel):
     wallet: Literal["available", "reserved", "issued", "consumed"]
-    amount: int = Field(description="Signed change of the wallet; a transaction's entries sum to 0.")
+    amount: int = Field(
+        description="Signed change of the wallet; a transaction's entries sum to 0."
+    )
 
 
 class CreditTransactionOut(BaseModel):
@@ -37,4 +41,6 @@ class CreditTransactionOut(BaseModel):
 class SandboxTopUp(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    amount: int = Field(ge=1, le=10_000_000, description="Test credits to add to the sandbox balance.")
+    amount: int = Field(
+        ge=1, le=10_000_000, description="Test credits to add to the sandbox balance."
+    )

@@ -26,7 +26,11 @@ def open_balance(session: Session, account_id: str, environment: str) -> CreditB
     balance = repository.get_balance(session, account_id, environment)
     if balance is None:
         balance = CreditBalance(
-            account_id=account_id, environment=environment, available=0, reserved=0, updated_at=utcnow()
+            account_id=account_id,
+            environment=environment,
+            available=0,
+            reserved=0,
+            updated_at=utcnow(),
         )
         repository.add(session, balance)
     return balance
@@ -89,19 +93,30 @@ def grant(
     open_balance(session, account_id, environment)
     repository.move(session, account_id, environment, available=amount, reserved=0, at=utcnow())
     return _record(
-        session, account_id, environment, "grant", amount,
-        [(ISSUED, -amount), (AVAILABLE, amount)], description=description,
+        session,
+        account_id,
+        environment,
+        "grant",
+        amount,
+        [(ISSUED, -amount), (AVAILABLE, amount)],
+        description=description,
     )
 
 
 def reserve(
-    session: Session, principal: Principal, amount: int, operation: str, reference: str | None = None
+    session: Session,
+    principal: Principal,
+    amount: int,
+    operation: str,
+    reference: str | None = None,
 ) -> CreditReservation:
     """Hold `amount` credits for work about to start; 402 when the balance cannot cover it."""
     if amount < 0:
         raise ValueError("a reservation cannot be negative")
     account_id, environment = principal.account_id, principal.environment
-    if not repository.move(session, account_id, environment, available=-amount, reserved=amount, at=utcnow()):
+    if not repository.move(
+        session, account_id, environment, available=-amount, reserved=amount, at=utcnow()
+    ):
         balance = get_balance(session, account_id, environment)
         raise InsufficientCredits(
             f"This operation needs {amount} credits; the balance is {balance.available}."
@@ -117,8 +132,15 @@ def reserve(
         created_at=utcnow(),
     )
     repository.add(session, reservation)
-    _record(session, account_id, environment, "reserve", amount,
-            [(AVAILABLE, -amount), (RESERVED, amount)], reservation=reservation)
+    _record(
+        session,
+        account_id,
+        environment,
+        "reserve",
+        amount,
+        [(AVAILABLE, -amount), (RESERVED, amount)],
+        reservation=reservation,
+    )
     return reservation
 
 
@@ -129,13 +151,28 @@ def capture(session: Session, reservation_id: str, amount: int) -> CreditReserva
     if not 0 <= amount <= reservation.amount:
         raise ValueError(f"capture of {amount} outside 0..{reservation.amount}")
     now = utcnow()
-    if not repository.settle_reservation(session, reservation_id, status="captured", captured=amount, at=now):
+    if not repository.settle_reservation(
+        session, reservation_id, status="captured", captured=amount, at=now
+    ):
         return _reservation(session, reservation_id)
     held, rest = reservation.amount, reservation.amount - amount
-    repository.move(session, reservation.account_id, reservation.environment,
-                    available=rest, reserved=-held, at=now)
-    _record(session, reservation.account_id, reservation.environment, "capture", amount,
-            [(RESERVED, -held), (CONSUMED, amount), (AVAILABLE, rest)], reservation=reservation)
+    repository.move(
+        session,
+        reservation.account_id,
+        reservation.environment,
+        available=rest,
+        reserved=-held,
+        at=now,
+    )
+    _record(
+        session,
+        reservation.account_id,
+        reservation.environment,
+        "capture",
+        amount,
+        [(RESERVED, -held), (CONSUMED, amount), (AVAILABLE, rest)],
+        reservation=reservation,
+    )
     return _reservation(session, reservation_id)
 
 
@@ -143,13 +180,28 @@ def release(session: Session, reservation_id: str) -> CreditReservation:
     """Return held credits untouched (failed or cancelled work). Idempotent."""
     reservation = _reservation(session, reservation_id)
     now = utcnow()
-    if not repository.settle_reservation(session, reservation_id, status="released", captured=0, at=now):
+    if not repository.settle_reservation(
+        session, reservation_id, status="released", captured=0, at=now
+    ):
         return _reservation(session, reservation_id)
     held = reservation.amount
-    repository.move(session, reservation.account_id, reservation.environment,
-                    available=held, reserved=-held, at=now)
-    _record(session, reservation.account_id, reservation.environment, "release", held,
-            [(RESERVED, -held), (AVAILABLE, held)], reservation=reservation)
+    repository.move(
+        session,
+        reservation.account_id,
+        reservation.environment,
+        available=held,
+        reserved=-held,
+        at=now,
+    )
+    _record(
+        session,
+        reservation.account_id,
+        reservation.environment,
+        "release",
+        held,
+        [(RESERVED, -held), (AVAILABLE, held)],
+        reservation=reservation,
+    )
     return _reservation(session, reservation_id)
 
 

@@ -30,7 +30,9 @@ class CreditTransaction(CustomerOwned, Timestamped, Base):
     """One balanced movement of credits: its entries sum to zero."""
 
     __tablename__ = "credit_transaction"
-    __table_args__ = (Index("ix_credit_transaction_owner_created", "account_id", "environment", "created_at"),)
+    __table_args__ = (
+        Index("ix_credit_transaction_owner_created", "account_id", "environment", "created_at"),
+    )
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     type: Mapped[str] = mapped_column(String(16))  # grant | reserve | capture | release

@@ -1,0 +1,42 @@
+# The few verbs a newcomer needs. `make serve` and `make test` install everything first.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMPS := .make
+HOST ?= 127.0.0.1
+PORT ?= 8000
+# Debian packages the service and its tests use.
+APT_PACKAGES := redis-server
+
+.PHONY: install serve test lint format clean
+
+install: $(STAMPS)/python
+
+$(STAMPS)/apt: Makefile scripts/apt-install.sh
+	@mkdir -p $(STAMPS)
+	scripts/apt-install.sh $(APT_PACKAGES)
+	@touch $@
+
+$(STAMPS)/python: pyproject.toml constraints.txt $(STAMPS)/apt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev]'
+	@touch $@
+
+serve: install
+	$(BIN)/soundstage migrate
+	@$(BIN)/soundstage demo
+	$(BIN)/soundstage serve --host $(HOST) --port $(PORT)
+
+test: install
+	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy
+	$(BIN)/pytest
+
+format: install
+	$(BIN)/ruff format src tests bench
+	$(BIN)/ruff check --fix src tests bench
+
+clean:
+	rm -rf $(VENV) $(STAMPS)
