@@ -69,7 +69,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     async def authenticate(header: str | None) -> Principal:
         def lookup() -> Principal:
-            with db.session() as session:
+            with db.read_session() as session:
                 return accounts.authenticate(session, header)
 
         return await run_in_threadpool(lookup)

@@ -1,12 +1,13 @@
 """Property-based conformance of the whole API with its own OpenAPI document (Schemathesis).
 
-Every operation of the real app (in-process, over ASGI) is called with generated valid
-(positive) and invalid (negative) requests, authenticated with the sandbox key of a fresh
-customer. Every answer must be no 5xx, a documented status code with a documented content
-type, a body that matches the documented schema, and documented headers that match theirs.
+Schemathesis' engine (what `schemathesis run` drives) calls every operation of the real app,
+in-process over ASGI, with the sandbox key of a fresh customer on every request: boundary
+cases of each parameter (coverage phase), generated valid and invalid requests (fuzzing) and
+request chains (stateful). Every answer must be no 5xx, a documented status code with a
+documented content type, a body that matches the documented schema, and documented headers
+that match theirs.
 
-The operations are driven with Schemathesis' Hypothesis strategies (one subtest per
-operation) rather than `schemathesis.pytest.from_fixture`, whose lazy loader reads
+The engine is used rather than `schemathesis.pytest.from_fixture`, whose lazy loader reads
 `request.node._nodeid`, which pytest 9.2 no longer has.
 """
 
@@ -15,57 +16,82 @@ from __future__ import annotations
 import pytest
 import schemathesis
 from fastapi import FastAPI
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from schemathesis import GenerationMode
-from schemathesis.checks import (
-    content_type_conformance,
-    not_a_server_error,
-    response_headers_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
+from schemathesis import engine
+from schemathesis.engine import StopReason, events
+from schemathesis.engine.run import PhaseName
 
 from soundstage.core.db import Database
 from tests.conftest import create_customer
 
 pytestmark = pytest.mark.services
 
-CHECKS = [
-    not_a_server_error,
-    status_code_conformance,
-    content_type_conformance,
-    response_headers_conformance,
-    response_schema_conformance,
-]
-MAX_EXAMPLES = 50  # per operation, about half valid and half invalid requests
+CHECKS = (
+    "not_a_server_error",
+    "status_code_conformance",
+    "content_type_conformance",
+    "response_headers_conformance",
+    "response_schema_conformance",
+)
+MAX_EXAMPLES = 25  # per operation, in the fuzzing phase
 
 
-def test_every_operation_conforms_to_the_openapi_document(
-    app: FastAPI, db: Database, subtests: pytest.Subtests
-) -> None:
-    schema = schemathesis.openapi.from_asgi("/openapi.json", app)
-    auth = create_customer(db, credits_each=1000).auth("sandbox")
-    operations = [result.ok() for result in schema.get_all_operations()]
-    assert len(operations) >= 8, [op.label for op in operations]
+def test_every_operation_conforms_to_the_openapi_document(app: FastAPI, db: Database) -> None:
+    key = create_customer(db, credits_each=1000).auth("sandbox")
+    config = schemathesis.Config.from_dict(
+        {
+            "headers": key,  # sent on every request
+            # The key above is the only credential: no generated (and so invalid) Authorization.
+            "generation": {"max-examples": MAX_EXAMPLES, "with-security-parameters": False},
+            "checks": {"enabled": False, **{name: {"enabled": True} for name in CHECKS}},
+        }
+    )
+    schema = schemathesis.openapi.from_asgi("/openapi.json", app, config=config)
+    operations = {result.ok().label for result in schema.get_all_operations()}
 
-    for operation in operations:
-        # Valid and invalid requests mixed, as Schemathesis' own runner draws them (an operation
-        # without parameters, like /healthz, has no invalid request to draw).
-        cases = st.one_of(
-            operation.as_strategy(generation_mode=GenerationMode.POSITIVE),
-            operation.as_strategy(generation_mode=GenerationMode.NEGATIVE),
+    failures: dict[tuple[str, ...], str] = {}
+    tested: set[str] = set()
+    checked: set[str] = set()
+    unauthenticated: set[str] = set()
+    finished: events.EngineFinished | None = None
+    for event in engine.from_schema(schema).execute():
+        if isinstance(event, events.ScenarioFinished):
+            recorder = event.recorder
+            if event.phase in (PhaseName.COVERAGE, PhaseName.FUZZING) and event.status != "skip":
+                tested.add(recorder.label)
+            for interaction in recorder.interactions.values():
+                if interaction.response is not None and interaction.response.status_code == 401:
+                    unauthenticated.add(f"{interaction.request.method} {interaction.request.uri}")
+            for nodes in recorder.checks.values():
+                for node in nodes:
+                    checked.add(node.name)
+                    info = node.failure_info
+                    if info is None:
+                        continue
+                    failure = info.failure
+                    operation = failure.operation or recorder.label
+                    failures.setdefault(
+                        (operation, node.name, failure.title),
+                        f"[{event.phase.value}] {operation}: {node.name}: {failure.title}\n"
+                        f"{failure.message}\n{info.code_sample}",
+                    )
+        elif isinstance(event, events.NonFatalError):
+            failures[("error", event.label, event.info.title)] = (
+                f"[{event.phase}] {event.label}: {event.info.format()}"
+            )
+        elif isinstance(event, events.FatalError):
+            raise event.exception
+        elif isinstance(event, events.EngineFinished):
+            finished = event
+
+    if failures:
+        pytest.fail(
+            f"Schemathesis found {len(failures)} problem(s) (seed {schema.config.seed}):\n\n"
+            + "\n\n".join(failures.values()),
+            pytrace=False,
         )
-
-        @given(case=cases)
-        @settings(
-            max_examples=MAX_EXAMPLES,
-            deadline=None,
-            database=None,
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-        )
-        def call_and_validate(case: schemathesis.Case) -> None:
-            case.call_and_validate(headers=auth, checks=CHECKS)
-
-        with subtests.test(operation=operation.label):
-            call_and_validate()
+    # No `max-time`: with one, the engine would keep fuzzing until the budget is spent.
+    assert finished is not None
+    assert finished.stop_reason == StopReason.COMPLETED, f"stopped early: {finished.stop_reason}"
+    assert tested == operations, f"operations not tested: {sorted(operations - tested)}"
+    assert checked == set(CHECKS), f"checks that never ran: {sorted(set(CHECKS) - checked)}"
+    assert not unauthenticated, f"requests that went out without the key: {sorted(unauthenticated)}"

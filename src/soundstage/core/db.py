@@ -13,6 +13,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from soundstage.config import Settings
 
 
+READ_ONLY = "soundstage_read_only"
+
+
 def make_engine(settings: Settings) -> Engine:
     url = settings.resolved_database_url
     if not url.startswith("sqlite"):
@@ -28,13 +31,17 @@ def make_engine(settings: Settings) -> Engine:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
+        # WAL + NORMAL: no fsync per commit, still consistent after a crash (SQLite's advice).
+        cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA busy_timeout=60000")
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        # Read-only units (READ_ONLY option) take no write lock: WAL readers never block.
+        read_only = conn.get_execution_options().get(READ_ONLY, False)
+        conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
     return engine
 
@@ -46,6 +53,9 @@ class Database:
         self.settings = settings
         self.engine = make_engine(settings)
         self.sessionmaker = sessionmaker(self.engine, expire_on_commit=False)
+        self.read_sessionmaker = sessionmaker(
+            self.engine.execution_options(**{READ_ONLY: True}), expire_on_commit=False
+        )
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -57,6 +67,12 @@ class Database:
             except BaseException:
                 session.rollback()
                 raise
+
+    @contextmanager
+    def read_session(self) -> Iterator[Session]:
+        """A unit of work that only reads (e.g. the API-key lookup): no write lock on SQLite."""
+        with self.read_sessionmaker() as session:
+            yield session
 
     def dispose(self) -> None:
         self.engine.dispose()

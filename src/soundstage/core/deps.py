@@ -24,12 +24,15 @@ def database(request: Request) -> Database:
 
 def request_session(request: Request) -> Iterator[Session]:
     """One transaction per request: committed when the endpoint returns, before the
-    response is sent; rolled back on any error. Services only flush."""
-    with database(request).session() as session:
+    response is sent; rolled back on any error. Services only flush. GET requests only
+    read, so on SQLite they take no write lock."""
+    db = database(request)
+    unit = db.read_session() if request.method in ("GET", "HEAD") else db.session()
+    with unit as session:
         yield session
 
 
-def current_principal(
+async def current_principal(
     request: Request,
     _credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Principal:
@@ -43,7 +46,7 @@ SessionDep = Annotated[Session, Depends(request_session, scope="function")]
 PrincipalDep = Annotated[Principal, Depends(current_principal)]
 
 
-def sandbox_principal(principal: PrincipalDep) -> Principal:
+async def sandbox_principal(principal: PrincipalDep) -> Principal:
     """Test helpers under /api/v1/sandbox/… answer only to sandbox keys."""
     if principal.environment != "sandbox":
         raise PermissionDenied(

@@ -29,7 +29,7 @@ class PageParams:
     ending_before: str | None = None
 
 
-def page_params(
+async def page_params(
     limit: Annotated[int, Query(ge=1, le=100, description="Page size, 1 to 100.")] = 20,
     starting_after: Annotated[
         str | None,
