@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -14,6 +14,13 @@ from soundstage.config import Settings
 
 
 READ_ONLY = "soundstage_read_only"
+_AFTER_COMMIT = "after_commit"
+
+
+def after_commit(session: Session, callback: Callable[[], None]) -> None:
+    """Run `callback` once the unit of work that owns `session` has committed: work is
+    enqueued only when the rows it reads are visible to the worker."""
+    session.info.setdefault(_AFTER_COMMIT, []).append(callback)
 
 
 def make_engine(settings: Settings) -> Engine:
@@ -59,14 +66,18 @@ class Database:
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        """A unit of work: commits when the block ends, rolls back on error."""
+        """A unit of work: commits when the block ends, rolls back on error; then runs the
+        callbacks registered with `after_commit` (e.g. enqueueing jobs), only if it committed."""
         with self.sessionmaker() as session:
             try:
                 yield session
                 session.commit()
             except BaseException:
                 session.rollback()
+                session.info.pop(_AFTER_COMMIT, None)
                 raise
+            for callback in session.info.pop(_AFTER_COMMIT, []):
+                callback()
 
     @contextmanager
     def read_session(self) -> Iterator[Session]:

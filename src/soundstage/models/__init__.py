@@ -9,6 +9,8 @@ from soundstage.models.credits import (
     CreditTransaction,
 )
 from soundstage.models.idempotency import IdempotencyRecord
+from soundstage.models.jobs import Job
+from soundstage.models.media import MediaObject
 
 __all__ = [
     "Account",
@@ -20,4 +22,6 @@ __all__ = [
     "CreditReservation",
     "CreditTransaction",
     "IdempotencyRecord",
+    "Job",
+    "MediaObject",
 ]

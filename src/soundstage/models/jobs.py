@@ -1,0 +1,40 @@
+"""Jobs: the source of truth for every speech and creative operation."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Boolean, Float, Index, Integer, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from soundstage.models.base import Base, CustomerOwned, Timestamped
+
+
+class Job(CustomerOwned, Timestamped, Base):
+    __tablename__ = "job"
+    __table_args__ = (
+        Index("ix_job_owner_created", "account_id", "environment", "created_at"),
+        Index("ix_job_status_lease", "status", "lease_expires_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(40))
+    # queued | processing | completed | failed | cancelled
+    status: Mapped[str] = mapped_column(String(16))
+    is_async: Mapped[bool] = mapped_column(Boolean, default=False)
+    progress: Mapped[float] = mapped_column(Float, default=0.0)
+    stage: Mapped[str | None] = mapped_column(String(40), default=None)
+    request: Mapped[dict[str, Any]] = mapped_column(JSON)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    error: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    reservation_id: Mapped[str | None] = mapped_column(String(40), default=None)
+    credits_reserved: Mapped[int] = mapped_column(BigInteger, default=0)
+    credits_used: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    estimated_completion_ms: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    lease_owner: Mapped[str | None] = mapped_column(String(80), default=None)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)
+    updated_at: Mapped[datetime]
+    started_at: Mapped[datetime | None] = mapped_column(default=None)
+    completed_at: Mapped[datetime | None] = mapped_column(default=None)
