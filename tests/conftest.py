@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,7 +26,7 @@ from sqlalchemy.engine import make_url
 
 from soundstage.accounts import service as accounts
 from soundstage.app import create_app
-from soundstage.config import RateLimitSettings, Settings
+from soundstage.config import JobSettings, RateLimitSettings, Settings
 from soundstage.core.db import Database
 from soundstage.core.migrate import upgrade_database
 from soundstage.credits import service as credits
@@ -114,9 +116,43 @@ def settings(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Set
         redis_url=os.environ.get("SOUNDSTAGE_TEST_REDIS_URL") or None,
         redis_namespace=f"soundstage-test-{secrets.token_hex(4)}",
         rate_limits=GENEROUS_LIMITS,
+        jobs=JobSettings(
+            lease_seconds=2, heartbeat_seconds=0.3, sweep_interval_seconds=0.5,
+            requeue_after_seconds=5, worker_processes=2, plugins=["tests.jobs.plugin"],
+        ),
     )
     upgrade_database(settings)
     return settings
+
+
+def settings_env(settings: Settings) -> dict[str, str]:
+    """The environment that gives a subprocess (server, worker, CLI) these settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOUNDSTAGE_")}
+    env.update(
+        SOUNDSTAGE_DATA_DIR=str(settings.data_dir),
+        SOUNDSTAGE_DATABASE_URL=settings.resolved_database_url,
+        SOUNDSTAGE_REDIS_NAMESPACE=settings.redis_namespace,
+        SOUNDSTAGE_JOBS=settings.jobs.model_dump_json(),
+        SOUNDSTAGE_LOG_LEVEL="warning",
+        PYTHONPATH=str(REPO_ROOT),
+    )
+    if settings.redis_url:
+        env["SOUNDSTAGE_REDIS_URL"] = settings.redis_url
+    return env
+
+
+@pytest.fixture(scope="session")
+def worker(settings: Settings) -> Iterator[subprocess.Popen[bytes]]:
+    """A real `soundstage worker` (Huey consumer, 2 processes, sweeper) for the session."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "soundstage.cli", "worker"], env=settings_env(settings), cwd=REPO_ROOT
+    )
+    yield proc
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
 @pytest.fixture(scope="session")

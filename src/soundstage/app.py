@@ -27,6 +27,9 @@ from soundstage.core.principal import Principal
 from soundstage.core.ratelimit import RateLimiter
 from soundstage.core.responses import error_response
 from soundstage.credits import endpoints as credits_endpoints
+from soundstage.jobs import endpoints as jobs_endpoints
+from soundstage.storage import endpoints as storage_endpoints
+from soundstage.webhooks import endpoints as webhooks_endpoints
 
 log = logging.getLogger("soundstage")
 
@@ -55,7 +58,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api = APIRouter(prefix="/api/v1")
     api.include_router(accounts_endpoints.router)
     api.include_router(credits_endpoints.router)
+    api.include_router(webhooks_endpoints.router)
+    api.include_router(jobs_endpoints.router)
+    api.include_router(storage_endpoints.router)
     app.include_router(api)
+    app.include_router(storage_endpoints.public_router)
 
     @app.get("/healthz", tags=["Operations"], include_in_schema=True)
     def healthz() -> dict[str, str]:
@@ -81,6 +88,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         authenticate=authenticate,
         limiter=RateLimiter(settings),
         max_bytes=settings.max_request_bytes,
+        large_bodies={"/api/v1/uploads": settings.media.upload_max_bytes},
     )
     app.add_middleware(RequestContextMiddleware)
     return app
@@ -94,7 +102,8 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def on_validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         content_type = request.headers.get("content-type", "application/json")
-        if request.method in ("POST", "PUT", "PATCH") and "json" not in content_type:
+        whole_body = any(tuple(e.get("loc", ())) == ("body",) for e in exc.errors())
+        if whole_body and "json" not in content_type:
             error: AppError = MalformedRequest(
                 "Send the body as JSON with `Content-Type: application/json`."
             )

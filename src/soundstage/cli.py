@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -56,19 +58,50 @@ def main() -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--processes", default=1, show_default=True, type=int, help="HTTP server processes.")
-def serve(host: str, port: int, processes: int) -> None:
-    """Migrate the database, then serve the HTTP API."""
+@click.option("--no-worker", is_flag=True, help="Do not start the embedded job worker.")
+def serve(host: str, port: int, processes: int, no_worker: bool) -> None:
+    """Migrate the database, then serve the HTTP API (with an embedded job worker)."""
     import uvicorn
 
-    upgrade_database(get_settings())
-    uvicorn.run(
-        "soundstage.app:create_app",
-        factory=True,
-        host=host,
-        port=port,
-        workers=processes,
-        log_level=os.environ.get("SOUNDSTAGE_LOG_LEVEL", "info"),
+    settings = get_settings()
+    upgrade_database(settings)
+    embedded = None
+    if not no_worker:
+        # A separate process: audio work never runs on the server's event loop.
+        embedded = subprocess.Popen([sys.executable, "-m", "soundstage.cli", "worker"])
+    try:
+        uvicorn.run(
+            "soundstage.app:create_app",
+            factory=True,
+            host=host,
+            port=port,
+            workers=processes,
+            log_level=os.environ.get("SOUNDSTAGE_LOG_LEVEL", "info"),
+        )
+    finally:
+        if embedded is not None:
+            embedded.send_signal(signal.SIGINT)  # Huey's graceful shutdown
+            try:
+                embedded.wait(30)
+            except subprocess.TimeoutExpired:
+                embedded.kill()
+
+
+@main.command()
+@click.option("--processes", default=None, type=int, help="Worker processes (default: settings).")
+def worker(processes: int | None) -> None:
+    """Run job workers (a Huey consumer) and the sweeper that re-queues orphaned jobs."""
+    import logging
+
+    from soundstage.jobs.worker import run_worker
+
+    logging.basicConfig(
+        level=os.environ.get("SOUNDSTAGE_LOG_LEVEL", "info").upper(),
+        format="%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s",
     )
+    settings = get_settings()
+    upgrade_database(settings)
+    run_worker(settings, processes or settings.jobs.worker_processes)
 
 
 @main.command()

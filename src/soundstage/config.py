@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import secrets
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 Environment = Literal["sandbox", "production"]
 ENVIRONMENTS: tuple[Environment, ...] = ("sandbox", "production")
@@ -21,6 +23,51 @@ class RateLimitSettings(BaseModel):
     # Requests that carry no valid key (401 answers, /docs, /openapi.json) share a
     # bucket per client address, so they never touch a real key's quota.
     anonymous: str = "300/minute"
+
+
+class JobSettings(BaseModel):
+    """The job queue and its workers."""
+
+    # Synchronous endpoints wait this long for their job, then cancel it (504 job_timeout).
+    sync_timeout_seconds: float = 900.0
+    # A worker renews its lease every heartbeat; a lease not renewed in time is a dead worker.
+    lease_seconds: float = 60.0
+    heartbeat_seconds: float = 10.0
+    # The sweeper re-queues jobs of dead workers and queued jobs nobody took.
+    sweep_interval_seconds: float = 10.0
+    requeue_after_seconds: float = 60.0
+    # A job whose worker died this many times fails (and is not charged).
+    max_attempts: int = 3
+    worker_processes: int = 2
+    # Extra modules that register job handlers (deployments, tests).
+    plugins: list[str] = Field(default_factory=list)
+
+
+class MediaSettings(BaseModel):
+    # The spec's {cdn_url}; default: this server under /media.
+    base_url: str | None = None
+    url_ttl_seconds: int = 24 * 3600
+    upload_max_bytes: int = 500 * 1024 * 1024
+
+
+class WebhookSettings(BaseModel):
+    """Outgoing webhooks (Standard Webhooks 1.0): timeout, retries, disabling. Endpoint URLs
+    obey the address rules of media fetching, `fetch_allow_hosts` included."""
+
+    # Seconds to wait after each failed attempt before the next; after the last one the
+    # delivery has failed. Svix's schedule: 8 attempts over about 27 hours.
+    retry_schedule_seconds: list[Annotated[float, Field(gt=0)]] = Field(
+        default_factory=lambda: [5.0, 300.0, 1800.0, 7200.0, 18000.0, 36000.0, 36000.0],
+        min_length=1,
+    )
+    # Each delay is stretched or shrunk at random by up to this fraction, so that the
+    # deliveries of an endpoint that was down do not all come back at the same instant.
+    retry_jitter: float = Field(default=0.1, ge=0.0, lt=1.0)
+    # An answer must arrive within this time (2xx within 15 s is success).
+    timeout_seconds: float = Field(default=15.0, gt=0)
+    # An endpoint is disabled (reason `failing`) after this many deliveries in a row failed
+    # for good.
+    failure_threshold: int = Field(default=10, ge=1)
 
 
 class Settings(BaseSettings):
@@ -38,6 +85,17 @@ class Settings(BaseSettings):
     public_base_url: str = "http://127.0.0.1:8000"
     rate_limits: RateLimitSettings = Field(default_factory=RateLimitSettings)
     max_request_bytes: int = 1_048_576
+    # Signs media URLs. Default: a random secret kept in the data directory; set it
+    # explicitly (the same on every machine) when several machines serve media.
+    secret_key: str | None = None
+    # Fetching of audio_url / media_url: hosts (or host:port) exempt from the address rules,
+    # e.g. SOUNDSTAGE_FETCH_ALLOW_HOSTS=media.internal,127.0.0.1:9000 for self-hosting.
+    fetch_allow_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    fetch_max_bytes: int = 500 * 1024 * 1024
+    fetch_timeout_seconds: float = 300.0
+    jobs: JobSettings = Field(default_factory=JobSettings)
+    media: MediaSettings = Field(default_factory=MediaSettings)
+    webhooks: WebhookSettings = Field(default_factory=WebhookSettings)
     idempotency_ttl_seconds: int = 24 * 3600
     # An in-flight idempotency lock older than this is taken over (its holder died).
     idempotency_lock_timeout_seconds: int = 3600
@@ -47,6 +105,35 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{(self.data_dir / 'soundstage.db').resolve()}"
+
+    @field_validator("fetch_allow_hosts", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [host.strip().lower() for host in value.split(",") if host.strip()]
+        return value
+
+    @property
+    def media_base_url(self) -> str:
+        return (self.media.base_url or f"{self.public_base_url.rstrip('/')}/media").rstrip("/")
+
+    def signing_secret(self) -> str:
+        if self.secret_key:
+            return self.secret_key
+        path = self.data_dir / "secret_key"
+        if not path.exists():
+            # Written aside then linked into place: concurrent first starts agree on one secret.
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            draft = path.with_name(f".secret_key.{os.getpid()}")
+            draft.write_text(secrets.token_urlsafe(48))
+            draft.chmod(0o600)
+            try:
+                os.link(draft, path)
+            except FileExistsError:
+                pass
+            finally:
+                draft.unlink()
+        return path.read_text().strip()
 
     @property
     def is_sqlite(self) -> bool:

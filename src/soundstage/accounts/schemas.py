@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import datetime
 from typing import Literal
 
@@ -24,6 +25,14 @@ class BuyerVerificationSubmit(BaseModel):
     tax_id: str | None = Field(
         default=None, min_length=1, max_length=64, description="VAT, EIN or similar (optional)."
     )
+
+    @field_validator("legal_name")
+    @classmethod
+    def _printable_name(cls, value: str) -> str:
+        # Control characters are never part of a name, and PostgreSQL cannot store NUL at all.
+        if any(unicodedata.category(char) == "Cc" for char in value):
+            raise ValueError("must not contain control characters")
+        return value
 
     @field_validator("country")
     @classmethod

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+import os
+import weakref
 from contextlib import contextmanager
 from typing import Any
 
@@ -53,6 +55,12 @@ def make_engine(settings: Settings) -> Engine:
     return engine
 
 
+def _forget_pool(engine_ref: weakref.ref[Engine]) -> None:
+    engine = engine_ref()
+    if engine is not None:
+        engine.dispose(close=False)
+
+
 class Database:
     """One engine and its session factory, shared by the app, the CLI and workers."""
 
@@ -60,6 +68,9 @@ class Database:
         self.settings = settings
         self.engine = make_engine(settings)
         self.sessionmaker = sessionmaker(self.engine, expire_on_commit=False)
+        # A forked worker must not touch its parent's pooled connections (SQLAlchemy's advice).
+        engine_ref = weakref.ref(self.engine)
+        os.register_at_fork(after_in_child=lambda: _forget_pool(engine_ref))
         self.read_sessionmaker = sessionmaker(
             self.engine.execution_options(**{READ_ONLY: True}), expire_on_commit=False
         )

@@ -65,12 +65,20 @@ class GatewayMiddleware:
     the request size, and adds the RateLimit headers to the response."""
 
     def __init__(
-        self, app: ASGIApp, *, authenticate: Authenticator, limiter: RateLimiter, max_bytes: int
+        self,
+        app: ASGIApp,
+        *,
+        authenticate: Authenticator,
+        limiter: RateLimiter,
+        max_bytes: int,
+        large_bodies: dict[str, int] | None = None,
     ) -> None:
         self.app = app
         self.authenticate = authenticate
         self.limiter = limiter
         self.max_bytes = max_bytes
+        # Paths that take bigger bodies than JSON (uploads), with their own caps.
+        self.large_bodies = large_bodies or {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -96,19 +104,21 @@ class GatewayMiddleware:
         send = _with_rate_headers(send, decision)
         if not decision.allowed:
             error = decision.error()
-        elif error is None:
-            error = self._size_error(headers)
+        cap = self.large_bodies.get(scope["path"], self.max_bytes)
+        if error is None:
+            error = _size_error(headers, cap)
         if error is not None:
             await error_response(error, scope)(scope, receive, send)
             return
         scope["state"]["principal"] = principal
-        await self.app(scope, _capped(receive, self.max_bytes), send)
+        await self.app(scope, _capped(receive, cap), send)
 
-    def _size_error(self, headers: Headers) -> AppError | None:
-        length = headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > self.max_bytes:
-            return PayloadTooLarge(f"The request body exceeds {self.max_bytes} bytes.")
-        return None
+
+def _size_error(headers: Headers, cap: int) -> AppError | None:
+    length = headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > cap:
+        return PayloadTooLarge(f"The request body exceeds {cap} bytes.")
+    return None
 
 
 def _with_rate_headers(send: Send, decision: Decision) -> Send:

@@ -11,6 +11,12 @@ from soundstage.models.credits import (
 from soundstage.models.idempotency import IdempotencyRecord
 from soundstage.models.jobs import Job
 from soundstage.models.media import MediaObject
+from soundstage.models.webhooks import (
+    Event,
+    WebhookDelivery,
+    WebhookDeliveryAttempt,
+    WebhookEndpoint,
+)
 
 __all__ = [
     "Account",
@@ -21,7 +27,11 @@ __all__ = [
     "CreditEntry",
     "CreditReservation",
     "CreditTransaction",
+    "Event",
     "IdempotencyRecord",
     "Job",
     "MediaObject",
+    "WebhookDelivery",
+    "WebhookDeliveryAttempt",
+    "WebhookEndpoint",
 ]

@@ -1,0 +1,527 @@
+"""The one place audio is decoded (any container, via PyAV) to float32 PCM and encoded to files."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Final, Literal
+
+import av
+import numpy as np
+import numpy.typing as npt
+import soundfile as sf  # type: ignore[import-untyped]
+from av.audio.frame import AudioFrame
+from av.audio.layout import AudioLayout
+from av.audio.resampler import AudioResampler
+from av.audio.stream import AudioStream
+from av.container import InputContainer
+from av.stream import Disposition
+
+from soundstage.core.errors import AppError
+
+Samples = npt.NDArray[np.float32]
+EncodeFormat = Literal["wav", "mp3", "flac"]
+
+DEFAULT_BLOCK_FRAMES: Final = 1 << 16
+MP3_SAMPLE_RATES: Final = (44_100, 48_000)
+MP3_BIT_RATE: Final = 192_000
+# libsndfile sets an MPEG-1 (32 kHz and up) CBR bitrate from a 0..1 "compression level" as
+# int(320 - level * 288) kb/s, which LAME rounds to the nearest legal rate.
+_MP3_COMPRESSION_LEVEL: Final = (320 - MP3_BIT_RATE / 1000) / 288
+MAX_CHANNELS: Final = 8
+MIN_SAMPLE_RATE: Final = 1_000
+MAX_SAMPLE_RATE: Final = 384_000
+CONTENT_TYPES: Final[dict[str, str]] = {
+    "wav": "audio/wav",
+    "mp3": "audio/mpeg",
+    "flac": "audio/flac",
+}
+
+# Inputs are user uploads, so FFmpeg may only read the one local file through the demuxers we
+# support: playlist and concat demuxers (hls, concat, ...) would otherwise let a crafted upload
+# pull other local files or URLs into the decoded audio.
+_CONTAINER_OPTIONS: Final = {
+    "format_whitelist": "mp3,wav,w64,flac,mov,aac,ogg,matroska,aiff,caf",
+    "protocol_whitelist": "file",
+}
+# PyAV raises FFmpegError for anything libav* rejects and plain ValueError for some malformed
+# frames/layouts it checks itself; both mean the input is bad, never that the service is.
+_MEDIA_ERRORS: Final = (av.error.FFmpegError, ValueError)
+# swresample's flush can leave a resampled stream a sample or two off the exact rate ratio;
+# holding back this many frames lets the last block be trimmed or padded to the exact length.
+_RESERVE_FRAMES: Final = 4096
+_DECODE_BLOCK_FRAMES: Final = 1 << 20
+# swresample's default matrices are power preserving: stereo -> mono is 0.707 * (L + R), which
+# clips on correlated channels. Capping each output row's gain at 1 makes it the plain average.
+_RESAMPLER_OPTIONS: Final = {"rematrix_maxval": "1.0"}
+
+
+class InvalidMedia(AppError):
+    """The input could not be decoded as audio (not media, damaged, empty or without audio)."""
+
+    status = 422
+    code = "invalid_media"
+
+
+@dataclass(frozen=True, eq=False)
+class Audio:
+    """Float32 PCM, shape (frames, channels), in [-1, 1] by convention (not enforced)."""
+
+    samples: Samples
+    sample_rate: int
+
+    def __post_init__(self) -> None:
+        if self.samples.dtype != np.float32 or self.samples.ndim != 2:
+            raise ValueError("samples must be a float32 array of shape (frames, channels)")
+        if self.samples.shape[1] < 1:
+            raise ValueError("samples must have at least one channel")
+        if self.sample_rate <= 0:
+            raise ValueError("sample_rate must be positive")
+
+    @property
+    def frames(self) -> int:
+        return int(self.samples.shape[0])
+
+    @property
+    def channels(self) -> int:
+        return int(self.samples.shape[1])
+
+    @property
+    def duration_ms(self) -> int:
+        return round(self.frames * 1000 / self.sample_rate)
+
+
+@dataclass(frozen=True)
+class MediaInfo:
+    """What the headers say; duration_ms is the container's figure, decode() is exact."""
+
+    format_name: str
+    has_video: bool
+    audio_codec: str
+    sample_rate: int
+    channels: int
+    duration_ms: int
+
+
+@dataclass(frozen=True)
+class EncodedInfo:
+    size_bytes: int
+    duration_ms: int
+    content_type: str
+    sample_rate: int
+    channels: int
+
+
+def probe(path: Path, *, param: str = "audio_url") -> MediaInfo:
+    """Describe a media file from its headers; demuxes (never decodes) only if they lack a
+    duration, as in browser-recorded WebM."""
+    _check_file(path, param)
+    with _open(path, param) as container:
+        try:
+            stream = _audio_stream(container, param)
+            ctx = stream.codec_context
+            if ctx.sample_rate <= 0 or ctx.channels <= 0:
+                raise InvalidMedia("The audio stream has no sample rate or channels.", param=param)
+            duration_ms = _header_duration_ms(container, stream)
+            if duration_ms is None:
+                duration_ms = _demuxed_duration_ms(container, stream, param)
+            return MediaInfo(
+                format_name=container.format.name,
+                # Cover art in MP3/M4A is a one-picture "video" stream; it is not video.
+                has_video=any(
+                    not video.disposition & Disposition.attached_pic
+                    for video in container.streams.video
+                ),
+                audio_codec=ctx.codec.canonical_name,
+                sample_rate=ctx.sample_rate,
+                channels=ctx.channels,
+                duration_ms=duration_ms,
+            )
+        except _MEDIA_ERRORS as exc:
+            raise InvalidMedia(_damaged(exc), param=param) from exc
+
+
+def decode(
+    path: Path,
+    *,
+    sample_rate: int | None = None,
+    channels: int | None = None,
+    param: str = "audio_url",
+) -> Audio:
+    """Decode the file's audio to float32 at sample_rate/channels (None keeps the source's).
+
+    Resampling keeps the duration: frames = round(source frames * rate / source rate).
+    Stereo to mono averages the channels; mono to stereo copies. Codec delay is trimmed where
+    the file records it (MP3 LAME tag, MP4 edit list, Opus pre-skip); AAC in MP4 still ends
+    with up to one AAC frame (1024 samples) of padding, and raw ADTS AAC has no record at all.
+    A file truncated inside its audio data decodes to the part that is there.
+    """
+    blocks = list(
+        iter_decode(
+            path,
+            sample_rate=sample_rate,
+            channels=channels,
+            block_frames=_DECODE_BLOCK_FRAMES,
+            param=param,
+        )
+    )
+    if len(blocks) == 1:
+        return blocks[0]
+    return Audio(np.concatenate([block.samples for block in blocks]), blocks[0].sample_rate)
+
+
+def iter_decode(
+    path: Path,
+    *,
+    sample_rate: int | None = None,
+    channels: int | None = None,
+    block_frames: int = DEFAULT_BLOCK_FRAMES,
+    param: str = "audio_url",
+) -> Iterator[Audio]:
+    """Decode in blocks of exactly block_frames frames (the last may be shorter), so hours of
+    audio take bounded memory; together they equal decode(). Bad arguments and empty files
+    raise at the call, damaged media raises InvalidMedia while iterating."""
+    _check_target(sample_rate, channels)
+    if block_frames < 1:
+        raise ValueError("block_frames must be positive")
+    _check_file(path, param)
+    return _decode_blocks(path, sample_rate, channels, block_frames, param)
+
+
+def encode(
+    audio: Audio,
+    path: Path,
+    fmt: EncodeFormat,
+    *,
+    sample_rate: int | None = None,
+    bit_depth: Literal[16, 24] | None = None,
+) -> EncodedInfo:
+    """Write audio to path as WAV/FLAC (PCM, 16 or 24 bit, default 16) or MP3 (192 kb/s CBR,
+    44.1 or 48 kHz, mono or stereo: other rates are resampled, more channels downmixed).
+
+    The length is kept exactly: WAV/FLAC hold every frame, and the MP3's LAME tag tells
+    FFmpeg/mpg123-based players to trim LAME's delay and padding (about 40 ms at 44.1 kHz
+    that a player ignoring the tag would add).
+
+    Samples are clipped to [-1, 1]. The file appears at path only once complete. Bad
+    arguments raise ValueError; a failed write raises OSError.
+    """
+    if fmt not in CONTENT_TYPES:
+        raise ValueError(f"unsupported format {fmt!r}")
+    if audio.frames == 0:
+        raise ValueError("audio has no frames")
+    _check_target(sample_rate, None)
+    if fmt == "mp3":
+        if bit_depth is not None:
+            raise ValueError("MP3 has no bit depth")
+        rate = sample_rate or _mp3_rate(audio.sample_rate)
+        if rate not in MP3_SAMPLE_RATES:
+            raise ValueError(f"MP3 sample_rate must be one of {MP3_SAMPLE_RATES}")
+        channels = min(audio.channels, 2)
+    else:
+        if bit_depth not in (None, 16, 24):
+            raise ValueError("bit_depth must be 16 or 24")
+        rate = sample_rate or audio.sample_rate
+        channels = audio.channels
+        _check_target(rate, channels)
+
+    blocks = _convert(_frames_of(audio), rate, channels, DEFAULT_BLOCK_FRAMES)
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        frames = _write(blocks, partial, fmt, rate, channels, bit_depth or 16)
+        partial.replace(path)
+    except (av.error.FFmpegError, sf.SoundFileError) as exc:
+        raise OSError(f"could not write {fmt} to {path}: {exc}") from exc
+    finally:
+        partial.unlink(missing_ok=True)
+    return EncodedInfo(
+        size_bytes=path.stat().st_size,
+        duration_ms=round(frames * 1000 / rate),
+        content_type=CONTENT_TYPES[fmt],
+        sample_rate=rate,
+        channels=channels,
+    )
+
+
+# Reading
+
+
+def _check_target(sample_rate: int | None, channels: int | None) -> None:
+    if sample_rate is not None and not MIN_SAMPLE_RATE <= sample_rate <= MAX_SAMPLE_RATE:
+        raise ValueError(f"sample_rate must be {MIN_SAMPLE_RATE}..{MAX_SAMPLE_RATE}")
+    if channels is not None and not 1 <= channels <= MAX_CHANNELS:
+        raise ValueError(f"channels must be 1..{MAX_CHANNELS}")
+
+
+def _check_file(path: Path, param: str) -> None:
+    # A missing file is the caller's bug (it lost its own download), not the user's media, so
+    # stat()'s FileNotFoundError is left to surface as one.
+    if path.stat().st_size == 0:
+        raise InvalidMedia("The media file is empty.", param=param)
+
+
+def _open(path: Path, param: str) -> InputContainer:
+    try:
+        # An absolute path is never taken for "protocol:..." by FFmpeg.
+        return av.open(
+            str(path.absolute()),
+            mode="r",
+            container_options=dict(_CONTAINER_OPTIONS),
+            metadata_errors="replace",
+        )
+    except _MEDIA_ERRORS as exc:
+        raise InvalidMedia(
+            "The file is not a supported audio or video file, or it is damaged or truncated.",
+            param=param,
+        ) from exc
+
+
+def _audio_stream(container: InputContainer, param: str) -> AudioStream:
+    stream = container.streams.best("audio")
+    if not isinstance(stream, AudioStream):
+        raise InvalidMedia("The file contains no audio stream.", param=param)
+    if stream.codec_context is None:  # PyAV leaves it unset when FFmpeg has no decoder
+        raise InvalidMedia("The file's audio codec is not supported.", param=param)
+    return stream
+
+
+def _damaged(exc: Exception) -> str:
+    detail = getattr(exc, "strerror", None) or str(exc)
+    return f"The file's audio could not be decoded: {detail}."
+
+
+def _header_duration_ms(container: InputContainer, stream: AudioStream) -> int | None:
+    if stream.duration and stream.time_base:
+        return round(stream.duration * stream.time_base * 1000)
+    if container.duration and container.duration > 0:
+        return round(container.duration / 1000)  # AV_TIME_BASE is microseconds
+    return None
+
+
+def _demuxed_duration_ms(container: InputContainer, stream: AudioStream, param: str) -> int:
+    start: int | None = None
+    end: int | None = None
+    for packet in container.demux(stream):
+        if packet.pts is None or not packet.duration:
+            continue
+        packet_end = packet.pts + packet.duration
+        start = packet.pts if start is None else min(start, packet.pts)
+        end = packet_end if end is None else max(end, packet_end)
+    if start is None or end is None or stream.time_base is None:
+        raise InvalidMedia("The audio stream holds no audio.", param=param)
+    return round((end - start) * stream.time_base * 1000)
+
+
+def _decode_blocks(
+    path: Path, sample_rate: int | None, channels: int | None, block_frames: int, param: str
+) -> Iterator[Audio]:
+    produced = False
+    with _open(path, param) as container:
+        stream = _audio_stream(container, param)
+        try:
+            for block in _convert(
+                _decoded_frames(container, stream), sample_rate, channels, block_frames
+            ):
+                produced = True
+                yield block
+        except _MEDIA_ERRORS as exc:
+            raise InvalidMedia(_damaged(exc), param=param) from exc
+    if not produced:
+        raise InvalidMedia("The file's audio stream could not be decoded.", param=param)
+
+
+def _decoded_frames(container: InputContainer, stream: AudioStream) -> Iterator[AudioFrame]:
+    for packet in container.demux(stream):
+        try:
+            frames = stream.decode(packet)
+        except av.error.InvalidDataError:
+            # Like ffmpeg, drop a damaged packet and go on: one glitched frame in a phone
+            # recording should not reject the upload. A file with nothing decodable still fails.
+            continue
+        yield from frames
+
+
+# Converting
+
+
+def _layout_name(channels: int) -> str:
+    return {1: "mono", 2: "stereo"}.get(channels, f"{channels}c")  # "6c" is FFmpeg's 5.1
+
+
+class _Converter:
+    """Brings frames of any sample format, layout and rate to packed float32 at one rate and
+    channel count, following format changes mid-stream."""
+
+    def __init__(self, sample_rate: int | None, channels: int | None) -> None:
+        self.rate = sample_rate or 0  # 0: take the first frame's
+        self._layout = None if channels is None else AudioLayout(_layout_name(channels))
+        self._source: tuple[str, str, int] | None = None
+        self._resampler: AudioResampler | None = None
+        self._resampled_channels = 0
+        self._duplicate = False
+        self._expected = Fraction(0)
+        self.produced = 0
+
+    @property
+    def expected_frames(self) -> int:
+        """The exact input length at the output rate, rounded half up."""
+        return int(self._expected + Fraction(1, 2))
+
+    def push(self, frame: AudioFrame) -> list[Samples]:
+        if frame.samples == 0:
+            return []
+        parts: list[Samples] = []
+        source = (frame.format.name, frame.layout.name, frame.sample_rate)
+        if self._resampler is None or source != self._source:
+            # AudioResampler is fixed to its first frame's format, so a change needs a new one.
+            parts = self.flush()
+            self._resampler = self._start(frame)
+            self._source = source
+        self._expected += Fraction(frame.samples * self.rate, frame.sample_rate)
+        return parts + self._arrays(self._resampler.resample(frame))
+
+    def flush(self) -> list[Samples]:
+        if self._resampler is None:
+            return []
+        parts = self._arrays(self._resampler.resample(None))
+        self._resampler = None
+        return parts
+
+    def _start(self, frame: AudioFrame) -> AudioResampler:
+        self.rate = self.rate or frame.sample_rate
+        if self._layout is None:
+            self._layout = frame.layout
+        # swresample spreads mono over stereo at -3 dB; copying the channel keeps the level.
+        self._duplicate = frame.layout.nb_channels == 1 and self._layout.nb_channels == 2
+        layout = AudioLayout("mono") if self._duplicate else self._layout
+        self._resampled_channels = layout.nb_channels
+        return AudioResampler(
+            format="flt", layout=layout, rate=self.rate, options=dict(_RESAMPLER_OPTIONS)
+        )
+
+    def _arrays(self, frames: list[AudioFrame]) -> list[Samples]:
+        parts: list[Samples] = []
+        for frame in frames:
+            # A passthrough AudioResampler answers a flush with [None].
+            if frame is None or frame.samples == 0:
+                continue
+            samples = np.asarray(frame.to_ndarray(), dtype=np.float32)
+            samples = samples.reshape(-1, self._resampled_channels)
+            if self._duplicate:
+                samples = np.repeat(samples, 2, axis=1)
+            self.produced += samples.shape[0]
+            parts.append(samples)
+        return parts
+
+
+def _convert(
+    frames: Iterable[AudioFrame], sample_rate: int | None, channels: int | None, block_frames: int
+) -> Iterator[Audio]:
+    """Convert and re-cut frames into blocks of block_frames, trimming or padding the tail so
+    the total is the input length times the rate ratio, rounded."""
+    converter = _Converter(sample_rate, channels)
+    pending = _Pending()
+    for frame in frames:
+        pending.extend(converter.push(frame))
+        while pending.frames >= block_frames + _RESERVE_FRAMES:
+            yield Audio(pending.take(block_frames), converter.rate)
+    pending.extend(converter.flush())
+    pending.adjust(converter.expected_frames - converter.produced)
+    while pending.frames > 0:
+        yield Audio(pending.take(block_frames), converter.rate)
+
+
+class _Pending:
+    """Converted samples not yet handed out as a block."""
+
+    def __init__(self) -> None:
+        self._parts: list[Samples] = []
+        self.frames = 0
+
+    def extend(self, parts: list[Samples]) -> None:
+        self._parts.extend(parts)
+        self.frames += sum(part.shape[0] for part in parts)
+
+    def take(self, count: int) -> Samples:
+        joined = self._join()
+        block, rest = joined[:count], joined[count:]
+        self._parts = [rest] if rest.shape[0] else []
+        self.frames = rest.shape[0]
+        return block
+
+    def adjust(self, delta: int) -> None:
+        if delta == 0 or not self._parts:
+            return
+        joined = self._join()
+        if delta < 0:
+            joined = joined[: max(0, joined.shape[0] + delta)]
+        else:
+            padding = np.zeros((delta, joined.shape[1]), dtype=np.float32)
+            joined = np.concatenate([joined, padding])
+        self._parts = [joined]
+        self.frames = joined.shape[0]
+
+    def _join(self) -> Samples:
+        if len(self._parts) == 1:
+            return self._parts[0]
+        return np.concatenate(self._parts)
+
+
+def _frames_of(audio: Audio) -> Iterator[AudioFrame]:
+    layout = _layout_name(audio.channels)
+    for start in range(0, audio.frames, DEFAULT_BLOCK_FRAMES):
+        chunk = np.ascontiguousarray(audio.samples[start : start + DEFAULT_BLOCK_FRAMES])
+        frame = AudioFrame.from_ndarray(chunk.reshape(1, -1), format="flt", layout=layout)
+        frame.sample_rate = audio.sample_rate
+        frame.pts = start
+        frame.time_base = Fraction(1, audio.sample_rate)
+        yield frame
+
+
+# Writing
+
+
+def _mp3_rate(source_rate: int) -> int:
+    if source_rate in MP3_SAMPLE_RATES:
+        return source_rate
+    # Stay in the source's rate family (22.05k -> 44.1k, 16k -> 48k) for an integer ratio.
+    return 44_100 if source_rate % 11_025 == 0 else 48_000
+
+
+def _pcm_safe(samples: Samples) -> Samples:
+    # libsndfile and LAME wrap rather than clip out-of-range floats.
+    cleaned = np.nan_to_num(samples, nan=0.0, posinf=1.0, neginf=-1.0)
+    return np.clip(cleaned, -1.0, 1.0, out=cleaned)
+
+
+def _write(
+    blocks: Iterator[Audio],
+    path: Path,
+    fmt: EncodeFormat,
+    rate: int,
+    channels: int,
+    bit_depth: int,
+) -> int:
+    # soundfile (libsndfile) writes all three formats. WAV/FLAC: the PCM subtype is named
+    # outright and there is no codec delay, so the file holds exactly the frames given. MP3:
+    # libsndfile has LAME fill in its own Xing/LAME tag with the encoder delay and padding, and
+    # decoders that read it (FFmpeg, mpg123) return exactly the frames given, at every length
+    # tried. PyAV's libmp3lame (FFmpeg's wrapper and mp3 muxer) returned up to 46 extra samples
+    # whenever the last 1152-sample frame held 46 or fewer.
+    if fmt == "mp3":
+        options: dict[str, object] = {
+            "format": "MP3",
+            "subtype": "MPEG_LAYER_III",
+            "bitrate_mode": "CONSTANT",
+            "compression_level": _MP3_COMPRESSION_LEVEL,
+        }
+    else:
+        options = {"format": fmt.upper(), "subtype": f"PCM_{bit_depth}"}
+    frames = 0
+    with sf.SoundFile(str(path), mode="w", samplerate=rate, channels=channels, **options) as out:
+        for block in blocks:
+            out.write(_pcm_safe(block.samples))
+            frames += block.frames
+    return frames

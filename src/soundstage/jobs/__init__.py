@@ -1,0 +1,1 @@
+"""Jobs: records, the Huey queue, workers with leases, the sweeper, the polling endpoints."""

@@ -1,0 +1,88 @@
+"""The registry of job kinds: each feature registers the function that does its work."""
+
+from __future__ import annotations
+
+import importlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from soundstage.config import Settings
+from soundstage.core.db import Database
+from soundstage.core.principal import Principal
+from soundstage.jobs.errors import JobCancelled
+
+# Modules whose import registers the service's own job kinds (features add theirs here).
+BUILTIN_TASK_MODULES: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    """What a handler returns: the result fields (media references allowed, see
+    storage.service.media_ref) and the credits actually used (at most those reserved)."""
+
+    result: dict[str, Any]
+    credits_used: int
+
+
+@dataclass
+class JobContext:
+    job_id: str
+    kind: str
+    request: dict[str, Any]
+    principal: Principal
+    settings: Settings
+    db: Database
+    workdir: Path
+    report: Callable[[float, str | None], None]
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    _last_report: float = 0.0
+
+    def progress(self, fraction: float, stage: str | None = None) -> None:
+        """Record progress 0..1 (throttled); raises JobCancelled once the job was cancelled."""
+        self.check_cancelled()
+        now = time.monotonic()
+        if fraction >= 1.0 or now - self._last_report >= 0.5:
+            self._last_report = now
+            self.report(min(max(fraction, 0.0), 1.0), stage)
+
+    def check_cancelled(self) -> None:
+        if self.cancelled.is_set():
+            raise JobCancelled(self.job_id)
+
+
+Handler = Callable[[JobContext], JobOutcome]
+
+
+@dataclass(frozen=True)
+class JobKind:
+    name: str
+    handler: Handler
+    # Webhook event types sent when an asynchronous job of this kind ends.
+    completed_event: str | None = None
+    failed_event: str | None = None
+
+
+_KINDS: dict[str, JobKind] = {}
+
+
+def register(
+    name: str, *, completed_event: str | None = None, failed_event: str | None = None
+) -> Callable[[Handler], Handler]:
+    def decorate(handler: Handler) -> Handler:
+        _KINDS[name] = JobKind(name, handler, completed_event, failed_event)
+        return handler
+
+    return decorate
+
+
+def get_kind(name: str) -> JobKind | None:
+    return _KINDS.get(name)
+
+
+def load_task_modules(settings: Settings) -> None:
+    for module in (*BUILTIN_TASK_MODULES, *settings.jobs.plugins):
+        importlib.import_module(module)

@@ -1,0 +1,67 @@
+"""The Huey queue: SQLite storage in the data directory by default, Redis when configured,
+so that any number of worker processes on any number of machines share one queue."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from huey import Huey, RedisHuey, SqliteHuey
+
+from soundstage.config import Settings
+
+log = logging.getLogger("soundstage.jobs")
+
+
+class JobQueue:
+    """Two tasks: run a job, deliver a webhook. Both take only an id: the database is the
+    source of truth, so a lost or repeated message is harmless."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.huey = make_huey(settings)
+
+        def run_job(job_id: str) -> None:
+            from soundstage.jobs import worker
+
+            worker.run_job(worker.environment(settings), job_id)
+
+        def deliver_webhook(delivery_id: str) -> None:
+            from soundstage.jobs import worker
+
+            worker.deliver_webhook(worker.environment(settings), delivery_id)
+
+        self._run_job = self.huey.task(name="soundstage.run_job")(run_job)
+        self._deliver_webhook = self.huey.task(name="soundstage.deliver_webhook")(deliver_webhook)
+
+    def enqueue_job(self, job_id: str) -> None:
+        self._run_job(job_id)
+
+    def enqueue_delivery(self, delivery_id: str, delay_seconds: float = 0.0) -> None:
+        if delay_seconds > 0:
+            self._deliver_webhook.schedule(args=(delivery_id,), delay=delay_seconds)
+        else:
+            self._deliver_webhook(delivery_id)
+
+
+def make_huey(settings: Settings) -> Huey:
+    name = settings.redis_namespace
+    if settings.redis_url:
+        return RedisHuey(name=name, url=settings.redis_url, results=False, utc=True)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    return SqliteHuey(
+        name=name, filename=str(settings.data_dir / "queue.db"), results=False, utc=True, timeout=60
+    )
+
+
+_queues: dict[tuple[str, str | None, str], JobQueue] = {}
+_lock = threading.Lock()
+
+
+def get_queue(settings: Settings) -> JobQueue:
+    """One queue per storage, per process."""
+    key = (str(settings.data_dir.resolve()), settings.redis_url, settings.redis_namespace)
+    with _lock:
+        if key not in _queues:
+            _queues[key] = JobQueue(settings)
+        return _queues[key]

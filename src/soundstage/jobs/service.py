@@ -1,0 +1,160 @@
+"""Jobs as the features and the API see them: submit (reserving credits, enqueueing after
+commit), wait for synchronous ones, read, list, cancel (releasing credits)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
+
+from soundstage.config import Settings
+from soundstage.core.db import Database, after_commit
+from soundstage.core.ids import new_id
+from soundstage.core.pagination import PageParams, paginate
+from soundstage.core.principal import Principal
+from soundstage.core.timeutil import utcnow
+from soundstage.credits import service as credits
+from soundstage.jobs import repository
+from soundstage.jobs.errors import JobNotCancellable, JobNotFound, JobTimeout
+from soundstage.jobs.queue import get_queue
+from soundstage.jobs.schemas import JobError, JobOut
+from soundstage.models import Job
+from soundstage.storage import service as storage
+
+TERMINAL = ("completed", "failed", "cancelled")
+
+
+def submit(
+    session: Session,
+    settings: Settings,
+    principal: Principal,
+    kind: str,
+    request: dict[str, Any],
+    *,
+    credits_needed: int,
+    is_async: bool,
+    estimated_completion_ms: int | None = None,
+) -> Job:
+    """Record a queued job and reserve its credits (402 before any work); the job is
+    enqueued once this unit of work commits."""
+    now = utcnow()
+    job = Job(
+        id=new_id("job"), account_id=principal.account_id, environment=principal.environment,
+        kind=kind, status="queued", is_async=is_async, progress=0.0, request=request,
+        credits_reserved=credits_needed, estimated_completion_ms=estimated_completion_ms,
+        attempts=0, created_at=now, updated_at=now,
+    )
+    repository.add(session, job)
+    if credits_needed > 0:
+        reservation = credits.reserve(session, principal, credits_needed, kind, job.id)
+        job.reservation_id = reservation.id
+        session.flush()
+    queue = get_queue(settings)
+    after_commit(session, lambda: queue.enqueue_job(job.id))
+    return job
+
+
+async def submit_and_wait(
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    kind: str,
+    request: dict[str, Any],
+    *,
+    credits_needed: int,
+) -> JobOut:
+    """For synchronous endpoints: submit, then wait for the end. Past the limit the job is
+    cancelled, nothing is charged, and the answer is 504 `job_timeout`."""
+
+    def _submit() -> str:
+        with db.session() as session:
+            return submit(session, settings, principal, kind, request,
+                          credits_needed=credits_needed, is_async=False).id
+
+    job_id = await run_in_threadpool(_submit)
+    deadline = time.monotonic() + settings.jobs.sync_timeout_seconds
+    delay = 0.01
+    while True:
+        job = await run_in_threadpool(_read, db, settings, job_id)
+        if job.status in TERMINAL:
+            return job
+        if time.monotonic() >= deadline:
+            break
+        await asyncio.sleep(delay)
+        delay = min(delay * 1.5, 0.2)
+    cancelled = await run_in_threadpool(_cancel_if_active, db, settings, job_id)
+    if cancelled.status == "completed":  # it finished as we gave up: keep the result
+        return cancelled
+    raise JobTimeout(
+        f"Job {job_id} did not finish within {settings.jobs.sync_timeout_seconds:g} s; it was "
+        f"cancelled and not charged. GET /api/v1/jobs/{job_id} shows it.",
+        param="job_id",
+    )
+
+
+def _read(db: Database, settings: Settings, job_id: str) -> JobOut:
+    with db.read_session() as session:
+        job = repository.get(session, job_id)
+        assert job is not None
+        return job_out(job, settings)
+
+
+def _cancel_if_active(db: Database, settings: Settings, job_id: str) -> JobOut:
+    with db.session() as session:
+        job = repository.get(session, job_id)
+        assert job is not None
+        _cancel(session, job)
+        return job_out(job, settings)
+
+
+def _cancel(session: Session, job: Job) -> bool:
+    if not repository.finish(session, job.id, None, "cancelled", utcnow(), credits_used=0):
+        session.refresh(job)
+        return False
+    if job.reservation_id:
+        credits.release(session, job.reservation_id)
+    session.refresh(job)
+    return True
+
+
+def get(session: Session, principal: Principal, job_id: str) -> Job:
+    job = repository.get_owned(session, principal.account_id, principal.environment, job_id)
+    if job is None:
+        raise JobNotFound(f"No such job: {job_id}", param="job_id")
+    return job
+
+
+def cancel(session: Session, principal: Principal, job_id: str) -> Job:
+    """Cancel a queued or running job; its credits are released. Cancelling a cancelled job
+    answers it again; a finished one is 409."""
+    job = get(session, principal, job_id)
+    if job.status == "cancelled" or _cancel(session, job):
+        return job
+    raise JobNotCancellable(f"Job {job_id} has already {job.status}.", param="job_id")
+
+
+def list_jobs(
+    session: Session, principal: Principal, page: PageParams, *, status: str | None, kind: str | None
+) -> tuple[list[Job], bool]:
+    query = repository.owned_query(principal.account_id, principal.environment)
+    if status is not None:
+        query = query.where(Job.status == status)
+    if kind is not None:
+        query = query.where(Job.kind == kind)
+    return paginate(session, query, Job, page)
+
+
+def job_out(job: Job, settings: Settings) -> JobOut:
+    return JobOut(
+        job_id=job.id, kind=job.kind, environment=job.environment,  # type: ignore[arg-type]
+        status=job.status,  # type: ignore[arg-type]
+        progress=job.progress, stage=job.stage,
+        result=storage.render(job.result, settings) if job.result is not None else None,
+        error=JobError(**job.error) if job.error else None,
+        credits_reserved=job.credits_reserved, credits_used=job.credits_used,
+        estimated_completion_ms=job.estimated_completion_ms, attempts=job.attempts,
+        created_at=job.created_at, started_at=job.started_at, completed_at=job.completed_at,
+    )

@@ -1,0 +1,241 @@
+"""Job execution in worker processes: claim with a lease, heartbeat, run the handler, then
+complete + capture credits + emit the webhook event in one transaction. And the sweeper."""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import shutil
+import socket
+import tempfile
+import threading
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from soundstage.config import Settings
+from soundstage.core.db import Database
+from soundstage.core.errors import AppError
+from soundstage.core.principal import Principal
+from soundstage.core.timeutil import utcnow
+from soundstage.credits import service as credits
+from soundstage.jobs import repository
+from soundstage.jobs.errors import JobCancelled
+from soundstage.jobs.handlers import JobContext, JobKind, JobOutcome, get_kind, load_task_modules
+from soundstage.jobs.queue import get_queue
+from soundstage.models import Job
+
+log = logging.getLogger("soundstage.jobs")
+
+
+@dataclass
+class WorkerEnvironment:
+    """What one worker process keeps for its life: settings, database, loaded task modules
+    (and through them, models loaded once)."""
+
+    settings: Settings
+    db: Database
+    pid: int
+
+
+_environments: dict[int, WorkerEnvironment] = {}
+_env_lock = threading.Lock()
+
+
+def environment(settings: Settings) -> WorkerEnvironment:
+    pid = os.getpid()
+    with _env_lock:
+        env = _environments.get(pid)
+        if env is None or env.settings is not settings:
+            load_task_modules(settings)
+            env = WorkerEnvironment(settings, Database(settings), pid)
+            _environments.clear()  # a forked child drops its parent's connections
+            _environments[pid] = env
+        return env
+
+
+def run_job(env: WorkerEnvironment, job_id: str) -> None:
+    jobs = env.settings.jobs
+    owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+    with env.db.session() as session:
+        if not repository.claim(session, job_id, owner, utcnow(), timedelta(seconds=jobs.lease_seconds)):
+            return  # ended, or alive in another worker: a redelivery is a no-op
+        job = repository.get(session, job_id)
+        assert job is not None
+        session.expunge(job)
+    kind = get_kind(job.kind)
+    if job.attempts > jobs.max_attempts:
+        _fail(env, job, owner, kind, "worker_lost",
+              f"The job's worker stopped {jobs.max_attempts} times; it was not charged.")
+        return
+    if kind is None:
+        _fail(env, job, owner, None, "internal_error", f"No worker knows job kind {job.kind!r}.")
+        return
+    log.info("job %s (%s) attempt %d on %s", job.id, job.kind, job.attempts, owner)
+    _execute(env, job, owner, kind)
+
+
+def _execute(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind) -> None:
+    workdir = Path(tempfile.mkdtemp(prefix=f"{job.id}-", dir=_work_root(env.settings)))
+    context = JobContext(
+        job_id=job.id, kind=job.kind, request=dict(job.request),
+        principal=Principal(job.account_id, job.environment, ""),  # type: ignore[arg-type]
+        settings=env.settings, db=env.db, workdir=workdir,
+        report=lambda fraction, stage: _report(env, job.id, owner, fraction, stage),
+    )
+    heartbeat = _Heartbeat(env, job.id, owner, context.cancelled)
+    heartbeat.start()
+    try:
+        outcome = kind.handler(context)
+    except JobCancelled:
+        log.info("job %s was cancelled while running", job.id)
+    except AppError as exc:
+        _fail(env, job, owner, kind, exc.code, exc.message, exc.param)
+    except Exception:
+        log.exception("job %s (%s) failed", job.id, job.kind)
+        _fail(env, job, owner, kind, "internal_error", "The job failed unexpectedly; it was not charged.")
+    else:
+        _complete(env, job, owner, kind, outcome)
+    finally:
+        heartbeat.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _work_root(settings: Settings) -> Path:
+    root = settings.data_dir / "work"
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def _report(env: WorkerEnvironment, job_id: str, owner: str, fraction: float, stage: str | None) -> None:
+    with env.db.session() as session:
+        repository.report_progress(session, job_id, owner, fraction, stage, utcnow())
+
+
+def _complete(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind, outcome: JobOutcome) -> None:
+    used = min(outcome.credits_used, job.credits_reserved)
+    if outcome.credits_used > job.credits_reserved:
+        log.error("job %s used %d credits but reserved %d", job.id, outcome.credits_used, used)
+    with env.db.session() as session:
+        done = repository.finish(
+            session, job.id, owner, "completed", utcnow(),
+            result=outcome.result, credits_used=used, progress=1.0, error=None,
+        )
+        if not done:  # cancelled meanwhile, or the lease went to another worker
+            return
+        if job.reservation_id:
+            credits.capture(session, job.reservation_id, used)
+        _emit(session, env.settings, job.id, kind.completed_event)
+
+
+def _fail(
+    env: WorkerEnvironment, job: Job, owner: str, kind: JobKind | None,
+    code: str, message: str, param: str | None = None,
+) -> None:
+    error: dict[str, Any] = {"code": code, "message": message, "param": param}
+    with env.db.session() as session:
+        if not repository.finish(session, job.id, owner, "failed", utcnow(), error=error, credits_used=0):
+            return
+        if job.reservation_id:
+            credits.release(session, job.reservation_id)
+        _emit(session, env.settings, job.id, kind.failed_event if kind else None)
+
+
+def _emit(session: Any, settings: Settings, job_id: str, event_type: str | None) -> None:
+    job = repository.get(session, job_id)
+    if event_type is None or job is None or not job.is_async:
+        return
+    from soundstage.jobs.service import job_out
+    from soundstage.webhooks import service as webhooks
+
+    data = job_out(job, settings).model_dump(mode="json")
+    webhooks.emit(session, job.account_id, job.environment, event_type, data)
+
+
+class _Heartbeat(threading.Thread):
+    """Renews the lease; notices a cancellation (the renewal finds the job no longer ours)."""
+
+    def __init__(self, env: WorkerEnvironment, job_id: str, owner: str, cancelled: threading.Event):
+        super().__init__(daemon=True, name=f"heartbeat-{job_id}")
+        self.env, self.job_id, self.owner, self.cancelled = env, job_id, owner, cancelled
+        self._stop_event = threading.Event()
+
+    def run(self) -> None:
+        jobs = self.env.settings.jobs
+        while not self._stop_event.wait(jobs.heartbeat_seconds):
+            try:
+                with self.env.db.session() as session:
+                    until = utcnow() + timedelta(seconds=jobs.lease_seconds)
+                    alive = repository.renew_lease(session, self.job_id, self.owner, until)
+            except Exception:
+                log.exception("heartbeat of job %s failed", self.job_id)
+                continue
+            if not alive:
+                self.cancelled.set()
+                return
+
+    def stop(self) -> None:
+        self._stop_event.set()
+
+
+def deliver_webhook(env: WorkerEnvironment, delivery_id: str) -> None:
+    from soundstage.webhooks import tasks as webhook_tasks
+
+    delay = webhook_tasks.attempt_delivery(env.db, env.settings, delivery_id)
+    if delay is not None:
+        get_queue(env.settings).enqueue_delivery(delivery_id, delay)
+
+
+def sweep(env: WorkerEnvironment) -> int:
+    """Re-queue jobs whose worker died (lease ran out) and queued jobs nobody took, and
+    deliveries that are due. Repeated messages are harmless: claiming is conditional."""
+    jobs = env.settings.jobs
+    now = utcnow()
+    with env.db.session() as session:
+        stale = repository.stale_job_ids(session, now, now - timedelta(seconds=jobs.requeue_after_seconds))
+        repository.touch(session, stale, now)
+    queue = get_queue(env.settings)
+    for job_id in stale:
+        log.info("sweeper re-queues job %s", job_id)
+        queue.enqueue_job(job_id)
+    from soundstage.webhooks import tasks as webhook_tasks
+
+    due = webhook_tasks.due_deliveries(env.db, now)
+    for delivery_id in due:
+        queue.enqueue_delivery(delivery_id)
+    return len(stale) + len(due)
+
+
+class Sweeper(threading.Thread):
+    def __init__(self, env: WorkerEnvironment) -> None:
+        super().__init__(daemon=True, name="sweeper")
+        self.env = env
+        self._stop_event = threading.Event()
+
+    def run(self) -> None:
+        while not self._stop_event.wait(self.env.settings.jobs.sweep_interval_seconds):
+            try:
+                sweep(self.env)
+            except Exception:
+                log.exception("sweep failed")
+
+    def stop(self) -> None:
+        self._stop_event.set()
+
+
+def run_worker(settings: Settings, processes: int) -> None:
+    """`soundstage worker`: a Huey consumer with `processes` worker processes + the sweeper."""
+    queue = get_queue(settings)
+    load_task_modules(settings)
+    consumer = queue.huey.create_consumer(
+        workers=processes, worker_type="process", periodic=False,
+        initial_delay=0.02, backoff=1.2, max_delay=0.25, check_worker_health=True,
+    )
+    sweeper = Sweeper(WorkerEnvironment(settings, Database(settings), os.getpid()))
+    sweeper.start()
+    try:
+        consumer.run()
+    finally:
+        sweeper.stop()

@@ -1,0 +1,1 @@
+"""Media storage: media objects, the storage backend, signed expiring URLs, uploads."""

@@ -1,0 +1,82 @@
+"""HTTP endpoints of media: uploads, media objects, and the signed media URLs themselves."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import APIRouter, File, Request, UploadFile
+from fastapi.responses import FileResponse
+from starlette.concurrency import run_in_threadpool
+
+from soundstage.config import Settings
+from soundstage.core.deps import PrincipalDep, SessionDep
+from soundstage.core.openapi import errors
+from soundstage.models import MediaObject
+from soundstage.storage import service
+from soundstage.storage.schemas import MediaOut
+
+router = APIRouter(tags=["Media"])
+public_router = APIRouter(tags=["Media"])
+
+
+def media_out(settings: Settings, media: MediaObject) -> MediaOut:
+    url, expires_at = service.url_of(settings, media)
+    return MediaOut(
+        id=media.id, purpose=media.purpose,  # type: ignore[arg-type]
+        filename=media.filename, content_type=media.content_type, size_bytes=media.size_bytes,
+        duration_ms=media.duration_ms, url=url, url_expires_at=expires_at, created_at=media.created_at,
+    )
+
+
+@router.post("/uploads", response_model=MediaOut, responses=errors(413))
+async def upload_media(
+    request: Request, principal: PrincipalDep, file: Annotated[UploadFile, File(description="An audio or video file.")]
+) -> MediaOut:
+    """Store an audio or video file (multipart field `file`); its URL works wherever an
+    `audio_url` or `media_url` is taken. Files that no decoder can read are 422."""
+    settings: Settings = request.app.state.settings
+    db = request.app.state.db
+
+    def store() -> MediaOut:
+        with tempfile.TemporaryDirectory(dir=_tmp_root(settings)) as tmp:
+            path = Path(tmp) / "upload"
+            with path.open("wb") as out:
+                while chunk := file.file.read(1 << 20):
+                    out.write(chunk)
+            with db.session() as session:
+                media = service.save_upload(session, settings, principal, path, file.filename)
+                return media_out(settings, media)
+
+    return await run_in_threadpool(store)
+
+
+def _tmp_root(settings: Settings) -> Path:
+    root = settings.data_dir / "tmp"
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+@router.get("/media/{media_id}", response_model=MediaOut)
+def get_media(media_id: str, request: Request, session: SessionDep, principal: PrincipalDep) -> MediaOut:
+    """A media object of the caller's, with a freshly signed URL."""
+    return media_out(request.app.state.settings, service.get_owned(session, principal, media_id))
+
+
+@public_router.get(
+    "/media/{media_id}/{filename}",
+    response_class=FileResponse,
+    responses={200: {"content": {"audio/*": {}, "video/*": {}}, "description": "The media bytes; Range requests are honoured."},
+               **errors(403, 404)},
+)
+def download_media(media_id: str, filename: str, request: Request) -> FileResponse:
+    """A signed media URL (no API key: the signature is the credential). Tampered or expired
+    URLs are 403."""
+    settings: Settings = request.app.state.settings
+    with request.app.state.db.read_session() as session:
+        media = service.open_signed(session, settings, media_id, filename, request.url.query)
+    return FileResponse(
+        service.local_path(settings, media), media_type=media.content_type, filename=media.filename,
+        content_disposition_type="inline",
+    )

@@ -1,0 +1,64 @@
+"""Signed, expiring media URLs: {media_base_url}/{media_id}/{filename}?expires=T&signature=S.
+
+The signature covers the path and the expiry, and the query must be exactly the one issued:
+a change of any byte of path or query is refused."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from datetime import UTC, datetime
+from urllib.parse import quote
+
+from itsdangerous import BadSignature, Signer
+
+from soundstage.config import Settings
+from soundstage.core.errors import PermissionDenied
+
+
+class InvalidMediaSignature(PermissionDenied):
+    code = "invalid_signature"
+
+
+class MediaUrlExpired(PermissionDenied):
+    code = "url_expired"
+
+
+def _signer(settings: Settings) -> Signer:
+    return Signer(settings.signing_secret(), salt="soundstage.media-url", digest_method=hashlib.sha256)
+
+
+def _message(media_id: str, filename: str, expires: int) -> str:
+    return f"{media_id}/{filename}?expires={expires}"
+
+
+def signed_url(settings: Settings, media_id: str, filename: str, *, now: float | None = None) -> tuple[str, datetime]:
+    """A URL valid for `media.url_ttl_seconds` from now, and when it expires."""
+    expires = int(now if now is not None else time.time()) + settings.media.url_ttl_seconds
+    signature = _signer(settings).get_signature(_message(media_id, filename, expires)).decode()
+    url = f"{settings.media_base_url}/{media_id}/{quote(filename)}?expires={expires}&signature={signature}"
+    return url, datetime.fromtimestamp(expires, UTC)
+
+
+def verify(
+    settings: Settings, media_id: str, filename: str, raw_query: str, *, now: float | None = None
+) -> None:
+    """Raise 403 unless the query is exactly `expires=T&signature=S` signed for this path and
+    T has not passed."""
+    parts = raw_query.split("&")
+    if len(parts) != 2 or not parts[0].startswith("expires=") or not parts[1].startswith("signature="):
+        raise InvalidMediaSignature("This media URL is not validly signed.")
+    expires_text = parts[0].removeprefix("expires=")
+    signature = parts[1].removeprefix("signature=")
+    if not expires_text.isdigit() or str(int(expires_text)) != expires_text:
+        raise InvalidMediaSignature("This media URL is not validly signed.")
+    expires = int(expires_text)
+    message = _message(media_id, filename, expires)
+    try:
+        valid = _signer(settings).verify_signature(message.encode(), signature.encode())
+    except BadSignature:
+        valid = False
+    if not valid:
+        raise InvalidMediaSignature("This media URL is not validly signed.")
+    if (now if now is not None else time.time()) >= expires:
+        raise MediaUrlExpired("This media URL has expired; request a new one.")

@@ -1,0 +1,1 @@
+"""Webhooks (Standard Webhooks 1.0): endpoints, events, signed deliveries, retries."""

@@ -1,0 +1,210 @@
+"""All SQL of webhooks. State changes that workers may race on (claiming an attempt,
+disabling an endpoint) are single conditional UPDATEs."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Select, Update, select, update
+from sqlalchemy.orm import Session
+
+from soundstage.models import Event, WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint
+
+
+def add(session: Session, obj: object) -> None:
+    session.add(obj)
+    session.flush()
+
+
+def _changed(session: Session, stmt: Update) -> int:
+    return int(session.execute(stmt).rowcount)  # type: ignore[attr-defined]
+
+
+# Endpoints
+
+
+def endpoints_query(account_id: str, environment: str) -> Select[WebhookEndpoint]:
+    return select(WebhookEndpoint).where(
+        WebhookEndpoint.account_id == account_id,
+        WebhookEndpoint.environment == environment,
+        WebhookEndpoint.deleted_at.is_(None),
+    )
+
+
+def get_endpoint(
+    session: Session, account_id: str, environment: str, endpoint_id: str
+) -> WebhookEndpoint | None:
+    query = endpoints_query(account_id, environment).where(WebhookEndpoint.id == endpoint_id)
+    return session.scalars(query.execution_options(populate_existing=True)).first()
+
+
+def enabled_endpoints(session: Session, account_id: str, environment: str) -> list[WebhookEndpoint]:
+    query = endpoints_query(account_id, environment).where(WebhookEndpoint.status == "enabled")
+    return list(session.scalars(query))
+
+
+def mark_endpoint_deleted(session: Session, endpoint_id: str, at: datetime) -> None:
+    stmt = (
+        update(WebhookEndpoint)
+        .where(WebhookEndpoint.id == endpoint_id)
+        .values(deleted_at=at)
+        .execution_options(synchronize_session=False)
+    )
+    session.execute(stmt)
+
+
+def disable_endpoint(
+    session: Session,
+    endpoint_id: str,
+    reason: str,
+    at: datetime,
+    *,
+    min_failures: int = 0,
+) -> bool:
+    """Disable an enabled endpoint (once it has `min_failures` failures in a row). True when
+    this call disabled it."""
+    stmt = (
+        update(WebhookEndpoint)
+        .where(
+            WebhookEndpoint.id == endpoint_id,
+            WebhookEndpoint.status == "enabled",
+            WebhookEndpoint.consecutive_failures >= min_failures,
+        )
+        .values(status="disabled", disabled_reason=reason, disabled_at=at)
+        .execution_options(synchronize_session=False)
+    )
+    return _changed(session, stmt) == 1
+
+
+def count_endpoint_failure(session: Session, endpoint_id: str) -> None:
+    stmt = (
+        update(WebhookEndpoint)
+        .where(WebhookEndpoint.id == endpoint_id)
+        .values(consecutive_failures=WebhookEndpoint.consecutive_failures + 1)
+        .execution_options(synchronize_session=False)
+    )
+    session.execute(stmt)
+
+
+def reset_endpoint_failures(session: Session, endpoint_id: str) -> None:
+    stmt = (
+        update(WebhookEndpoint)
+        .where(WebhookEndpoint.id == endpoint_id, WebhookEndpoint.consecutive_failures != 0)
+        .values(consecutive_failures=0)
+        .execution_options(synchronize_session=False)
+    )
+    session.execute(stmt)
+
+
+# Events
+
+
+def events_query(account_id: str, environment: str, type_: str | None = None) -> Select[Event]:
+    query = select(Event).where(Event.account_id == account_id, Event.environment == environment)
+    return query if type_ is None else query.where(Event.type == type_)
+
+
+def get_event(session: Session, account_id: str, environment: str, event_id: str) -> Event | None:
+    return session.scalars(
+        events_query(account_id, environment).where(Event.id == event_id)
+    ).first()
+
+
+# Deliveries
+
+
+def deliveries_query(
+    account_id: str, environment: str, endpoint_id: str, status: str | None = None
+) -> Select[WebhookDelivery]:
+    query = select(WebhookDelivery).where(
+        WebhookDelivery.account_id == account_id,
+        WebhookDelivery.environment == environment,
+        WebhookDelivery.endpoint_id == endpoint_id,
+    )
+    return query if status is None else query.where(WebhookDelivery.status == status)
+
+
+def get_delivery(
+    session: Session, account_id: str, environment: str, endpoint_id: str, delivery_id: str
+) -> WebhookDelivery | None:
+    query = deliveries_query(account_id, environment, endpoint_id).where(
+        WebhookDelivery.id == delivery_id
+    )
+    return session.scalars(query.execution_options(populate_existing=True)).first()
+
+
+def get_delivery_by_id(session: Session, delivery_id: str) -> WebhookDelivery | None:
+    """For workers, which hold only the id; the owner comes from the row itself."""
+    return session.get(WebhookDelivery, delivery_id, populate_existing=True)
+
+
+def attempts_of(session: Session, delivery_ids: list[str]) -> list[WebhookDeliveryAttempt]:
+    if not delivery_ids:
+        return []
+    stmt = (
+        select(WebhookDeliveryAttempt)
+        .where(WebhookDeliveryAttempt.delivery_id.in_(delivery_ids))
+        .order_by(WebhookDeliveryAttempt.attempted_at, WebhookDeliveryAttempt.id)
+    )
+    return list(session.scalars(stmt))
+
+
+def claim_delivery(
+    session: Session, delivery_id: str, now: datetime, lease_until: datetime
+) -> bool:
+    """Take a due pending delivery for one attempt. Moving `next_attempt_at` to the end of
+    the lease keeps other workers off it, and hands it back to the sweeper if this worker
+    dies. True when this call took it."""
+    stmt = (
+        update(WebhookDelivery)
+        .where(
+            WebhookDelivery.id == delivery_id,
+            WebhookDelivery.status == "pending",
+            WebhookDelivery.next_attempt_at <= now,
+        )
+        .values(
+            attempt_count=WebhookDelivery.attempt_count + 1,
+            next_attempt_at=lease_until,
+            updated_at=now,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return _changed(session, stmt) == 1
+
+
+def set_delivery_state(
+    session: Session,
+    delivery_id: str,
+    *,
+    status: str,
+    next_attempt_at: datetime | None,
+    at: datetime,
+) -> None:
+    stmt = (
+        update(WebhookDelivery)
+        .where(WebhookDelivery.id == delivery_id)
+        .values(status=status, next_attempt_at=next_attempt_at, updated_at=at)
+        .execution_options(synchronize_session=False)
+    )
+    session.execute(stmt)
+
+
+def fail_pending_deliveries(session: Session, endpoint_id: str, at: datetime) -> None:
+    """Give up the pending deliveries of an endpoint that was disabled or deleted."""
+    stmt = (
+        update(WebhookDelivery)
+        .where(WebhookDelivery.endpoint_id == endpoint_id, WebhookDelivery.status == "pending")
+        .values(status="failed", next_attempt_at=None, updated_at=at)
+        .execution_options(synchronize_session=False)
+    )
+    session.execute(stmt)
+
+
+def due_delivery_ids(session: Session, now: datetime, limit: int) -> list[str]:
+    stmt = (
+        select(WebhookDelivery.id)
+        .where(WebhookDelivery.status == "pending", WebhookDelivery.next_attempt_at <= now)
+        .order_by(WebhookDelivery.next_attempt_at)
+        .limit(limit)
+    )
+    return list(session.scalars(stmt))

@@ -1,0 +1,218 @@
+"""Jobs on the real queue with real worker processes: lifecycle, polling, cancel, credits,
+a SIGKILLed worker, synchronous waits with their time limit."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from soundstage.config import Settings
+from soundstage.core.db import Database
+from soundstage.core.principal import Principal
+from soundstage.jobs import service as jobs
+from soundstage.jobs.errors import JobTimeout
+from tests.accounts.test_auth import assert_error
+from tests.conftest import Customer
+from tests.credits.test_ledger import principal_of, wallet_sums
+
+pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker")]
+
+
+def submit(db: Database, settings: Settings, who: Principal, kind: str, request: dict[str, Any],
+           credits: int = 0, *, is_async: bool = False) -> str:
+    with db.session() as session:
+        job = jobs.submit(session, settings, who, kind, request, credits_needed=credits, is_async=is_async)
+        return job.id
+
+
+def wait_for(client: TestClient, customer: Customer, job_id: str, *statuses: str, timeout: float = 30) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        body = client.get(f"/api/v1/jobs/{job_id}", headers=customer.auth()).json()
+        if body["status"] in statuses:
+            return body  # type: ignore[no-any-return]
+        assert time.monotonic() < deadline, body
+        time.sleep(0.05)
+
+
+def test_a_job_runs_and_is_charged_on_completion(
+    client: TestClient, db: Database, settings: Settings, customer: Customer
+) -> None:
+    job_id = submit(db, settings, principal_of(customer), "test.echo", {"value": "hi", "credits": 40}, 50)
+    balance = client.get("/api/v1/credits", headers=customer.auth()).json()
+    assert balance["balance"] + balance["reserved"] == 1000
+
+    job = wait_for(client, customer, job_id, "completed")
+    assert job["result"] == {"echo": "hi"}
+    assert (job["progress"], job["credits_reserved"], job["credits_used"]) == (1.0, 50, 40)
+    assert job["started_at"] and job["completed_at"] and job["attempts"] == 1
+    balance = client.get("/api/v1/credits", headers=customer.auth()).json()
+    assert (balance["balance"], balance["reserved"]) == (960, 0)
+
+
+def test_failed_jobs_carry_the_error_and_cost_nothing(
+    client: TestClient, db: Database, settings: Settings, customer: Customer
+) -> None:
+    refused = submit(db, settings, principal_of(customer), "test.invalid", {}, 100)
+    crashed = submit(db, settings, principal_of(customer), "test.crash", {}, 100)
+    refused_job = wait_for(client, customer, refused, "failed")
+    assert refused_job["error"] == {"code": "engine_refused", "message": "value: not acceptable to the engine.", "param": "value"}
+    assert wait_for(client, customer, crashed, "failed")["error"]["code"] == "internal_error"
+    assert client.get("/api/v1/credits", headers=customer.auth()).json()["balance"] == 1000
+    assert wallet_sums(db, customer.account_id, "sandbox").get("consumed", 0) == 0
+
+
+def test_progress_is_visible_while_running(
+    client: TestClient, db: Database, settings: Settings, customer: Customer
+) -> None:
+    job_id = submit(db, settings, principal_of(customer), "test.sleep", {"seconds": 2})
+    running = wait_for(client, customer, job_id, "processing")
+    deadline = time.monotonic() + 10
+    while running["progress"] == 0 and time.monotonic() < deadline:
+        time.sleep(0.1)
+        running = client.get(f"/api/v1/jobs/{job_id}", headers=customer.auth()).json()
+    assert 0 < running["progress"] < 1
+    assert running["stage"] == "sleeping"
+    assert wait_for(client, customer, job_id, "completed")["progress"] == 1.0
+
+
+def test_cancel_releases_credits_and_stops_the_job(
+    client: TestClient, db: Database, settings: Settings, customer: Customer
+) -> None:
+    job_id = submit(db, settings, principal_of(customer), "test.sleep", {"seconds": 5, "credits": 300}, 300)
+    wait_for(client, customer, job_id, "processing")
+    response = client.post(f"/api/v1/jobs/{job_id}/cancel", headers=customer.auth())
+    assert response.status_code == 200
+    assert response.json()["status"] == "cancelled"
+    assert response.json()["credits_used"] == 0
+    time.sleep(1)  # the worker notices on its next heartbeat and stops
+    job = client.get(f"/api/v1/jobs/{job_id}", headers=customer.auth()).json()
+    assert job["status"] == "cancelled"
+    assert job["progress"] < 1
+    balance = client.get("/api/v1/credits", headers=customer.auth()).json()
+    assert (balance["balance"], balance["reserved"]) == (1000, 0)
+    again = client.post(f"/api/v1/jobs/{job_id}/cancel", headers=customer.auth())
+    assert again.status_code == 200
+
+
+def test_a_finished_job_cannot_be_cancelled(
+    client: TestClient, db: Database, settings: Settings, customer: Customer
+) -> None:
+    job_id = submit(db, settings, principal_of(customer), "test.echo", {"value": 1}, 0)
+    wait_for(client, customer, job_id, "completed")
+    assert_error(client.post(f"/api/v1/jobs/{job_id}/cancel", headers=customer.auth()), 409, "job_not_cancellable")
+
+
+def test_insufficient_credits_is_402_and_no_job(db: Database, settings: Settings, customer: Customer, client: TestClient) -> None:
+    from soundstage.core.errors import InsufficientCredits
+
+    with pytest.raises(InsufficientCredits):
+        submit(db, settings, principal_of(customer), "test.echo", {"value": 1}, 1001)
+    listed = client.get("/api/v1/jobs", headers=customer.auth()).json()
+    assert listed["data"] == []
+
+
+def test_listing_filters_and_isolation(
+    client: TestClient, db: Database, settings: Settings, customer: Customer, other_customer: Customer
+) -> None:
+    done = submit(db, settings, principal_of(customer), "test.echo", {"value": 1})
+    failed = submit(db, settings, principal_of(customer), "test.invalid", {})
+    wait_for(client, customer, done, "completed")
+    wait_for(client, customer, failed, "failed")
+    every = client.get("/api/v1/jobs", headers=customer.auth()).json()
+    assert [j["job_id"] for j in every["data"]] == [failed, done]
+    completed = client.get("/api/v1/jobs?status=completed", headers=customer.auth()).json()
+    assert [j["job_id"] for j in completed["data"]] == [done]
+    by_kind = client.get("/api/v1/jobs?kind=test.invalid", headers=customer.auth()).json()
+    assert [j["job_id"] for j in by_kind["data"]] == [failed]
+    assert_error(client.get("/api/v1/jobs?status=lost", headers=customer.auth()), 422, "parameter_invalid")
+
+    assert_error(client.get(f"/api/v1/jobs/{done}", headers=other_customer.auth()), 404, "resource_missing")
+    assert_error(client.get(f"/api/v1/jobs/{done}", headers=customer.auth("production")), 404, "resource_missing")
+    assert_error(client.post(f"/api/v1/jobs/{done}/cancel", headers=other_customer.auth()), 404, "resource_missing")
+    assert client.get("/api/v1/jobs", headers=other_customer.auth()).json()["data"] == []
+
+
+def test_media_outputs_are_signed_urls(
+    client: TestClient, db: Database, settings: Settings, customer: Customer
+) -> None:
+    job_id = submit(db, settings, principal_of(customer), "test.tone", {}, 10)
+    job = wait_for(client, customer, job_id, "completed")
+    url = job["result"]["output_url"]
+    assert url.startswith(settings.media_base_url + "/med_")
+    assert "expires=" in url and "signature=" in url
+    audio = client.get(url.removeprefix(settings.public_base_url))
+    assert audio.status_code == 200
+    assert audio.headers["content-type"] == "audio/wav"
+    assert audio.content[:4] == b"RIFF"
+    assert len(audio.content) == 44 + 32000
+
+
+def test_a_sigkilled_worker_job_is_rerun_and_charged_once(
+    client: TestClient, db: Database, settings: Settings, customer: Customer, tmp_path: Path
+) -> None:
+    marker = tmp_path / "attempts"
+    job_id = submit(
+        db, settings, principal_of(customer), "test.sleep",
+        {"seconds": 1.5, "marker": str(marker), "credits": 200}, 200, is_async=True,
+    )
+    deadline = time.monotonic() + 20
+    while not marker.exists() or not marker.read_text().strip():
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    first_pid = int(marker.read_text().split()[0])
+    os.kill(first_pid, signal.SIGKILL)
+
+    job = wait_for(client, customer, job_id, "completed", timeout=60)
+    pids = [int(p) for p in marker.read_text().split()]
+    assert len(pids) == 2 and pids[1] != first_pid
+    assert job["attempts"] == 2
+    assert job["credits_used"] == 200
+    ledger = client.get("/api/v1/credits/ledger?limit=100", headers=customer.auth()).json()["data"]
+    captures = [t for t in ledger if t["type"] == "capture" and t["reference"] == job_id]
+    assert len(captures) == 1
+    assert client.get("/api/v1/credits", headers=customer.auth()).json()["balance"] == 800
+
+
+def test_sync_wait_returns_the_completed_job(db: Database, settings: Settings, customer: Customer) -> None:
+    job = asyncio.run(
+        jobs.submit_and_wait(db, settings, principal_of(customer), "test.echo", {"value": 7, "credits": 5}, credits_needed=5)
+    )
+    assert (job.status, job.result, job.credits_used) == ("completed", {"echo": 7}, 5)
+
+
+def test_sync_wait_past_the_limit_is_504_and_free(
+    client: TestClient, db: Database, settings: Settings, customer: Customer
+) -> None:
+    impatient = settings.model_copy(update={"jobs": settings.jobs.model_copy(update={"sync_timeout_seconds": 0.5})})
+    with pytest.raises(JobTimeout) as raised:
+        asyncio.run(
+            jobs.submit_and_wait(db, impatient, principal_of(customer), "test.sleep",
+                                 {"seconds": 3, "credits": 100}, credits_needed=100)
+        )
+    assert raised.value.status == 504
+    job_id = raised.value.message.split()[1]
+    assert job_id.startswith("job_")
+    job = client.get(f"/api/v1/jobs/{job_id}", headers=customer.auth()).json()
+    assert job["status"] == "cancelled"
+    balance = client.get("/api/v1/credits", headers=customer.auth()).json()
+    assert (balance["balance"], balance["reserved"]) == (1000, 0)
+
+
+def test_worker_command_stops_cleanly(settings: Settings) -> None:
+    from tests.conftest import settings_env
+
+    proc = subprocess.Popen(["python", "-m", "soundstage.cli", "worker", "--processes", "1"],
+                            env=settings_env(settings))
+    time.sleep(2)
+    assert proc.poll() is None
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(20) == 0

@@ -1,0 +1,165 @@
+"""Media: signed URLs (24 h, tamper-proof), serving with Range, uploads, reading inputs."""
+
+from __future__ import annotations
+
+import io
+import time
+import wave
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from fastapi.testclient import TestClient
+
+from soundstage.config import Settings
+from soundstage.core.db import Database
+from soundstage.storage import service as storage
+from soundstage.storage import signing
+from tests.accounts.test_auth import assert_error
+from tests.conftest import Customer
+from tests.credits.test_ledger import principal_of
+
+pytestmark = pytest.mark.services
+
+
+def wav_bytes(seconds: float = 1.0, rate: int = 16000) -> bytes:
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(rate)
+        out.writeframes(b"\x01\x00" * int(seconds * rate))
+    return buffer.getvalue()
+
+
+def stored_media(db: Database, settings: Settings, customer: Customer, tmp_path: Path):  # type: ignore[no-untyped-def]
+    path = tmp_path / "clip.wav"
+    path.write_bytes(wav_bytes())
+    with db.session() as session:
+        return storage.save(
+            session, settings, principal_of(customer), path, filename="clip.wav",
+            content_type="audio/wav", duration_ms=1000, purpose="output",
+        )
+
+
+def path_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.path}?{parts.query}"
+
+
+def test_signed_url_lifetime_is_24_hours(settings: Settings) -> None:
+    issued = 1_800_000_000.0
+    url, expires_at = signing.signed_url(settings, "med_x", "a.wav", now=issued)
+    query = urlsplit(url).query
+    assert expires_at.timestamp() == issued + 24 * 3600
+    signing.verify(settings, "med_x", "a.wav", query, now=issued + 24 * 3600 - 1)
+    with pytest.raises(signing.MediaUrlExpired):
+        signing.verify(settings, "med_x", "a.wav", query, now=issued + 24 * 3600 + 1)
+
+
+def test_any_changed_byte_is_refused(settings: Settings) -> None:
+    url, _ = signing.signed_url(settings, "med_abc", "a.wav")
+    query = urlsplit(url).query
+    signing.verify(settings, "med_abc", "a.wav", query)
+    for i in range(len(query)):
+        changed = query[:i] + ("A" if query[i] != "A" else "B") + query[i + 1 :]
+        with pytest.raises(signing.InvalidMediaSignature):
+            signing.verify(settings, "med_abc", "a.wav", changed)
+    for media_id, filename in (("med_abd", "a.wav"), ("med_abc", "b.wav"), ("med_abc", "a.wa")):
+        with pytest.raises(signing.InvalidMediaSignature):
+            signing.verify(settings, media_id, filename, query)
+    with pytest.raises(signing.InvalidMediaSignature):
+        signing.verify(settings, "med_abc", "a.wav", query + "&x=1")
+
+
+def test_served_with_type_length_and_ranges(
+    client: TestClient, db: Database, settings: Settings, customer: Customer, tmp_path: Path
+) -> None:
+    media = stored_media(db, settings, customer, tmp_path)
+    url, _ = storage.url_of(settings, media)
+    whole = client.get(path_of(url))
+    assert whole.status_code == 200
+    assert whole.headers["content-type"] == "audio/wav"
+    assert int(whole.headers["content-length"]) == media.size_bytes == len(whole.content)
+    assert whole.headers["accept-ranges"] == "bytes"
+    part = client.get(path_of(url), headers={"Range": "bytes=0-3"})
+    assert part.status_code == 206
+    assert part.content == b"RIFF"
+    assert part.headers["content-range"] == f"bytes 0-3/{media.size_bytes}"
+
+
+def test_tampered_or_expired_urls_are_403(
+    client: TestClient, db: Database, settings: Settings, customer: Customer, tmp_path: Path
+) -> None:
+    media = stored_media(db, settings, customer, tmp_path)
+    url = path_of(storage.url_of(settings, media)[0])
+    assert_error(client.get(url[:-1] + ("x" if url[-1] != "x" else "y")), 403, "invalid_signature")
+    assert_error(client.get(url.replace("clip.wav", "clip.mp3")), 403, "invalid_signature")
+    assert_error(client.get(url.split("?")[0]), 403, "invalid_signature")
+    expired, _ = signing.signed_url(settings, media.id, media.filename, now=time.time() - 24 * 3600 - 5)
+    assert_error(client.get(path_of(expired)), 403, "url_expired")
+
+
+def test_media_object_is_the_owners_only(
+    client: TestClient, db: Database, settings: Settings, customer: Customer, other_customer: Customer, tmp_path: Path
+) -> None:
+    media = stored_media(db, settings, customer, tmp_path)
+    mine = client.get(f"/api/v1/media/{media.id}", headers=customer.auth())
+    assert mine.status_code == 200
+    assert mine.json()["duration_ms"] == 1000
+    assert client.get(path_of(mine.json()["url"])).content == (tmp_path / "clip.wav").read_bytes()
+    assert_error(client.get(f"/api/v1/media/{media.id}", headers=other_customer.auth()), 404, "resource_missing")
+    assert_error(client.get(f"/api/v1/media/{media.id}", headers=customer.auth("production")), 404, "resource_missing")
+
+
+def test_upload_then_read_back_as_an_input(
+    client: TestClient, db: Database, settings: Settings, customer: Customer, tmp_path: Path
+) -> None:
+    data = wav_bytes(1.5)
+    response = client.post(
+        "/api/v1/uploads", headers=customer.auth(), files={"file": ("take 1 (final).wav", data, "audio/wav")}
+    )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["object"] == "media"
+    assert (body["purpose"], body["content_type"], body["size_bytes"], body["duration_ms"]) == (
+        "upload", "audio/wav", len(data), 1500,
+    )
+    assert body["filename"] == "take-1-final-.wav"
+    with db.session() as session:
+        got = storage.read_input(session, settings, body["url"], tmp_path / "in", param="audio_url")
+    assert got.read_bytes() == data
+
+
+def test_upload_of_a_text_file_is_422(client: TestClient, customer: Customer) -> None:
+    response = client.post(
+        "/api/v1/uploads", headers=customer.auth(), files={"file": ("notes.txt", b"not audio at all", "text/plain")}
+    )
+    error = assert_error(response, 422, "invalid_media")
+    assert error["param"] == "file"
+
+
+def test_upload_needs_a_file(client: TestClient, customer: Customer) -> None:
+    response = client.post("/api/v1/uploads", headers=customer.auth(), data={"other": "x"})
+    error = assert_error(response, 422, "parameter_missing")
+    assert error["param"] == "file"
+
+
+def test_upload_over_the_cap_is_413(settings: Settings, customer: Customer) -> None:
+    from soundstage.app import create_app
+
+    small = settings.model_copy(update={"media": settings.media.model_copy(update={"upload_max_bytes": 1000})})
+    with TestClient(create_app(small)) as client:
+        response = client.post(
+            "/api/v1/uploads", headers=customer.auth(), files={"file": ("a.wav", wav_bytes(1.0), "audio/wav")}
+        )
+    assert_error(response, 413, "request_too_large")
+
+
+def test_expired_own_url_as_input_is_422(db: Database, settings: Settings, customer: Customer, tmp_path: Path) -> None:
+    media = stored_media(db, settings, customer, tmp_path)
+    expired, _ = signing.signed_url(settings, media.id, media.filename, now=time.time() - 25 * 3600)
+    with db.session() as session, pytest.raises(Exception) as raised:
+        storage.read_input(session, settings, expired, tmp_path / "x", param="audio_url")
+    assert getattr(raised.value, "code", None) == "media_unreachable"
+    assert getattr(raised.value, "status", None) == 422
