@@ -449,10 +449,9 @@ def test_refuses_a_declared_size_over_the_cap_before_the_body(
     server: MediaServer, tmp_path: Path
 ) -> None:
     policy = FetchPolicy(allow_hosts=LOOPBACK.allow_hosts, max_bytes=CAP, timeout_seconds=5)
-    started = time.monotonic()
+    # The body never comes: reading it would end in a timeout (media_unreachable) instead.
     with pytest.raises(MediaTooLarge):
         fetch(f"http://127.0.0.1:{server.port}/declares-huge", tmp_path / "in.wav", policy)
-    assert time.monotonic() - started < 2  # it did not wait for a body that never comes
     assert list(tmp_path.iterdir()) == []
 
 

@@ -8,14 +8,15 @@ from datetime import datetime
 from typing import Literal
 
 import pycountry
-from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator
+from pydantic import BaseModel, EmailStr, Field, field_validator
+
+from soundstage.core.schemas import RequestModel
 
 VerificationStatus = Literal["unverified", "pending", "verified", "rejected"]
 _TAX_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ./-]*$")
 
 
-class BuyerVerificationSubmit(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+class BuyerVerificationSubmit(RequestModel):
 
     legal_name: str = Field(min_length=1, max_length=200, description="Registered business name.")
     country: str = Field(

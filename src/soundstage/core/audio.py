@@ -95,7 +95,8 @@ class Audio:
 
 @dataclass(frozen=True)
 class MediaInfo:
-    """What the headers say; duration_ms is the container's figure, decode() is exact."""
+    """What the headers say. duration_ms is the container's figure (Opus counts its pre-skip,
+    6.5 ms from libopus; a truncated MP3 its original length); decode() is exact."""
 
     format_name: str
     has_video: bool
@@ -212,7 +213,7 @@ def encode(
         raise ValueError(f"unsupported format {fmt!r}")
     if audio.frames == 0:
         raise ValueError("audio has no frames")
-    _check_target(sample_rate, None)
+    _check_target(sample_rate, audio.channels)
     if fmt == "mp3":
         if bit_depth is not None:
             raise ValueError("MP3 has no bit depth")

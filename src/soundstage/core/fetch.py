@@ -36,7 +36,6 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 _SCHEMES = {"http": 80, "https": 443}
 _REDIRECTS = {301, 302, 303, 307, 308}
-_CHUNK = 64 * 1024
 # DNS names as they go on the wire (after IDNA); anything else (%, \, spaces) is refused so
 # the name we check is the name the resolver sees.
 _HOSTNAME = re.compile(r"^[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$")
@@ -263,7 +262,7 @@ def _resolve_and_check(
             addresses.append(str(sockaddr[0]))
     if not addresses:
         raise MediaUnreachable(f"could not resolve the host {target.host}", param=param)
-    if False:
+    if not target.allowed and any(_refused(address) for address in addresses):
         # Deliberately vague: naming the address would let callers map internal DNS.
         raise UrlNotAllowed(
             f"{param} points to a private, local or reserved network address", param=param

@@ -4,12 +4,20 @@ per-key rate limits, request size cap)."""
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Awaitable, Callable
+from urllib.parse import unquote
 
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from soundstage.core.errors import AppError, AuthenticationError, InternalError, PayloadTooLarge
+from soundstage.core.errors import (
+    AppError,
+    AuthenticationError,
+    InternalError,
+    MalformedRequest,
+    PayloadTooLarge,
+)
 from soundstage.core.ids import random_token
 from soundstage.core.principal import Principal
 from soundstage.core.ratelimit import Decision, RateLimiter
@@ -106,7 +114,7 @@ class GatewayMiddleware:
             error = decision.error()
         cap = self.large_bodies.get(scope["path"], self.max_bytes)
         if error is None:
-            error = _size_error(headers, cap)
+            error = _size_error(headers, cap) or _control_character_error(scope, headers)
         if error is not None:
             await error_response(error, scope)(scope, receive, send)
             return
@@ -118,6 +126,19 @@ def _size_error(headers: Headers, cap: int) -> AppError | None:
     length = headers.get("content-length")
     if length is not None and length.isdigit() and int(length) > cap:
         return PayloadTooLarge(f"The request body exceeds {cap} bytes.")
+    return None
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _control_character_error(scope: Scope, headers: Headers) -> AppError | None:
+    """Control characters in the path, the query or the idempotency key are never valid
+    here (and PostgreSQL cannot store NUL): refuse them up front."""
+    query = unquote(scope.get("query_string", b"").decode("latin-1"))
+    key = headers.get("idempotency-key", "")
+    if _CONTROL.search(scope["path"]) or _CONTROL.search(query) or _CONTROL.search(key):
+        return MalformedRequest("The URL or a header contains control characters.")
     return None
 
 

@@ -33,11 +33,17 @@ async def page_params(
     limit: Annotated[int, Query(ge=1, le=100, description="Page size, 1 to 100.")] = 20,
     starting_after: Annotated[
         str | None,
-        Query(max_length=64, description="Cursor: the id of the last object of the previous page."),
+        Query(
+            min_length=1, max_length=64,
+            description="Cursor: the id of the last object of the previous page.",
+        ),
     ] = None,
     ending_before: Annotated[
         str | None,
-        Query(max_length=64, description="Cursor: the id of the first object of the next page."),
+        Query(
+            min_length=1, max_length=64,
+            description="Cursor: the id of the first object of the next page.",
+        ),
     ] = None,
 ) -> PageParams:
     if starting_after is not None and ending_before is not None:

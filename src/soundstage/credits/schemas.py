@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
+
+from soundstage.core.schemas import RequestModel
 
 
 class CreditBalanceOut(BaseModel):
@@ -38,8 +40,7 @@ class CreditTransactionOut(BaseModel):
     created_at: datetime
 
 
-class SandboxTopUp(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class SandboxTopUp(RequestModel):
 
     amount: int = Field(
         ge=1, le=10_000_000, description="Test credits to add to the sandbox balance."

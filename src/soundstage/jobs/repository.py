@@ -34,7 +34,7 @@ def owned_query(account_id: str, environment: str) -> Select[Job]:
 
 def _changed(session: Session, stmt: Any) -> bool:
     result = session.execute(stmt.execution_options(synchronize_session=False))
-    return bool(result.rowcount == 1)
+    return bool(result.rowcount == 1)  # type: ignore[attr-defined]
 
 
 def claim(session: Session, job_id: str, owner: str, now: datetime, lease: timedelta) -> bool:

@@ -149,8 +149,8 @@ def list_jobs(
 
 def job_out(job: Job, settings: Settings) -> JobOut:
     return JobOut(
-        job_id=job.id, kind=job.kind, environment=job.environment,  # type: ignore[arg-type]
-        status=job.status,  # type: ignore[arg-type]
+        job_id=job.id, kind=job.kind, environment=job.environment,
+        status=job.status,
         progress=job.progress, stage=job.stage,
         result=storage.render(job.result, settings) if job.result is not None else None,
         error=JobError(**job.error) if job.error else None,

@@ -24,7 +24,7 @@ public_router = APIRouter(tags=["Media"])
 def media_out(settings: Settings, media: MediaObject) -> MediaOut:
     url, expires_at = service.url_of(settings, media)
     return MediaOut(
-        id=media.id, purpose=media.purpose,  # type: ignore[arg-type]
+        id=media.id, purpose=media.purpose,
         filename=media.filename, content_type=media.content_type, size_bytes=media.size_bytes,
         duration_ms=media.duration_ms, url=url, url_expires_at=expires_at, created_at=media.created_at,
     )

@@ -1,0 +1,31 @@
+"""Job kinds and a bare Huey app for bench/job_overhead.py."""
+
+from __future__ import annotations
+
+import os
+
+from huey import SqliteHuey
+
+from soundstage.jobs.handlers import JobContext, JobOutcome, register
+
+
+@register("bench.empty")
+def empty(ctx: JobContext) -> JobOutcome:
+    return JobOutcome({}, 0)
+
+
+# The reference: a bare Huey round trip (enqueue, a worker runs a no-op, the caller gets
+# the result) on the same kind of storage, without the database, leases or credits.
+bare = SqliteHuey("bench-bare", filename=os.environ.get("BENCH_BARE_DB", "bare.db"), utc=True)
+
+
+@bare.task(name="bench.noop")
+def noop() -> int:
+    return 1
+
+
+def run_consumer() -> None:
+    """Polls like Soundstage's worker does (same delays), so only the machinery differs."""
+    consumer = bare.create_consumer(workers=1, worker_type="process", initial_delay=0.02,
+                                    backoff=1.2, max_delay=0.25, periodic=False)
+    consumer.run()
