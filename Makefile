@@ -7,7 +7,7 @@ STAMPS := .make
 HOST ?= 127.0.0.1
 PORT ?= 8000
 # Debian packages the service and its tests use.
-APT_PACKAGES := redis-server
+APT_PACKAGES := redis-server openssl
 
 .PHONY: install serve test lint format clean
 

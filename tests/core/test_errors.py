@@ -93,3 +93,24 @@ def test_healthz_answers_without_a_key(client: TestClient) -> None:
     response = client.get("/healthz")
     assert response.status_code == 200
     assert response.json() == {"status": "ok"}
+
+
+def test_control_characters_in_the_url_are_400(client: TestClient, customer: Customer) -> None:
+    for url in ("/api/v1/jobs/job_%00x", "/api/v1/credits/ledger?starting_after=a%00b"):
+        assert_error(client.get(url, headers=customer.auth()), 400, "malformed_request")
+
+
+def test_nul_in_a_body_field_is_422_naming_it(client: TestClient, customer: Customer) -> None:
+    response = client.post(
+        "/api/v1/buyers/verification",
+        headers=customer.auth(),
+        json={"legal_name": "Acme", "country": "FR", "contact_email": "a@b.example", "tax_id": "FR\x001"},
+    )
+    error = assert_error(response, 422, "parameter_invalid")
+    assert error["param"] == "tax_id"
+
+
+def test_empty_cursor_is_422(client: TestClient, customer: Customer) -> None:
+    response = client.get("/api/v1/credits/ledger?starting_after=", headers=customer.auth())
+    error = assert_error(response, 422, "parameter_invalid")
+    assert error["param"] == "starting_after"
