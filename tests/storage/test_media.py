@@ -163,3 +163,39 @@ def test_expired_own_url_as_input_is_422(db: Database, settings: Settings, custo
         storage.read_input(session, settings, expired, tmp_path / "x", param="audio_url")
     assert getattr(raised.value, "code", None) == "media_unreachable"
     assert getattr(raised.value, "status", None) == 422
+
+
+def test_remote_inputs_go_through_the_safe_fetcher(
+    db: Database, settings: Settings, tmp_path: Path
+) -> None:
+    import http.server
+    import threading
+
+    from soundstage.core.fetch import UrlNotAllowed
+
+    payload = wav_bytes(0.5)
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            self.send_response(200)
+            self.send_header("Content-Type", "audio/wav")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/voice.wav"
+    try:
+        with db.session() as session, pytest.raises(UrlNotAllowed) as refused:
+            storage.read_input(session, settings, url, tmp_path / "a", param="audio_url")
+        assert (refused.value.status, refused.value.param) == (422, "audio_url")
+        allowed = settings.model_copy(update={"fetch_allow_hosts": ["127.0.0.1"]})
+        with db.session() as session:
+            got = storage.read_input(session, allowed, url, tmp_path / "b", param="audio_url")
+        assert got.read_bytes() == payload
+    finally:
+        server.shutdown()
