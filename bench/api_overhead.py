@@ -20,7 +20,7 @@ from pathlib import Path
 
 import httpx
 
-REFERENCE_APP = '''
+REFERENCE_APP = """
 from fastapi import FastAPI
 app = FastAPI()
 BODY = {"object": "credit_balance", "environment": "sandbox", "balance": 1000000,
@@ -28,7 +28,7 @@ BODY = {"object": "credit_balance", "environment": "sandbox", "balance": 1000000
 @app.get("/api/v1/credits")
 def credits() -> dict:
     return BODY
-'''
+"""
 
 
 def free_port() -> int:
@@ -63,24 +63,45 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=2000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "SOUNDSTAGE_DATA_DIR": tmp, "SOUNDSTAGE_LOG_LEVEL": "warning",
-               "SOUNDSTAGE_RATE_LIMITS__SANDBOX": "1000000/minute"}
+        env = {
+            **os.environ,
+            "SOUNDSTAGE_DATA_DIR": tmp,
+            "SOUNDSTAGE_LOG_LEVEL": "warning",
+            "SOUNDSTAGE_RATE_LIMITS__SANDBOX": "1000000/minute",
+        }
         env.pop("SOUNDSTAGE_DATABASE_URL", None)
         cli = [sys.executable, "-m", "soundstage.cli"]
-        key = json.loads(subprocess.run([*cli, "demo", "--json"], env=env, check=True,
-                                        capture_output=True, text=True).stdout)["key"]
+        key = json.loads(
+            subprocess.run(
+                [*cli, "demo", "--json"], env=env, check=True, capture_output=True, text=True
+            ).stdout
+        )["key"]
         Path(tmp, "reference_app.py").write_text(REFERENCE_APP)
         ours, ref = free_port(), free_port()
         procs = [
             subprocess.Popen([*cli, "serve", "--port", str(ours)], env=env),
-            subprocess.Popen([sys.executable, "-m", "uvicorn", "reference_app:app", "--port", str(ref),
-                              "--log-level", "warning"], cwd=tmp),
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "uvicorn",
+                    "reference_app:app",
+                    "--port",
+                    str(ref),
+                    "--log-level",
+                    "warning",
+                ],
+                cwd=tmp,
+            ),
         ]
         try:
             wait(ours)
             wait(ref)
-            service = measure(f"http://127.0.0.1:{ours}/api/v1/credits",
-                              {"Authorization": f"Bearer {key}"}, args.requests)
+            service = measure(
+                f"http://127.0.0.1:{ours}/api/v1/credits",
+                {"Authorization": f"Bearer {key}"},
+                args.requests,
+            )
             bare = measure(f"http://127.0.0.1:{ref}/api/v1/credits", {}, args.requests)
         finally:
             for proc in procs:

@@ -26,6 +26,12 @@ def noop() -> int:
 
 def run_consumer() -> None:
     """Polls like Soundstage's worker does (same delays), so only the machinery differs."""
-    consumer = bare.create_consumer(workers=1, worker_type="process", initial_delay=0.02,
-                                    backoff=1.2, max_delay=0.25, periodic=False)
+    consumer = bare.create_consumer(
+        workers=1,
+        worker_type="process",
+        initial_delay=0.02,
+        backoff=1.2,
+        max_delay=0.25,
+        periodic=False,
+    )
     consumer.run()

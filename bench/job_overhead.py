@@ -27,8 +27,10 @@ def main() -> None:
     args = parser.parse_args()
     tmp = tempfile.mkdtemp()
     os.environ.update(
-        SOUNDSTAGE_DATA_DIR=tmp, SOUNDSTAGE_JOBS='{"plugins": ["bench.empty_job"], "worker_processes": 1}',
-        SOUNDSTAGE_LOG_LEVEL="warning", BENCH_BARE_DB=str(Path(tmp) / "bare.db"),
+        SOUNDSTAGE_DATA_DIR=tmp,
+        SOUNDSTAGE_JOBS='{"plugins": ["bench.empty_job"], "worker_processes": 1}',
+        SOUNDSTAGE_LOG_LEVEL="warning",
+        BENCH_BARE_DB=str(Path(tmp) / "bare.db"),
         PYTHONPATH=str(ROOT),
     )
     os.environ.pop("SOUNDSTAGE_DATABASE_URL", None)
@@ -84,8 +86,10 @@ def main() -> None:
             proc.wait(20)
     s50, b50 = statistics.median(service_times) * 1000, statistics.median(bare_times) * 1000
     print(f"jobs: {args.jobs} each, sequential, SQLite database and queue, 1 worker process")
-    print(f"soundstage empty job round trip: p50 {s50:.1f} ms  p90 {statistics.quantiles(service_times, n=10)[8] * 1000:.1f} ms")
-    print(f"bare Huey no-op round trip:      p50 {b50:.1f} ms  p90 {statistics.quantiles(bare_times, n=10)[8] * 1000:.1f} ms")
+    s90 = statistics.quantiles(service_times, n=10)[8] * 1000
+    b90 = statistics.quantiles(bare_times, n=10)[8] * 1000
+    print(f"soundstage empty job round trip: p50 {s50:.1f} ms  p90 {s90:.1f} ms")
+    print(f"bare Huey no-op round trip:      p50 {b50:.1f} ms  p90 {b90:.1f} ms")
     print(f"ratio (p50 soundstage / bare): {s50 / b50:.2f}")
 
 

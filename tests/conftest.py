@@ -26,11 +26,12 @@ from sqlalchemy.engine import make_url
 
 from soundstage.accounts import service as accounts
 from soundstage.app import create_app
-from soundstage.config import JobSettings, RateLimitSettings, Settings
+from soundstage.config import JobSettings, RateLimitSettings, Settings, WebhookSettings
 from soundstage.core.db import Database
 from soundstage.core.migrate import upgrade_database
 from soundstage.credits import service as credits
 
+WORKER_WEBHOOKS = WebhookSettings(retry_schedule_seconds=[0.3, 0.6], timeout_seconds=5)
 GENEROUS_LIMITS = RateLimitSettings(
     sandbox="100000/minute", production="100000/minute", anonymous="100000/minute"
 )
@@ -117,8 +118,12 @@ def settings(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Set
         redis_namespace=f"soundstage-test-{secrets.token_hex(4)}",
         rate_limits=GENEROUS_LIMITS,
         jobs=JobSettings(
-            lease_seconds=2, heartbeat_seconds=0.3, sweep_interval_seconds=0.5,
-            requeue_after_seconds=5, worker_processes=2, plugins=["tests.jobs.plugin"],
+            lease_seconds=2,
+            heartbeat_seconds=0.3,
+            sweep_interval_seconds=0.5,
+            requeue_after_seconds=5,
+            worker_processes=2,
+            plugins=["tests.jobs.plugin"],
         ),
     )
     upgrade_database(settings)
@@ -141,11 +146,16 @@ def settings_env(settings: Settings) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def worker(settings: Settings) -> Iterator[subprocess.Popen[bytes]]:
-    """A real `soundstage worker` (Huey consumer, 2 processes, sweeper) for the session."""
+    """A real `soundstage worker` (Huey consumer, 2 processes, sweeper) for one test module
+    (its sweeper would otherwise act on other modules' rows). It may deliver webhooks to
+    receivers on 127.0.0.1, on a short retry schedule."""
+    env = settings_env(settings)
+    env["SOUNDSTAGE_FETCH_ALLOW_HOSTS"] = "127.0.0.1"
+    env["SOUNDSTAGE_WEBHOOKS"] = WORKER_WEBHOOKS.model_dump_json()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "soundstage.cli", "worker"], env=settings_env(settings), cwd=REPO_ROOT
+        [sys.executable, "-m", "soundstage.cli", "worker"], env=env, cwd=REPO_ROOT
     )
     yield proc
     proc.send_signal(signal.SIGINT)

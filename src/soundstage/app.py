@@ -20,7 +20,13 @@ from soundstage.accounts import service as accounts
 from soundstage.config import Settings, get_settings
 from soundstage.core import openapi
 from soundstage.core.db import Database
-from soundstage.core.errors import AppError, InvalidField, MalformedRequest, MethodNotAllowed, NotFound
+from soundstage.core.errors import (
+    AppError,
+    InvalidField,
+    MalformedRequest,
+    MethodNotAllowed,
+    NotFound,
+)
 from soundstage.core.idempotency import IdempotencyMiddleware, IdempotencyStore
 from soundstage.core.middleware import GatewayMiddleware, RequestContextMiddleware
 from soundstage.core.principal import Principal
@@ -28,6 +34,7 @@ from soundstage.core.ratelimit import RateLimiter
 from soundstage.core.responses import error_response
 from soundstage.credits import endpoints as credits_endpoints
 from soundstage.jobs import endpoints as jobs_endpoints
+from soundstage.jobs.queue import install_dispatcher
 from soundstage.storage import endpoints as storage_endpoints
 from soundstage.webhooks import endpoints as webhooks_endpoints
 
@@ -72,6 +79,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return {"status": "ok"}
 
     _install_error_handlers(app)
+    install_dispatcher(settings)
     openapi.install(app)
 
     async def authenticate(header: str | None) -> Principal:

@@ -104,7 +104,12 @@ def test_nul_in_a_body_field_is_422_naming_it(client: TestClient, customer: Cust
     response = client.post(
         "/api/v1/buyers/verification",
         headers=customer.auth(),
-        json={"legal_name": "Acme", "country": "FR", "contact_email": "a@b.example", "tax_id": "FR\x001"},
+        json={
+            "legal_name": "Acme",
+            "country": "FR",
+            "contact_email": "a@b.example",
+            "tax_id": "FR\x001",
+        },
     )
     error = assert_error(response, 422, "parameter_invalid")
     assert error["param"] == "tax_id"

@@ -18,7 +18,7 @@ def echo(ctx: JobContext) -> JobOutcome:
     return JobOutcome({"echo": ctx.request["value"]}, ctx.request.get("credits", 0))
 
 
-@register("test.sleep", completed_event="test.completed", failed_event="test.failed")
+@register("test.sleep")
 def sleep(ctx: JobContext) -> JobOutcome:
     """Sleeps `seconds` in small steps, appending this attempt's pid to `marker` first."""
     marker = ctx.request.get("marker")
@@ -29,10 +29,12 @@ def sleep(ctx: JobContext) -> JobOutcome:
     for step in range(steps):
         time.sleep(0.05)
         ctx.progress((step + 1) / steps, "sleeping")
-    return JobOutcome({"slept_ms": int(ctx.request["seconds"] * 1000)}, ctx.request.get("credits", 0))
+    return JobOutcome(
+        {"slept_ms": int(ctx.request["seconds"] * 1000)}, ctx.request.get("credits", 0)
+    )
 
 
-@register("test.invalid", failed_event="test.failed")
+@register("test.invalid")
 def invalid(ctx: JobContext) -> JobOutcome:
     raise InvalidField("value: not acceptable to the engine.", param="value", code="engine_refused")
 
@@ -53,8 +55,15 @@ def tone(ctx: JobContext) -> JobOutcome:
         out.writeframes(b"\x00\x00" * 16000)
     with ctx.db.session() as session:
         media = storage.save(
-            session, ctx.settings, ctx.principal, path, filename="tone.wav",
-            content_type="audio/wav", duration_ms=1000, purpose="output", job_id=ctx.job_id,
+            session,
+            ctx.settings,
+            ctx.principal,
+            path,
+            filename="tone.wav",
+            content_type="audio/wav",
+            duration_ms=1000,
+            purpose="output",
+            job_id=ctx.job_id,
         )
         ref = storage.media_ref(media)
     return JobOutcome({"output_url": ref, "duration_ms": 1000}, 10)

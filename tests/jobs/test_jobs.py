@@ -7,6 +7,7 @@ import asyncio
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -22,18 +23,31 @@ from soundstage.jobs.errors import JobTimeout
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer
 from tests.credits.test_ledger import principal_of, wallet_sums
+from tests.webhooks.conftest import Receiver
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker")]
 
 
-def submit(db: Database, settings: Settings, who: Principal, kind: str, request: dict[str, Any],
-           credits: int = 0, *, is_async: bool = False) -> str:
+def submit(
+    db: Database,
+    settings: Settings,
+    who: Principal,
+    kind: str,
+    request: dict[str, Any],
+    credits: int = 0,
+    *,
+    is_async: bool = False,
+) -> str:
     with db.session() as session:
-        job = jobs.submit(session, settings, who, kind, request, credits_needed=credits, is_async=is_async)
+        job = jobs.submit(
+            session, settings, who, kind, request, credits_needed=credits, is_async=is_async
+        )
         return job.id
 
 
-def wait_for(client: TestClient, customer: Customer, job_id: str, *statuses: str, timeout: float = 30) -> dict[str, Any]:
+def wait_for(
+    client: TestClient, customer: Customer, job_id: str, *statuses: str, timeout: float = 30
+) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while True:
         body = client.get(f"/api/v1/jobs/{job_id}", headers=customer.auth()).json()
@@ -46,14 +60,18 @@ def wait_for(client: TestClient, customer: Customer, job_id: str, *statuses: str
 def test_a_job_runs_and_is_charged_on_completion(
     client: TestClient, db: Database, settings: Settings, customer: Customer
 ) -> None:
-    job_id = submit(db, settings, principal_of(customer), "test.echo", {"value": "hi", "credits": 40}, 50)
+    job_id = submit(
+        db, settings, principal_of(customer), "test.echo", {"value": "hi", "credits": 40}, 50
+    )
     balance = client.get("/api/v1/credits", headers=customer.auth()).json()
     assert balance["balance"] + balance["reserved"] == 1000
 
     job = wait_for(client, customer, job_id, "completed")
     assert job["result"] == {"echo": "hi"}
     assert (job["progress"], job["credits_reserved"], job["credits_used"]) == (1.0, 50, 40)
-    assert job["started_at"] and job["completed_at"] and job["attempts"] == 1
+    assert job["started_at"] is not None
+    assert job["completed_at"] is not None
+    assert job["attempts"] == 1
     balance = client.get("/api/v1/credits", headers=customer.auth()).json()
     assert (balance["balance"], balance["reserved"]) == (960, 0)
 
@@ -64,7 +82,11 @@ def test_failed_jobs_carry_the_error_and_cost_nothing(
     refused = submit(db, settings, principal_of(customer), "test.invalid", {}, 100)
     crashed = submit(db, settings, principal_of(customer), "test.crash", {}, 100)
     refused_job = wait_for(client, customer, refused, "failed")
-    assert refused_job["error"] == {"code": "engine_refused", "message": "value: not acceptable to the engine.", "param": "value"}
+    assert refused_job["error"] == {
+        "code": "engine_refused",
+        "message": "value: not acceptable to the engine.",
+        "param": "value",
+    }
     assert wait_for(client, customer, crashed, "failed")["error"]["code"] == "internal_error"
     assert client.get("/api/v1/credits", headers=customer.auth()).json()["balance"] == 1000
     assert wallet_sums(db, customer.account_id, "sandbox").get("consumed", 0) == 0
@@ -87,7 +109,9 @@ def test_progress_is_visible_while_running(
 def test_cancel_releases_credits_and_stops_the_job(
     client: TestClient, db: Database, settings: Settings, customer: Customer
 ) -> None:
-    job_id = submit(db, settings, principal_of(customer), "test.sleep", {"seconds": 5, "credits": 300}, 300)
+    job_id = submit(
+        db, settings, principal_of(customer), "test.sleep", {"seconds": 5, "credits": 300}, 300
+    )
     wait_for(client, customer, job_id, "processing")
     response = client.post(f"/api/v1/jobs/{job_id}/cancel", headers=customer.auth())
     assert response.status_code == 200
@@ -108,10 +132,16 @@ def test_a_finished_job_cannot_be_cancelled(
 ) -> None:
     job_id = submit(db, settings, principal_of(customer), "test.echo", {"value": 1}, 0)
     wait_for(client, customer, job_id, "completed")
-    assert_error(client.post(f"/api/v1/jobs/{job_id}/cancel", headers=customer.auth()), 409, "job_not_cancellable")
+    assert_error(
+        client.post(f"/api/v1/jobs/{job_id}/cancel", headers=customer.auth()),
+        409,
+        "job_not_cancellable",
+    )
 
 
-def test_insufficient_credits_is_402_and_no_job(db: Database, settings: Settings, customer: Customer, client: TestClient) -> None:
+def test_insufficient_credits_is_402_and_no_job(
+    db: Database, settings: Settings, customer: Customer, client: TestClient
+) -> None:
     from soundstage.core.errors import InsufficientCredits
 
     with pytest.raises(InsufficientCredits):
@@ -121,7 +151,11 @@ def test_insufficient_credits_is_402_and_no_job(db: Database, settings: Settings
 
 
 def test_listing_filters_and_isolation(
-    client: TestClient, db: Database, settings: Settings, customer: Customer, other_customer: Customer
+    client: TestClient,
+    db: Database,
+    settings: Settings,
+    customer: Customer,
+    other_customer: Customer,
 ) -> None:
     done = submit(db, settings, principal_of(customer), "test.echo", {"value": 1})
     failed = submit(db, settings, principal_of(customer), "test.invalid", {})
@@ -133,11 +167,23 @@ def test_listing_filters_and_isolation(
     assert [j["job_id"] for j in completed["data"]] == [done]
     by_kind = client.get("/api/v1/jobs?kind=test.invalid", headers=customer.auth()).json()
     assert [j["job_id"] for j in by_kind["data"]] == [failed]
-    assert_error(client.get("/api/v1/jobs?status=lost", headers=customer.auth()), 422, "parameter_invalid")
+    assert_error(
+        client.get("/api/v1/jobs?status=lost", headers=customer.auth()), 422, "parameter_invalid"
+    )
 
-    assert_error(client.get(f"/api/v1/jobs/{done}", headers=other_customer.auth()), 404, "resource_missing")
-    assert_error(client.get(f"/api/v1/jobs/{done}", headers=customer.auth("production")), 404, "resource_missing")
-    assert_error(client.post(f"/api/v1/jobs/{done}/cancel", headers=other_customer.auth()), 404, "resource_missing")
+    assert_error(
+        client.get(f"/api/v1/jobs/{done}", headers=other_customer.auth()), 404, "resource_missing"
+    )
+    assert_error(
+        client.get(f"/api/v1/jobs/{done}", headers=customer.auth("production")),
+        404,
+        "resource_missing",
+    )
+    assert_error(
+        client.post(f"/api/v1/jobs/{done}/cancel", headers=other_customer.auth()),
+        404,
+        "resource_missing",
+    )
     assert client.get("/api/v1/jobs", headers=other_customer.auth()).json()["data"] == []
 
 
@@ -148,7 +194,8 @@ def test_media_outputs_are_signed_urls(
     job = wait_for(client, customer, job_id, "completed")
     url = job["result"]["output_url"]
     assert url.startswith(settings.media_base_url + "/med_")
-    assert "expires=" in url and "signature=" in url
+    assert "?expires=" in url
+    assert "&signature=" in url
     audio = client.get(url.removeprefix(settings.public_base_url))
     assert audio.status_code == 200
     assert audio.headers["content-type"] == "audio/wav"
@@ -157,12 +204,31 @@ def test_media_outputs_are_signed_urls(
 
 
 def test_a_sigkilled_worker_job_is_rerun_and_charged_once(
-    client: TestClient, db: Database, settings: Settings, customer: Customer, tmp_path: Path
+    client: TestClient,
+    db: Database,
+    settings: Settings,
+    customer: Customer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    receiver = Receiver()
+    receiver.statuses = [500]  # the first delivery fails and is retried by the worker
+    monkeypatch.setattr(settings, "fetch_allow_hosts", ["127.0.0.1"])
+    endpoint = client.post(
+        "/api/v1/webhooks/endpoints",
+        headers=customer.auth(),
+        json={"url": receiver.url, "enabled_events": ["job.completed"]},
+    ).json()
+    receiver.secret = endpoint["secret"]
     marker = tmp_path / "attempts"
     job_id = submit(
-        db, settings, principal_of(customer), "test.sleep",
-        {"seconds": 1.5, "marker": str(marker), "credits": 200}, 200, is_async=True,
+        db,
+        settings,
+        principal_of(customer),
+        "test.sleep",
+        {"seconds": 1.5, "marker": str(marker), "credits": 200},
+        200,
+        is_async=True,
     )
     deadline = time.monotonic() + 20
     while not marker.exists() or not marker.read_text().strip():
@@ -173,7 +239,8 @@ def test_a_sigkilled_worker_job_is_rerun_and_charged_once(
 
     job = wait_for(client, customer, job_id, "completed", timeout=60)
     pids = [int(p) for p in marker.read_text().split()]
-    assert len(pids) == 2 and pids[1] != first_pid
+    assert len(pids) == 2
+    assert pids[1] != first_pid
     assert job["attempts"] == 2
     assert job["credits_used"] == 200
     ledger = client.get("/api/v1/credits/ledger?limit=100", headers=customer.auth()).json()["data"]
@@ -181,10 +248,32 @@ def test_a_sigkilled_worker_job_is_rerun_and_charged_once(
     assert len(captures) == 1
     assert client.get("/api/v1/credits", headers=customer.auth()).json()["balance"] == 800
 
+    events = client.get("/api/v1/events?type=job.completed", headers=customer.auth()).json()
+    [event] = [e for e in events["data"] if e["data"]["job_id"] == job_id]
+    assert event["data"]["status"] == "completed"
+    deadline = time.monotonic() + 30
+    while len(receiver.requests) < 2:
+        assert time.monotonic() < deadline, receiver.requests
+        time.sleep(0.05)
+    receiver.close()
+    assert [r.error for r in receiver.requests] == [None, None]  # signatures verify
+    assert {r.headers["webhook-id"] for r in receiver.requests} == {event["id"]}
+    payload = receiver.requests[-1].payload
+    assert (payload["type"], payload["data"]["job_id"]) == ("job.completed", job_id)
 
-def test_sync_wait_returns_the_completed_job(db: Database, settings: Settings, customer: Customer) -> None:
+
+def test_sync_wait_returns_the_completed_job(
+    db: Database, settings: Settings, customer: Customer
+) -> None:
     job = asyncio.run(
-        jobs.submit_and_wait(db, settings, principal_of(customer), "test.echo", {"value": 7, "credits": 5}, credits_needed=5)
+        jobs.submit_and_wait(
+            db,
+            settings,
+            principal_of(customer),
+            "test.echo",
+            {"value": 7, "credits": 5},
+            credits_needed=5,
+        )
     )
     assert (job.status, job.result, job.credits_used) == ("completed", {"echo": 7}, 5)
 
@@ -192,11 +281,19 @@ def test_sync_wait_returns_the_completed_job(db: Database, settings: Settings, c
 def test_sync_wait_past_the_limit_is_504_and_free(
     client: TestClient, db: Database, settings: Settings, customer: Customer
 ) -> None:
-    impatient = settings.model_copy(update={"jobs": settings.jobs.model_copy(update={"sync_timeout_seconds": 0.5})})
+    impatient = settings.model_copy(
+        update={"jobs": settings.jobs.model_copy(update={"sync_timeout_seconds": 0.5})}
+    )
     with pytest.raises(JobTimeout) as raised:
         asyncio.run(
-            jobs.submit_and_wait(db, impatient, principal_of(customer), "test.sleep",
-                                 {"seconds": 3, "credits": 100}, credits_needed=100)
+            jobs.submit_and_wait(
+                db,
+                impatient,
+                principal_of(customer),
+                "test.sleep",
+                {"seconds": 3, "credits": 100},
+                credits_needed=100,
+            )
         )
     assert raised.value.status == 504
     job_id = raised.value.message.split()[1]
@@ -210,8 +307,10 @@ def test_sync_wait_past_the_limit_is_504_and_free(
 def test_worker_command_stops_cleanly(settings: Settings) -> None:
     from tests.conftest import settings_env
 
-    proc = subprocess.Popen(["python", "-m", "soundstage.cli", "worker", "--processes", "1"],
-                            env=settings_env(settings))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "soundstage.cli", "worker", "--processes", "1"],
+        env=settings_env(settings),
+    )
     time.sleep(2)
     assert proc.poll() is None
     proc.send_signal(signal.SIGINT)

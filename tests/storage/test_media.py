@@ -15,6 +15,7 @@ from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.storage import service as storage
 from soundstage.storage import signing
+from soundstage.storage.errors import MediaUnreachable
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer
 from tests.credits.test_ledger import principal_of
@@ -37,8 +38,14 @@ def stored_media(db: Database, settings: Settings, customer: Customer, tmp_path:
     path.write_bytes(wav_bytes())
     with db.session() as session:
         return storage.save(
-            session, settings, principal_of(customer), path, filename="clip.wav",
-            content_type="audio/wav", duration_ms=1000, purpose="output",
+            session,
+            settings,
+            principal_of(customer),
+            path,
+            filename="clip.wav",
+            content_type="audio/wav",
+            duration_ms=1000,
+            purpose="output",
         )
 
 
@@ -96,20 +103,35 @@ def test_tampered_or_expired_urls_are_403(
     assert_error(client.get(url[:-1] + ("x" if url[-1] != "x" else "y")), 403, "invalid_signature")
     assert_error(client.get(url.replace("clip.wav", "clip.mp3")), 403, "invalid_signature")
     assert_error(client.get(url.split("?")[0]), 403, "invalid_signature")
-    expired, _ = signing.signed_url(settings, media.id, media.filename, now=time.time() - 24 * 3600 - 5)
+    expired, _ = signing.signed_url(
+        settings, media.id, media.filename, now=time.time() - 24 * 3600 - 5
+    )
     assert_error(client.get(path_of(expired)), 403, "url_expired")
 
 
 def test_media_object_is_the_owners_only(
-    client: TestClient, db: Database, settings: Settings, customer: Customer, other_customer: Customer, tmp_path: Path
+    client: TestClient,
+    db: Database,
+    settings: Settings,
+    customer: Customer,
+    other_customer: Customer,
+    tmp_path: Path,
 ) -> None:
     media = stored_media(db, settings, customer, tmp_path)
     mine = client.get(f"/api/v1/media/{media.id}", headers=customer.auth())
     assert mine.status_code == 200
     assert mine.json()["duration_ms"] == 1000
     assert client.get(path_of(mine.json()["url"])).content == (tmp_path / "clip.wav").read_bytes()
-    assert_error(client.get(f"/api/v1/media/{media.id}", headers=other_customer.auth()), 404, "resource_missing")
-    assert_error(client.get(f"/api/v1/media/{media.id}", headers=customer.auth("production")), 404, "resource_missing")
+    assert_error(
+        client.get(f"/api/v1/media/{media.id}", headers=other_customer.auth()),
+        404,
+        "resource_missing",
+    )
+    assert_error(
+        client.get(f"/api/v1/media/{media.id}", headers=customer.auth("production")),
+        404,
+        "resource_missing",
+    )
 
 
 def test_upload_then_read_back_as_an_input(
@@ -117,13 +139,18 @@ def test_upload_then_read_back_as_an_input(
 ) -> None:
     data = wav_bytes(1.5)
     response = client.post(
-        "/api/v1/uploads", headers=customer.auth(), files={"file": ("take 1 (final).wav", data, "audio/wav")}
+        "/api/v1/uploads",
+        headers=customer.auth(),
+        files={"file": ("take 1 (final).wav", data, "audio/wav")},
     )
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["object"] == "media"
     assert (body["purpose"], body["content_type"], body["size_bytes"], body["duration_ms"]) == (
-        "upload", "audio/wav", len(data), 1500,
+        "upload",
+        "audio/wav",
+        len(data),
+        1500,
     )
     assert body["filename"] == "take-1-final-.wav"
     with db.session() as session:
@@ -133,7 +160,9 @@ def test_upload_then_read_back_as_an_input(
 
 def test_upload_of_a_text_file_is_422(client: TestClient, customer: Customer) -> None:
     response = client.post(
-        "/api/v1/uploads", headers=customer.auth(), files={"file": ("notes.txt", b"not audio at all", "text/plain")}
+        "/api/v1/uploads",
+        headers=customer.auth(),
+        files={"file": ("notes.txt", b"not audio at all", "text/plain")},
     )
     error = assert_error(response, 422, "invalid_media")
     assert error["param"] == "file"
@@ -148,21 +177,30 @@ def test_upload_needs_a_file(client: TestClient, customer: Customer) -> None:
 def test_upload_over_the_cap_is_413(settings: Settings, customer: Customer) -> None:
     from soundstage.app import create_app
 
-    small = settings.model_copy(update={"media": settings.media.model_copy(update={"upload_max_bytes": 1000})})
+    small = settings.model_copy(
+        update={"media": settings.media.model_copy(update={"upload_max_bytes": 1000})}
+    )
     with TestClient(create_app(small)) as client:
         response = client.post(
-            "/api/v1/uploads", headers=customer.auth(), files={"file": ("a.wav", wav_bytes(1.0), "audio/wav")}
+            "/api/v1/uploads",
+            headers=customer.auth(),
+            files={"file": ("a.wav", wav_bytes(1.0), "audio/wav")},
         )
     assert_error(response, 413, "request_too_large")
 
 
-def test_expired_own_url_as_input_is_422(db: Database, settings: Settings, customer: Customer, tmp_path: Path) -> None:
+def test_expired_own_url_as_input_is_422(
+    db: Database, settings: Settings, customer: Customer, tmp_path: Path
+) -> None:
     media = stored_media(db, settings, customer, tmp_path)
     expired, _ = signing.signed_url(settings, media.id, media.filename, now=time.time() - 25 * 3600)
-    with db.session() as session, pytest.raises(Exception) as raised:
+    with db.session() as session, pytest.raises(MediaUnreachable) as raised:
         storage.read_input(session, settings, expired, tmp_path / "x", param="audio_url")
-    assert getattr(raised.value, "code", None) == "media_unreachable"
-    assert getattr(raised.value, "status", None) == 422
+    assert (raised.value.code, raised.value.status, raised.value.param) == (
+        "media_unreachable",
+        422,
+        "audio_url",
+    )
 
 
 def test_remote_inputs_go_through_the_safe_fetcher(
@@ -176,7 +214,7 @@ def test_remote_inputs_go_through_the_safe_fetcher(
     payload = wav_bytes(0.5)
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "audio/wav")
             self.send_header("Content-Length", str(len(payload)))

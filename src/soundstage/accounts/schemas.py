@@ -17,7 +17,6 @@ _TAX_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ./-]*$")
 
 
 class BuyerVerificationSubmit(RequestModel):
-
     legal_name: str = Field(min_length=1, max_length=200, description="Registered business name.")
     country: str = Field(
         min_length=2, max_length=2, description="ISO 3166-1 alpha-2 country code, e.g. `GB`."

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 import os
 import weakref
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -13,7 +13,6 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from soundstage.config import Settings
-
 
 READ_ONLY = "soundstage_read_only"
 _AFTER_COMMIT = "after_commit"

@@ -145,6 +145,35 @@ def fetch_to_file(
         part.unlink(missing_ok=True)
 
 
+def check_url(url: str, *, policy: FetchPolicy, param: str) -> None:
+    """Apply the address rules to `url` (resolving it) without connecting: for URLs that
+    are stored now and called later, such as webhook endpoints."""
+    deadline = _Deadline(time.monotonic() + policy.timeout_seconds)
+    target = _parse(url, param, {_allow_entry(entry) for entry in policy.allow_hosts})
+    _resolve_and_check(target, param, policy, deadline)
+
+
+def post(url: str, body: bytes, headers: dict[str, str], *, policy: FetchPolicy, param: str) -> int:
+    """POST `body` to `url` under the same rules as fetching (checked and pinned address,
+    total time cap); redirects are not followed. Returns the answer's status code."""
+    deadline = _Deadline(time.monotonic() + policy.timeout_seconds)
+    target = _parse(url, param, {_allow_entry(entry) for entry in policy.allow_hosts})
+    addresses = _resolve_and_check(target, param, policy, deadline)
+    ssl_context = httpx.create_ssl_context()
+    with _exchange(
+        target,
+        addresses,
+        ssl_context,
+        policy,
+        deadline,
+        param,
+        method="POST",
+        body=body,
+        extra_headers=headers,
+    ) as response:
+        return response.status
+
+
 @dataclass(frozen=True)
 class _Target:
     scheme: str
@@ -417,8 +446,12 @@ def _exchange(
     policy: FetchPolicy,
     deadline: _Deadline,
     param: str,
+    *,
+    method: str = "GET",
+    body: bytes | None = None,
+    extra_headers: dict[str, str] | None = None,
 ) -> Iterator[httpcore.Response]:
-    """One GET to the pinned addresses; network failures become MediaUnreachable."""
+    """One request to the pinned addresses; network failures become MediaUnreachable."""
     remaining = max(deadline.remaining(), 0.001)
     authority = f"[{target.host}]" if ":" in target.host else target.host
     if target.port != _SCHEMES[target.scheme]:
@@ -429,6 +462,9 @@ def _exchange(
         (b"Accept", b"*/*"),
         # The bytes on the wire are the bytes saved and counted: no decompression bombs.
         (b"Accept-Encoding", b"identity"),
+    ]
+    headers += [
+        (k.encode("latin-1"), v.encode("latin-1")) for k, v in (extra_headers or {}).items()
     ]
     pool = httpcore.ConnectionPool(
         ssl_context=ssl_context,
@@ -449,7 +485,12 @@ def _exchange(
         "sni_hostname": target.host,
     }
     try:
-        with pool, pool.stream("GET", url, headers=headers, extensions=extensions) as response:
+        with (
+            pool,
+            pool.stream(
+                method, url, headers=headers, content=body, extensions=extensions
+            ) as response,
+        ):
             yield response
     except httpcore.TimeoutException as exc:
         if deadline.expired or not isinstance(exc, httpcore.ConnectTimeout):
@@ -469,7 +510,7 @@ def _exchange(
 
 def _timed_out(policy: FetchPolicy, param: str) -> MediaUnreachable:
     return MediaUnreachable(
-        f"downloading {param} timed out after {policy.timeout_seconds:g} seconds", param=param
+        f"fetching {param} timed out after {policy.timeout_seconds:g} seconds", param=param
     )
 
 

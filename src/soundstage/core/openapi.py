@@ -74,7 +74,9 @@ def _augment(method: str, operation: dict[str, Any], error_ref: dict[str, str]) 
     for status, response in responses.items():
         if status.startswith(("4", "5")):
             response["content"] = {"application/json": {"schema": error_ref}}
-            response["description"] = ERROR_DESCRIPTIONS.get(int(status), response.get("description", ""))
+            response["description"] = ERROR_DESCRIPTIONS.get(
+                int(status), response.get("description", "")
+            )
         headers = dict(RESPONSE_HEADERS)
         if status in ("429", "503"):
             headers.update(RETRY_AFTER)

@@ -34,14 +34,16 @@ async def page_params(
     starting_after: Annotated[
         str | None,
         Query(
-            min_length=1, max_length=64,
+            min_length=1,
+            max_length=64,
             description="Cursor: the id of the last object of the previous page.",
         ),
     ] = None,
     ending_before: Annotated[
         str | None,
         Query(
-            min_length=1, max_length=64,
+            min_length=1,
+            max_length=64,
             description="Cursor: the id of the first object of the next page.",
         ),
     ] = None,

@@ -41,7 +41,6 @@ class CreditTransactionOut(BaseModel):
 
 
 class SandboxTopUp(RequestModel):
-
     amount: int = Field(
         ge=1, le=10_000_000, description="Test credits to add to the sandbox balance."
     )

@@ -33,11 +33,15 @@ def list_jobs(
     """The caller's jobs, newest first."""
     jobs, has_more = service.list_jobs(session, principal, page, status=status, kind=kind)
     settings = request.app.state.settings
-    return ListResponse[JobOut](data=[service.job_out(j, settings) for j in jobs], has_more=has_more)
+    return ListResponse[JobOut](
+        data=[service.job_out(j, settings) for j in jobs], has_more=has_more
+    )
 
 
 @router.post("/jobs/{job_id}/cancel", response_model=JobOut, responses=errors(409))
-def cancel_job(job_id: str, request: Request, session: SessionDep, principal: PrincipalDep) -> JobOut:
+def cancel_job(
+    job_id: str, request: Request, session: SessionDep, principal: PrincipalDep
+) -> JobOut:
     """Cancel a queued or running job. A cancelled job is never charged."""
     job = service.cancel(session, principal, job_id)
     return service.job_out(job, request.app.state.settings)

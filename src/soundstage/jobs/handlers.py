@@ -70,8 +70,10 @@ _KINDS: dict[str, JobKind] = {}
 
 
 def register(
-    name: str, *, completed_event: str | None = None, failed_event: str | None = None
+    name: str, *, completed_event: str = "job.completed", failed_event: str = "job.failed"
 ) -> Callable[[Handler], Handler]:
+    """Register a job kind. When an asynchronous job of the kind ends, the webhook event
+    `completed_event` or `failed_event` is emitted (a type of webhooks.schemas.EventType)."""
     def decorate(handler: Handler) -> Handler:
         _KINDS[name] = JobKind(name, handler, completed_event, failed_event)
         return handler

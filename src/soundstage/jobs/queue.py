@@ -54,6 +54,13 @@ def make_huey(settings: Settings) -> Huey:
     )
 
 
+def install_dispatcher(settings: Settings) -> None:
+    """Webhook deliveries recorded by this process are handed to the queue after commit."""
+    from soundstage.webhooks import service as webhooks
+
+    webhooks.set_dispatcher(lambda delivery_id: get_queue(settings).enqueue_delivery(delivery_id))
+
+
 _queues: dict[tuple[str, str | None, str], JobQueue] = {}
 _lock = threading.Lock()
 

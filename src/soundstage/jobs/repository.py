@@ -49,8 +49,11 @@ def claim(session: Session, job_id: str, owner: str, now: datetime, lease: timed
             ),
         )
         .values(
-            status="processing", attempts=Job.attempts + 1, lease_owner=owner,
-            lease_expires_at=now + lease, updated_at=now,
+            status="processing",
+            attempts=Job.attempts + 1,
+            lease_owner=owner,
+            lease_expires_at=now + lease,
+            updated_at=now,
             started_at=func.coalesce(Job.started_at, now),
         )
     )

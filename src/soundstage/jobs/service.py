@@ -42,10 +42,19 @@ def submit(
     enqueued once this unit of work commits."""
     now = utcnow()
     job = Job(
-        id=new_id("job"), account_id=principal.account_id, environment=principal.environment,
-        kind=kind, status="queued", is_async=is_async, progress=0.0, request=request,
-        credits_reserved=credits_needed, estimated_completion_ms=estimated_completion_ms,
-        attempts=0, created_at=now, updated_at=now,
+        id=new_id("job"),
+        account_id=principal.account_id,
+        environment=principal.environment,
+        kind=kind,
+        status="queued",
+        is_async=is_async,
+        progress=0.0,
+        request=request,
+        credits_reserved=credits_needed,
+        estimated_completion_ms=estimated_completion_ms,
+        attempts=0,
+        created_at=now,
+        updated_at=now,
     )
     repository.add(session, job)
     if credits_needed > 0:
@@ -71,8 +80,15 @@ async def submit_and_wait(
 
     def _submit() -> str:
         with db.session() as session:
-            return submit(session, settings, principal, kind, request,
-                          credits_needed=credits_needed, is_async=False).id
+            return submit(
+                session,
+                settings,
+                principal,
+                kind,
+                request,
+                credits_needed=credits_needed,
+                is_async=False,
+            ).id
 
     job_id = await run_in_threadpool(_submit)
     deadline = time.monotonic() + settings.jobs.sync_timeout_seconds
@@ -137,7 +153,12 @@ def cancel(session: Session, principal: Principal, job_id: str) -> Job:
 
 
 def list_jobs(
-    session: Session, principal: Principal, page: PageParams, *, status: str | None, kind: str | None
+    session: Session,
+    principal: Principal,
+    page: PageParams,
+    *,
+    status: str | None,
+    kind: str | None,
 ) -> tuple[list[Job], bool]:
     query = repository.owned_query(principal.account_id, principal.environment)
     if status is not None:
@@ -149,12 +170,19 @@ def list_jobs(
 
 def job_out(job: Job, settings: Settings) -> JobOut:
     return JobOut(
-        job_id=job.id, kind=job.kind, environment=job.environment,
+        job_id=job.id,
+        kind=job.kind,
+        environment=job.environment,
         status=job.status,
-        progress=job.progress, stage=job.stage,
+        progress=job.progress,
+        stage=job.stage,
         result=storage.render(job.result, settings) if job.result is not None else None,
         error=JobError(**job.error) if job.error else None,
-        credits_reserved=job.credits_reserved, credits_used=job.credits_used,
-        estimated_completion_ms=job.estimated_completion_ms, attempts=job.attempts,
-        created_at=job.created_at, started_at=job.started_at, completed_at=job.completed_at,
+        credits_reserved=job.credits_reserved,
+        credits_used=job.credits_used,
+        estimated_completion_ms=job.estimated_completion_ms,
+        attempts=job.attempts,
+        created_at=job.created_at,
+        started_at=job.started_at,
+        completed_at=job.completed_at,
     )

@@ -24,7 +24,7 @@ from soundstage.credits import service as credits
 from soundstage.jobs import repository
 from soundstage.jobs.errors import JobCancelled
 from soundstage.jobs.handlers import JobContext, JobKind, JobOutcome, get_kind, load_task_modules
-from soundstage.jobs.queue import get_queue
+from soundstage.jobs.queue import get_queue, install_dispatcher
 from soundstage.models import Job
 
 log = logging.getLogger("soundstage.jobs")
@@ -50,6 +50,7 @@ def environment(settings: Settings) -> WorkerEnvironment:
         env = _environments.get(pid)
         if env is None or env.settings is not settings:
             load_task_modules(settings)
+            install_dispatcher(settings)
             env = WorkerEnvironment(settings, Database(settings), pid)
             _environments.clear()  # a forked child drops its parent's connections
             _environments[pid] = env
@@ -60,15 +61,23 @@ def run_job(env: WorkerEnvironment, job_id: str) -> None:
     jobs = env.settings.jobs
     owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
     with env.db.session() as session:
-        if not repository.claim(session, job_id, owner, utcnow(), timedelta(seconds=jobs.lease_seconds)):
+        if not repository.claim(
+            session, job_id, owner, utcnow(), timedelta(seconds=jobs.lease_seconds)
+        ):
             return  # ended, or alive in another worker: a redelivery is a no-op
         job = repository.get(session, job_id)
         assert job is not None
         session.expunge(job)
     kind = get_kind(job.kind)
     if job.attempts > jobs.max_attempts:
-        _fail(env, job, owner, kind, "worker_lost",
-              f"The job's worker stopped {jobs.max_attempts} times; it was not charged.")
+        _fail(
+            env,
+            job,
+            owner,
+            kind,
+            "worker_lost",
+            f"The job's worker stopped {jobs.max_attempts} times; it was not charged.",
+        )
         return
     if kind is None:
         _fail(env, job, owner, None, "internal_error", f"No worker knows job kind {job.kind!r}.")
@@ -80,9 +89,13 @@ def run_job(env: WorkerEnvironment, job_id: str) -> None:
 def _execute(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind) -> None:
     workdir = Path(tempfile.mkdtemp(prefix=f"{job.id}-", dir=_work_root(env.settings)))
     context = JobContext(
-        job_id=job.id, kind=job.kind, request=dict(job.request),
+        job_id=job.id,
+        kind=job.kind,
+        request=dict(job.request),
         principal=Principal(job.account_id, job.environment, ""),  # type: ignore[arg-type]
-        settings=env.settings, db=env.db, workdir=workdir,
+        settings=env.settings,
+        db=env.db,
+        workdir=workdir,
         report=lambda fraction, stage: _report(env, job.id, owner, fraction, stage),
     )
     heartbeat = _Heartbeat(env, job.id, owner, context.cancelled)
@@ -95,7 +108,14 @@ def _execute(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind) -> Non
         _fail(env, job, owner, kind, exc.code, exc.message, exc.param)
     except Exception:
         log.exception("job %s (%s) failed", job.id, job.kind)
-        _fail(env, job, owner, kind, "internal_error", "The job failed unexpectedly; it was not charged.")
+        _fail(
+            env,
+            job,
+            owner,
+            kind,
+            "internal_error",
+            "The job failed unexpectedly; it was not charged.",
+        )
     else:
         _complete(env, job, owner, kind, outcome)
     finally:
@@ -109,19 +129,30 @@ def _work_root(settings: Settings) -> Path:
     return root
 
 
-def _report(env: WorkerEnvironment, job_id: str, owner: str, fraction: float, stage: str | None) -> None:
+def _report(
+    env: WorkerEnvironment, job_id: str, owner: str, fraction: float, stage: str | None
+) -> None:
     with env.db.session() as session:
         repository.report_progress(session, job_id, owner, fraction, stage, utcnow())
 
 
-def _complete(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind, outcome: JobOutcome) -> None:
+def _complete(
+    env: WorkerEnvironment, job: Job, owner: str, kind: JobKind, outcome: JobOutcome
+) -> None:
     used = min(outcome.credits_used, job.credits_reserved)
     if outcome.credits_used > job.credits_reserved:
         log.error("job %s used %d credits but reserved %d", job.id, outcome.credits_used, used)
     with env.db.session() as session:
         done = repository.finish(
-            session, job.id, owner, "completed", utcnow(),
-            result=outcome.result, credits_used=used, progress=1.0, error=None,
+            session,
+            job.id,
+            owner,
+            "completed",
+            utcnow(),
+            result=outcome.result,
+            credits_used=used,
+            progress=1.0,
+            error=None,
         )
         if not done:  # cancelled meanwhile, or the lease went to another worker
             return
@@ -131,12 +162,19 @@ def _complete(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind, outco
 
 
 def _fail(
-    env: WorkerEnvironment, job: Job, owner: str, kind: JobKind | None,
-    code: str, message: str, param: str | None = None,
+    env: WorkerEnvironment,
+    job: Job,
+    owner: str,
+    kind: JobKind | None,
+    code: str,
+    message: str,
+    param: str | None = None,
 ) -> None:
     error: dict[str, Any] = {"code": code, "message": message, "param": param}
     with env.db.session() as session:
-        if not repository.finish(session, job.id, owner, "failed", utcnow(), error=error, credits_used=0):
+        if not repository.finish(
+            session, job.id, owner, "failed", utcnow(), error=error, credits_used=0
+        ):
             return
         if job.reservation_id:
             credits.release(session, job.reservation_id)
@@ -194,7 +232,9 @@ def sweep(env: WorkerEnvironment) -> int:
     jobs = env.settings.jobs
     now = utcnow()
     with env.db.session() as session:
-        stale = repository.stale_job_ids(session, now, now - timedelta(seconds=jobs.requeue_after_seconds))
+        stale = repository.stale_job_ids(
+            session, now, now - timedelta(seconds=jobs.requeue_after_seconds)
+        )
         repository.touch(session, stale, now)
     queue = get_queue(env.settings)
     for job_id in stale:
@@ -230,8 +270,13 @@ def run_worker(settings: Settings, processes: int) -> None:
     queue = get_queue(settings)
     load_task_modules(settings)
     consumer = queue.huey.create_consumer(
-        workers=processes, worker_type="process", periodic=False,
-        initial_delay=0.02, backoff=1.2, max_delay=0.25, check_worker_health=True,
+        workers=processes,
+        worker_type="process",
+        periodic=False,
+        initial_delay=0.02,
+        backoff=1.2,
+        max_delay=0.25,
+        check_worker_health=True,
     )
     sweeper = Sweeper(WorkerEnvironment(settings, Database(settings), os.getpid()))
     sweeper.start()

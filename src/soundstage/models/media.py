@@ -10,7 +10,9 @@ from soundstage.models.base import Base, CustomerOwned, Timestamped
 
 class MediaObject(CustomerOwned, Timestamped, Base):
     __tablename__ = "media_object"
-    __table_args__ = (Index("ix_media_object_owner_created", "account_id", "environment", "created_at"),)
+    __table_args__ = (
+        Index("ix_media_object_owner_created", "account_id", "environment", "created_at"),
+    )
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     purpose: Mapped[str] = mapped_column(String(16))  # upload | output

@@ -24,15 +24,23 @@ public_router = APIRouter(tags=["Media"])
 def media_out(settings: Settings, media: MediaObject) -> MediaOut:
     url, expires_at = service.url_of(settings, media)
     return MediaOut(
-        id=media.id, purpose=media.purpose,
-        filename=media.filename, content_type=media.content_type, size_bytes=media.size_bytes,
-        duration_ms=media.duration_ms, url=url, url_expires_at=expires_at, created_at=media.created_at,
+        id=media.id,
+        purpose=media.purpose,
+        filename=media.filename,
+        content_type=media.content_type,
+        size_bytes=media.size_bytes,
+        duration_ms=media.duration_ms,
+        url=url,
+        url_expires_at=expires_at,
+        created_at=media.created_at,
     )
 
 
 @router.post("/uploads", response_model=MediaOut, responses=errors(413))
 async def upload_media(
-    request: Request, principal: PrincipalDep, file: Annotated[UploadFile, File(description="An audio or video file.")]
+    request: Request,
+    principal: PrincipalDep,
+    file: Annotated[UploadFile, File(description="An audio or video file.")],
 ) -> MediaOut:
     """Store an audio or video file (multipart field `file`); its URL works wherever an
     `audio_url` or `media_url` is taken. Files that no decoder can read are 422."""
@@ -59,7 +67,9 @@ def _tmp_root(settings: Settings) -> Path:
 
 
 @router.get("/media/{media_id}", response_model=MediaOut)
-def get_media(media_id: str, request: Request, session: SessionDep, principal: PrincipalDep) -> MediaOut:
+def get_media(
+    media_id: str, request: Request, session: SessionDep, principal: PrincipalDep
+) -> MediaOut:
     """A media object of the caller's, with a freshly signed URL."""
     return media_out(request.app.state.settings, service.get_owned(session, principal, media_id))
 
@@ -67,8 +77,13 @@ def get_media(media_id: str, request: Request, session: SessionDep, principal: P
 @public_router.get(
     "/media/{media_id}/{filename}",
     response_class=FileResponse,
-    responses={200: {"content": {"audio/*": {}, "video/*": {}}, "description": "The media bytes; Range requests are honoured."},
-               **errors(403, 404)},
+    responses={
+        200: {
+            "content": {"audio/*": {}, "video/*": {}},
+            "description": "The media bytes; Range requests are honoured.",
+        },
+        **errors(403, 404),
+    },
 )
 def download_media(media_id: str, filename: str, request: Request) -> FileResponse:
     """A signed media URL (no API key: the signature is the credential). Tampered or expired
@@ -77,6 +92,8 @@ def download_media(media_id: str, filename: str, request: Request) -> FileRespon
     with request.app.state.db.read_session() as session:
         media = service.open_signed(session, settings, media_id, filename, request.url.query)
     return FileResponse(
-        service.local_path(settings, media), media_type=media.content_type, filename=media.filename,
+        service.local_path(settings, media),
+        media_type=media.content_type,
+        filename=media.filename,
         content_disposition_type="inline",
     )

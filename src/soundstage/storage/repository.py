@@ -17,7 +17,9 @@ def get(session: Session, media_id: str) -> MediaObject | None:
     return session.get(MediaObject, media_id)
 
 
-def get_owned(session: Session, account_id: str, environment: str, media_id: str) -> MediaObject | None:
+def get_owned(
+    session: Session, account_id: str, environment: str, media_id: str
+) -> MediaObject | None:
     stmt = select(MediaObject).where(
         MediaObject.id == media_id,
         MediaObject.account_id == account_id,

@@ -16,6 +16,8 @@ class MediaOut(BaseModel):
     content_type: str
     size_bytes: int
     duration_ms: int | None
-    url: str = Field(description="Signed URL; usable as audio_url / media_url; expires 24 h after issue.")
+    url: str = Field(
+        description="Signed URL; usable as audio_url / media_url; expires 24 h after issue."
+    )
     url_expires_at: datetime
     created_at: datetime

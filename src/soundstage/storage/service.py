@@ -46,9 +46,17 @@ def save(
     key = f"{owner.environment}/{owner.account_id}/{media_id}/{filename}"
     size = make_store(settings).put(key, source)
     media = MediaObject(
-        id=media_id, account_id=owner.account_id, environment=owner.environment, purpose=purpose,
-        filename=filename, content_type=content_type, size_bytes=size, duration_ms=duration_ms,
-        storage_key=key, job_id=job_id, created_at=utcnow(),
+        id=media_id,
+        account_id=owner.account_id,
+        environment=owner.environment,
+        purpose=purpose,
+        filename=filename,
+        content_type=content_type,
+        size_bytes=size,
+        duration_ms=duration_ms,
+        storage_key=key,
+        job_id=job_id,
+        created_at=utcnow(),
     )
     repository.add(session, media)
     return media
@@ -102,15 +110,13 @@ def own_media_in_url(settings: Settings, url: str) -> tuple[str, str, str] | Non
     if not url.startswith(base):
         return None
     parts = urlsplit(url)
-    segments = url[len(base):].split("?", 1)[0].split("/")
+    segments = url[len(base) :].split("?", 1)[0].split("/")
     if len(segments) != 2:
         return None
     return segments[0], unquote(segments[1]), parts.query
 
 
-def read_input(
-    session: Session, settings: Settings, url: str, dest: Path, *, param: str
-) -> Path:
+def read_input(session: Session, settings: Settings, url: str, dest: Path, *, param: str) -> Path:
     """Bring an input URL's bytes to `dest`: the service's own media URLs straight from
     storage (no HTTP), anything else through the SSRF-safe fetcher."""
     own = own_media_in_url(settings, url)
@@ -168,8 +174,12 @@ def save_upload(
 
     info = audio.probe(path, param="file")
     return save(
-        session, settings, principal, path,
+        session,
+        settings,
+        principal,
+        path,
         filename=safe_filename(filename, "upload"),
         content_type=content_type_of(info.format_name, info.has_video),
-        duration_ms=info.duration_ms, purpose="upload",
+        duration_ms=info.duration_ms,
+        purpose="upload",
     )

@@ -25,18 +25,23 @@ class MediaUrlExpired(PermissionDenied):
 
 
 def _signer(settings: Settings) -> Signer:
-    return Signer(settings.signing_secret(), salt="soundstage.media-url", digest_method=hashlib.sha256)
+    return Signer(
+        settings.signing_secret(), salt="soundstage.media-url", digest_method=hashlib.sha256
+    )
 
 
 def _message(media_id: str, filename: str, expires: int) -> str:
     return f"{media_id}/{filename}?expires={expires}"
 
 
-def signed_url(settings: Settings, media_id: str, filename: str, *, now: float | None = None) -> tuple[str, datetime]:
+def signed_url(
+    settings: Settings, media_id: str, filename: str, *, now: float | None = None
+) -> tuple[str, datetime]:
     """A URL valid for `media.url_ttl_seconds` from now, and when it expires."""
     expires = int(now if now is not None else time.time()) + settings.media.url_ttl_seconds
     signature = _signer(settings).get_signature(_message(media_id, filename, expires)).decode()
-    url = f"{settings.media_base_url}/{media_id}/{quote(filename)}?expires={expires}&signature={signature}"
+    query = f"expires={expires}&signature={signature}"
+    url = f"{settings.media_base_url}/{media_id}/{quote(filename)}?{query}"
     return url, datetime.fromtimestamp(expires, UTC)
 
 
@@ -46,7 +51,11 @@ def verify(
     """Raise 403 unless the query is exactly `expires=T&signature=S` signed for this path and
     T has not passed."""
     parts = raw_query.split("&")
-    if len(parts) != 2 or not parts[0].startswith("expires=") or not parts[1].startswith("signature="):
+    if (
+        len(parts) != 2
+        or not parts[0].startswith("expires=")
+        or not parts[1].startswith("signature=")
+    ):
         raise InvalidMediaSignature("This media URL is not validly signed.")
     expires_text = parts[0].removeprefix("expires=")
     signature = parts[1].removeprefix("signature=")

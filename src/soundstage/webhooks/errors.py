@@ -1,13 +1,12 @@
 """Errors of the webhooks feature."""
 
-from soundstage.core.errors import Conflict, InvalidField, NotFound
+from soundstage.core.errors import Conflict, NotFound
 
 __all__ = [
     "DeliveryNotFound",
     "EndpointDisabled",
     "EndpointNotFound",
     "EventNotFound",
-    "UrlNotAllowed",
 ]
 
 
@@ -21,12 +20,6 @@ class EventNotFound(NotFound):
 
 class DeliveryNotFound(NotFound):
     pass
-
-
-class UrlNotAllowed(InvalidField):
-    """The URL's host resolves to an address webhooks may not reach (private, loopback, ...)."""
-
-    code = "url_not_allowed"
 
 
 class EndpointDisabled(Conflict):

@@ -11,7 +11,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 # Every event type the service emits. `emit` refuses any other, so that what an endpoint
 # can subscribe to and what is sent never drift apart: a new event starts here.
-EventType = Literal["daw.completed", "dubbing.completed"]
+EventType = Literal[
+    "daw.completed",
+    "daw.failed",
+    "dubbing.completed",
+    "dubbing.failed",
+    # Asynchronous jobs of kinds that have no events of their own.
+    "job.completed",
+    "job.failed",
+]
 EVENT_TYPES: tuple[str, ...] = get_args(EventType)
 ALL_EVENTS = "*"
 

@@ -23,6 +23,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from soundstage.config import WebhookSettings
+from soundstage.core import fetch
 from soundstage.core.db import after_commit
 from soundstage.core.ids import new_id
 from soundstage.core.pagination import PageParams, paginate
@@ -30,7 +31,6 @@ from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.models import Event, WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint
 from soundstage.webhooks import repository
-from soundstage.webhooks.addresses import checked_address
 from soundstage.webhooks.errors import (
     DeliveryNotFound,
     EndpointDisabled,
@@ -79,6 +79,23 @@ def new_secret() -> str:
 # Endpoints
 
 
+def endpoint_policy(allow_hosts: list[str], timeout_seconds: float) -> fetch.FetchPolicy:
+    """Webhook URLs obey the rules of media fetching (core/fetch.py)."""
+    return fetch.FetchPolicy(
+        timeout_seconds=timeout_seconds,
+        connect_timeout_seconds=min(10.0, timeout_seconds),
+        allow_hosts=frozenset(allow_hosts),
+    )
+
+
+def check_endpoint_url(url: str, allow_hosts: list[str]) -> None:
+    """422 `url_not_allowed` unless the URL resolves, now, to addresses webhooks may reach."""
+    try:
+        fetch.check_url(url, policy=endpoint_policy(allow_hosts, 10.0), param="url")
+    except fetch.MediaUnreachable as exc:
+        raise fetch.UrlNotAllowed(exc.message, param="url") from exc
+
+
 def create_endpoint(
     session: Session,
     principal: Principal,
@@ -88,7 +105,7 @@ def create_endpoint(
     enabled_events: list[str],
     allow_hosts: list[str],
 ) -> WebhookEndpoint:
-    checked_address(url, allow_hosts)
+    check_endpoint_url(url, allow_hosts)
     endpoint = WebhookEndpoint(
         id=new_id("we"),
         account_id=principal.account_id,
