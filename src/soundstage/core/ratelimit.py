@@ -6,12 +6,14 @@ Headers follow the IETF RateLimit draft: `RateLimit-Policy: "api-key";q=100;w=60
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
+import weakref
 from dataclasses import dataclass
 
 from limits import RateLimitItem, parse
-from limits.aio.storage import MemoryStorage, RedisStorage, Storage
+from limits.aio.storage import MemoryStorage, RedisStorage
 from limits.aio.strategies import FixedWindowRateLimiter
 
 from soundstage.config import Settings
@@ -46,22 +48,33 @@ class Decision:
 
 class RateLimiter:
     def __init__(self, settings: Settings) -> None:
-        self.storage: Storage
-        if settings.redis_url:
-            self.storage = RedisStorage(
-                "async+" + settings.redis_url,
-                implementation="redispy",
-                key_prefix=f"{settings.redis_namespace}:ratelimit",
-            )
-        else:
-            self.storage = MemoryStorage()
-        self.strategy = FixedWindowRateLimiter(self.storage)
+        self.settings = settings
         limits = settings.rate_limits
         self.items: dict[str, RateLimitItem] = {
             "sandbox": parse(limits.sandbox),
             "production": parse(limits.production),
             "anonymous": parse(limits.anonymous),
         }
+        self._memory = FixedWindowRateLimiter(MemoryStorage())
+        # Redis asyncio connections belong to the event loop that opened them: one client
+        # per loop (a server has one; tests and embedded apps may run several).
+        self._per_loop: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, FixedWindowRateLimiter
+        ] = weakref.WeakKeyDictionary()
+
+    def _strategy(self) -> FixedWindowRateLimiter:
+        if not self.settings.redis_url:
+            return self._memory
+        loop = asyncio.get_running_loop()
+        strategy = self._per_loop.get(loop)
+        if strategy is None:
+            storage = RedisStorage(
+                "async+" + self.settings.redis_url,
+                implementation="redispy",
+                key_prefix=f"{self.settings.redis_namespace}:ratelimit",
+            )
+            strategy = self._per_loop[loop] = FixedWindowRateLimiter(storage)
+        return strategy
 
     async def hit_key(self, api_key_id: str, environment: str) -> Decision:
         return await self._hit(self.items[environment], "api-key", api_key_id)
@@ -71,8 +84,9 @@ class RateLimiter:
 
     async def _hit(self, item: RateLimitItem, policy: str, identity: str) -> Decision:
         try:
-            allowed = await self.strategy.hit(item, policy, identity)
-            stats = await self.strategy.get_window_stats(item, policy, identity)
+            strategy = self._strategy()
+            allowed = await strategy.hit(item, policy, identity)
+            stats = await strategy.get_window_stats(item, policy, identity)
         except Exception as exc:  # the storage (Redis) is down: a dependency error, not ours
             raise ServiceUnavailable(
                 "Rate-limit storage is unavailable; retry shortly.", headers={"Retry-After": "5"}
