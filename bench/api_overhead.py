@@ -79,7 +79,7 @@ def main() -> None:
         Path(tmp, "reference_app.py").write_text(REFERENCE_APP)
         ours, ref = free_port(), free_port()
         procs = [
-            subprocess.Popen([*cli, "serve", "--port", str(ours)], env=env),
+            subprocess.Popen([*cli, "serve", "--no-worker", "--port", str(ours)], env=env),
             subprocess.Popen(
                 [
                     sys.executable,

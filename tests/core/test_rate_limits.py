@@ -114,7 +114,7 @@ def test_four_processes_share_one_limit_through_redis(
     ports = [free_port() for _ in range(4)]
     servers = [
         subprocess.Popen(
-            [sys.executable, "-m", "soundstage.cli", "serve", "--port", str(port)],
+            [sys.executable, "-m", "soundstage.cli", "serve", "--no-worker", "--port", str(port)],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

@@ -1,0 +1,87 @@
+"""`soundstage serve` with its embedded worker, and synchronous time limits over HTTP
+(no other worker runs in this module)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+from fastapi import Request
+from fastapi.testclient import TestClient
+
+from soundstage.app import create_app
+from soundstage.config import Settings
+from soundstage.core.db import Database
+from soundstage.core.deps import PrincipalDep
+from soundstage.jobs import service as jobs
+from tests.accounts.test_auth import assert_error
+from tests.conftest import Customer, free_port, settings_env, wait_for_port
+from tests.credits.test_ledger import principal_of
+
+pytestmark = pytest.mark.services
+
+
+def test_sync_timeout_is_504_in_the_envelope_and_free(
+    settings: Settings, customer: Customer
+) -> None:
+    impatient = settings.model_copy(
+        update={"jobs": settings.jobs.model_copy(update={"sync_timeout_seconds": 0.3})}
+    )
+    app = create_app(impatient)
+
+    @app.post("/api/v1/probe-sleep")
+    async def probe(request: Request, principal: PrincipalDep) -> dict[str, str]:
+        job = await jobs.submit_and_wait(
+            request.app.state.db,
+            impatient,
+            principal,
+            "test.sleep",
+            {"seconds": 3},
+            credits_needed=50,
+        )
+        return {"status": job.status}
+
+    with TestClient(app) as client:
+        response = client.post("/api/v1/probe-sleep", headers=customer.auth())
+        error = assert_error(response, 504, "job_timeout")
+        assert error["type"] == "api_error"
+        job_id = error["message"].split()[1]
+        job = client.get(f"/api/v1/jobs/{job_id}", headers=customer.auth()).json()
+        balance = client.get("/api/v1/credits", headers=customer.auth()).json()
+    assert (job["status"], job["credits_used"]) == ("cancelled", 0)
+    assert (balance["balance"], balance["reserved"]) == (1000, 0)
+
+
+def test_serve_runs_jobs_with_its_embedded_worker(
+    settings: Settings, db: Database, customer: Customer
+) -> None:
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "soundstage.cli", "serve", "--port", str(port)],
+        env=settings_env(settings),
+    )
+    try:
+        wait_for_port(port, timeout=60)
+        with db.session() as session:
+            job_id = jobs.submit(
+                session,
+                settings,
+                principal_of(customer),
+                "test.echo",
+                {"value": "served"},
+                credits_needed=0,
+                is_async=False,
+            ).id
+        url = f"http://127.0.0.1:{port}/api/v1/jobs/{job_id}"
+        deadline = time.monotonic() + 30
+        while (body := httpx.get(url, headers=customer.auth()).json())["status"] != "completed":
+            assert time.monotonic() < deadline, body
+            time.sleep(0.1)
+        assert body["result"] == {"echo": "served"}
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(30)
