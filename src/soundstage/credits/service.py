@@ -150,59 +150,30 @@ def capture(session: Session, reservation_id: str, amount: int) -> CreditReserva
     reservation = _reservation(session, reservation_id)
     if not 0 <= amount <= reservation.amount:
         raise ValueError(f"capture of {amount} outside 0..{reservation.amount}")
-    now = utcnow()
-    if not repository.settle_reservation(
-        session, reservation_id, status="captured", captured=amount, at=now
-    ):
-        return _reservation(session, reservation_id)
-    held, rest = reservation.amount, reservation.amount - amount
-    repository.move(
-        session,
-        reservation.account_id,
-        reservation.environment,
-        available=rest,
-        reserved=-held,
-        at=now,
-    )
-    _record(
-        session,
-        reservation.account_id,
-        reservation.environment,
-        "capture",
-        amount,
-        [(RESERVED, -held), (CONSUMED, amount), (AVAILABLE, rest)],
-        reservation=reservation,
-    )
-    return _reservation(session, reservation_id)
+    return _settle(session, reservation, "captured", amount)
 
 
 def release(session: Session, reservation_id: str) -> CreditReservation:
     """Return held credits untouched (failed or cancelled work). Idempotent."""
-    reservation = _reservation(session, reservation_id)
+    return _settle(session, _reservation(session, reservation_id), "released", 0)
+
+
+def _settle(
+    session: Session, reservation: CreditReservation, status: str, charged: int
+) -> CreditReservation:
+    """End a held reservation once: `charged` credits are consumed, the rest returned."""
     now = utcnow()
     if not repository.settle_reservation(
-        session, reservation_id, status="released", captured=0, at=now
+        session, reservation.id, status=status, captured=charged, at=now
     ):
-        return _reservation(session, reservation_id)
-    held = reservation.amount
-    repository.move(
-        session,
-        reservation.account_id,
-        reservation.environment,
-        available=held,
-        reserved=-held,
-        at=now,
-    )
-    _record(
-        session,
-        reservation.account_id,
-        reservation.environment,
-        "release",
-        held,
-        [(RESERVED, -held), (AVAILABLE, held)],
-        reservation=reservation,
-    )
-    return _reservation(session, reservation_id)
+        return _reservation(session, reservation.id)  # already settled: nothing moves
+    held, rest = reservation.amount, reservation.amount - charged
+    owner = (reservation.account_id, reservation.environment)
+    repository.move(session, *owner, available=rest, reserved=-held, at=now)
+    type_, amount = ("capture", charged) if status == "captured" else ("release", held)
+    legs = [(RESERVED, -held), (CONSUMED, charged), (AVAILABLE, rest)]
+    _record(session, *owner, type_, amount, legs, reservation=reservation)
+    return _reservation(session, reservation.id)
 
 
 def _reservation(session: Session, reservation_id: str) -> CreditReservation:

@@ -74,6 +74,7 @@ def register(
 ) -> Callable[[Handler], Handler]:
     """Register a job kind. When an asynchronous job of the kind ends, the webhook event
     `completed_event` or `failed_event` is emitted (a type of webhooks.schemas.EventType)."""
+
     def decorate(handler: Handler) -> Handler:
         _KINDS[name] = JobKind(name, handler, completed_event, failed_event)
         return handler
