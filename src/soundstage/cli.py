@@ -63,6 +63,11 @@ def serve(host: str, port: int, processes: int, no_worker: bool) -> None:
     """Migrate the database, then serve the HTTP API (with an embedded job worker)."""
     import uvicorn
 
+    # URLs handed out (media) point at this server unless configured otherwise; the app
+    # and the embedded worker read it from the environment.
+    public_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host  # noqa: S104
+    os.environ.setdefault("SOUNDSTAGE_PUBLIC_BASE_URL", f"http://{public_host}:{port}")
+    get_settings.cache_clear()
     settings = get_settings()
     upgrade_database(settings)
     embedded = None

@@ -82,6 +82,31 @@ def test_serve_runs_jobs_with_its_embedded_worker(
             assert time.monotonic() < deadline, body
             time.sleep(0.1)
         assert body["result"] == {"echo": "served"}
+
+        # Media URLs point at the server that issued them, and play from there.
+        wav = (
+            b"RIFF"
+            + (36 + 3200).to_bytes(4, "little")
+            + b"WAVEfmt "
+            + (16).to_bytes(4, "little")
+            + (1).to_bytes(2, "little")
+            + (1).to_bytes(2, "little")
+            + (16000).to_bytes(4, "little")
+            + (32000).to_bytes(4, "little")
+            + (2).to_bytes(2, "little")
+            + (16).to_bytes(2, "little")
+            + b"data"
+            + (3200).to_bytes(4, "little")
+            + b"\x00" * 3200
+        )
+        uploaded = httpx.post(
+            f"http://127.0.0.1:{port}/api/v1/uploads",
+            headers=customer.auth(),
+            files={"file": ("a.wav", wav, "audio/wav")},
+        ).json()
+        assert uploaded["url"].startswith(f"http://127.0.0.1:{port}/media/")
+        assert uploaded["duration_ms"] == 100
+        assert httpx.get(uploaded["url"]).content == wav
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(30)
