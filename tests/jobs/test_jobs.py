@@ -83,6 +83,7 @@ def test_failed_jobs_carry_the_error_and_cost_nothing(
     crashed = submit(db, settings, principal_of(customer), "test.crash", {}, 100)
     refused_job = wait_for(client, customer, refused, "failed")
     assert refused_job["error"] == {
+        "type": "invalid_request_error",
         "code": "engine_refused",
         "message": "value: not acceptable to the engine.",
         "param": "value",
@@ -315,3 +316,28 @@ def test_worker_command_stops_cleanly(settings: Settings) -> None:
     assert proc.poll() is None
     proc.send_signal(signal.SIGINT)
     assert proc.wait(20) == 0
+
+
+def test_a_failed_sync_job_answers_the_jobs_error(settings: Settings, customer: Customer) -> None:
+    from fastapi import Request
+
+    from soundstage.app import create_app
+    from soundstage.core.deps import PrincipalDep
+
+    app = create_app(settings)
+
+    @app.post("/api/v1/probe-invalid")
+    async def probe(request: Request, principal: PrincipalDep) -> dict[str, str]:
+        db = request.app.state.db
+        job = await jobs.submit_and_wait(
+            db, settings, principal, "test.invalid", {}, credits_needed=9
+        )
+        jobs.raise_for_failure(db, job)
+        return {"status": job.status}
+
+    with TestClient(app) as client:
+        response = client.post("/api/v1/probe-invalid", headers=customer.auth())
+        balance = client.get("/api/v1/credits", headers=customer.auth()).json()
+    error = assert_error(response, 422, "engine_refused")
+    assert error["param"] == "value"
+    assert (balance["balance"], balance["reserved"]) == (1000, 0)

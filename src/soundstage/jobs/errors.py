@@ -11,6 +11,10 @@ class JobNotCancellable(Conflict):
     code = "job_not_cancellable"
 
 
+class JobCancelledError(Conflict):
+    code = "job_cancelled"
+
+
 class JobTimeout(AppError):
     status = 504
     type = "api_error"

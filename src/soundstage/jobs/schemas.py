@@ -11,6 +11,9 @@ JobStatus = Literal["queued", "processing", "completed", "failed", "cancelled"]
 
 
 class JobError(BaseModel):
+    """Why a job failed, in the terms of the error envelope."""
+
+    type: str = "api_error"
     code: str
     message: str
     param: str | None = None

@@ -12,13 +12,14 @@ from starlette.concurrency import run_in_threadpool
 
 from soundstage.config import Settings
 from soundstage.core.db import Database, after_commit
+from soundstage.core.errors import AppError
 from soundstage.core.ids import new_id
 from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.credits import service as credits
 from soundstage.jobs import repository
-from soundstage.jobs.errors import JobNotCancellable, JobNotFound, JobTimeout
+from soundstage.jobs.errors import JobCancelledError, JobNotCancellable, JobNotFound, JobTimeout
 from soundstage.jobs.queue import get_queue
 from soundstage.jobs.schemas import JobError, JobOut
 from soundstage.models import Job
@@ -111,6 +112,22 @@ async def submit_and_wait(
     )
 
 
+def raise_for_failure(db: Database, job: JobOut) -> JobOut:
+    """For synchronous endpoints: a completed job as is; a failed one raised as the error a
+    direct call would have answered (same status, code and param); a cancelled one 409."""
+    if job.status == "completed":
+        return job
+    if job.status == "cancelled":
+        raise JobCancelledError(f"Job {job.job_id} was cancelled; it was not charged.")
+    with db.read_session() as session:
+        stored = repository.get(session, job.job_id)
+        status = int((stored.error or {}).get("status", 500)) if stored else 500
+    assert job.error is not None
+    failure = AppError(job.error.message, param=job.error.param, code=job.error.code, status=status)
+    failure.type = job.error.type
+    raise failure
+
+
 def _read(db: Database, settings: Settings, job_id: str) -> JobOut:
     with db.read_session() as session:
         job = repository.get(session, job_id)
@@ -177,7 +194,11 @@ def job_out(job: Job, settings: Settings) -> JobOut:
         progress=job.progress,
         stage=job.stage,
         result=storage.render(job.result, settings) if job.result is not None else None,
-        error=JobError(**job.error) if job.error else None,
+        error=JobError.model_validate(
+            {k: v for k, v in job.error.items() if k in JobError.model_fields}
+        )
+        if job.error
+        else None,
         credits_reserved=job.credits_reserved,
         credits_used=job.credits_used,
         estimated_completion_ms=job.estimated_completion_ms,

@@ -17,7 +17,7 @@ from typing import Any
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
-from soundstage.core.errors import AppError
+from soundstage.core.errors import AppError, InternalError
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.credits import service as credits
@@ -70,17 +70,11 @@ def run_job(env: WorkerEnvironment, job_id: str) -> None:
         session.expunge(job)
     kind = get_kind(job.kind)
     if job.attempts > jobs.max_attempts:
-        _fail(
-            env,
-            job,
-            owner,
-            kind,
-            "worker_lost",
-            f"The job's worker stopped {jobs.max_attempts} times; it was not charged.",
-        )
+        lost = f"The job's worker stopped {jobs.max_attempts} times; it was not charged."
+        _fail(env, job, owner, kind, InternalError(lost, code="worker_lost"))
         return
     if kind is None:
-        _fail(env, job, owner, None, "internal_error", f"No worker knows job kind {job.kind!r}.")
+        _fail(env, job, owner, None, InternalError(f"No worker knows job kind {job.kind!r}."))
         return
     log.info("job %s (%s) attempt %d on %s", job.id, job.kind, job.attempts, owner)
     _execute(env, job, owner, kind)
@@ -105,17 +99,11 @@ def _execute(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind) -> Non
     except JobCancelled:
         log.info("job %s was cancelled while running", job.id)
     except AppError as exc:
-        _fail(env, job, owner, kind, exc.code, exc.message, exc.param)
+        _fail(env, job, owner, kind, exc)
     except Exception:
         log.exception("job %s (%s) failed", job.id, job.kind)
-        _fail(
-            env,
-            job,
-            owner,
-            kind,
-            "internal_error",
-            "The job failed unexpectedly; it was not charged.",
-        )
+        failure = InternalError("The job failed unexpectedly; it was not charged.")
+        _fail(env, job, owner, kind, failure)
     else:
         _complete(env, job, owner, kind, outcome)
     finally:
@@ -162,15 +150,15 @@ def _complete(
 
 
 def _fail(
-    env: WorkerEnvironment,
-    job: Job,
-    owner: str,
-    kind: JobKind | None,
-    code: str,
-    message: str,
-    param: str | None = None,
+    env: WorkerEnvironment, job: Job, owner: str, kind: JobKind | None, failure: AppError
 ) -> None:
-    error: dict[str, Any] = {"code": code, "message": message, "param": param}
+    error: dict[str, Any] = {
+        "type": failure.type,
+        "code": failure.code,
+        "message": failure.message,
+        "param": failure.param,
+        "status": failure.status,  # what a synchronous endpoint answers for it
+    }
     with env.db.session() as session:
         if not repository.finish(
             session, job.id, owner, "failed", utcnow(), error=error, credits_used=0
