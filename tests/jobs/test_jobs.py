@@ -13,10 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi import Request
 from fastapi.testclient import TestClient
 
+from soundstage.app import create_app
 from soundstage.config import Settings
 from soundstage.core.db import Database
+from soundstage.core.deps import PrincipalDep
 from soundstage.core.principal import Principal
 from soundstage.jobs import service as jobs
 from soundstage.jobs.errors import JobTimeout
@@ -319,11 +322,6 @@ def test_worker_command_stops_cleanly(settings: Settings) -> None:
 
 
 def test_a_failed_sync_job_answers_the_jobs_error(settings: Settings, customer: Customer) -> None:
-    from fastapi import Request
-
-    from soundstage.app import create_app
-    from soundstage.core.deps import PrincipalDep
-
     app = create_app(settings)
 
     @app.post("/api/v1/probe-invalid")
