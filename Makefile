@@ -7,7 +7,7 @@ STAMPS := .make
 HOST ?= 127.0.0.1
 PORT ?= 8000
 # Debian packages the service and its tests use.
-APT_PACKAGES := redis-server openssl
+APT_PACKAGES := redis-server openssl espeak-ng festival festvox-us-slt-hts festvox-kallpc16k flite rubberband-cli
 
 .PHONY: install serve test lint format clean
 
@@ -26,6 +26,7 @@ $(STAMPS)/python: pyproject.toml constraints.txt $(STAMPS)/apt
 
 serve: install
 	$(BIN)/soundstage migrate
+	$(BIN)/soundstage catalog load-demo
 	@$(BIN)/soundstage demo
 	$(BIN)/soundstage serve --host $(HOST) --port $(PORT)
 

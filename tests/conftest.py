@@ -30,6 +30,8 @@ from soundstage.config import JobSettings, RateLimitSettings, Settings, WebhookS
 from soundstage.core.db import Database
 from soundstage.core.migrate import upgrade_database
 from soundstage.credits import service as credits
+from soundstage.voices.demo import load_demo_catalog
+from soundstage.voices.service import CatalogCounts
 
 WORKER_WEBHOOKS = WebhookSettings(retry_schedule_seconds=[0.3, 0.6], timeout_seconds=5)
 GENEROUS_LIMITS = RateLimitSettings(
@@ -170,6 +172,13 @@ def db(settings: Settings) -> Iterator[Database]:
     database = Database(settings)
     yield database
     database.dispose()
+
+
+@pytest.fixture(scope="session")
+def demo_catalog(db: Database) -> CatalogCounts:
+    """The demo voice catalog in the test database, loaded once through the service."""
+    with db.session() as session:
+        return load_demo_catalog(session)
 
 
 @pytest.fixture(scope="session")

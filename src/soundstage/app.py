@@ -35,7 +35,9 @@ from soundstage.core.responses import error_response
 from soundstage.credits import endpoints as credits_endpoints
 from soundstage.jobs import endpoints as jobs_endpoints
 from soundstage.jobs.queue import install_dispatcher
+from soundstage.speech.tts import endpoints as tts_endpoints
 from soundstage.storage import endpoints as storage_endpoints
+from soundstage.voices import endpoints as voices_endpoints
 from soundstage.webhooks import endpoints as webhooks_endpoints
 
 log = logging.getLogger("soundstage")
@@ -68,6 +70,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(webhooks_endpoints.router)
     api.include_router(jobs_endpoints.router)
     api.include_router(storage_endpoints.router)
+    api.include_router(voices_endpoints.router)
+    api.include_router(tts_endpoints.router)
     app.include_router(api)
     app.include_router(storage_endpoints.public_router)
 

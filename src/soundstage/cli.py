@@ -1,4 +1,4 @@
-"""`soundstage` command line: serve, migrate, accounts, keys, credits, buyers, demo."""
+"""`soundstage` command line: serve, migrate, accounts, keys, credits, buyers, catalog, demo."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from typing import Any
 
 import click
@@ -21,6 +22,7 @@ from soundstage.core.db import Database
 from soundstage.core.errors import AppError
 from soundstage.core.migrate import upgrade_database
 from soundstage.credits import service as credits
+from soundstage.voices.demo import load_demo_catalog
 
 json_option = click.option(
     "--json", "as_json", is_flag=True, help="Print JSON instead of a sentence."
@@ -214,6 +216,27 @@ def buyers_verify(account_id: str, environment: str, as_json: bool) -> None:
         as_json,
         {"account_id": account_id, "environment": environment, "status": out.status},
         f"buyer {account_id} ({environment}) is {out.status}",
+    )
+
+
+@main.group("catalog")
+def catalog_group() -> None:
+    """The voice catalog: platform data, the same for every account and environment."""
+
+
+@catalog_group.command("load-demo")
+@json_option
+def catalog_load_demo(as_json: bool) -> None:
+    """Load the demo voices of the engines installed here, each with its creator. Running it
+    again creates or updates only what changed; voice ids never change."""
+    with unit_of_work() as session:
+        counts = load_demo_catalog(session)
+    emit(
+        as_json,
+        asdict(counts),
+        f"creators: {counts.creators_created} created, {counts.creators_updated} updated, "
+        f"{counts.creators_unchanged} unchanged; voices: {counts.voices_created} created, "
+        f"{counts.voices_updated} updated, {counts.voices_unchanged} unchanged",
     )
 
 

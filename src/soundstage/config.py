@@ -70,6 +70,15 @@ class WebhookSettings(BaseModel):
     failure_threshold: int = Field(default=10, ge=1)
 
 
+class TtsSettings(BaseModel):
+    """Text-to-speech engines."""
+
+    # Directories of extra Piper voices, each a `<voice>.onnx` next to its `<voice>.onnx.json`
+    # (see speech/engines/piper.py), read once per worker process. As JSON in the
+    # environment: SOUNDSTAGE_TTS__PIPER_VOICE_DIRS='["/srv/piper-voices"]'.
+    piper_voice_dirs: list[Path] = Field(default_factory=list)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="SOUNDSTAGE_", env_nested_delimiter="__", extra="ignore"
@@ -96,6 +105,7 @@ class Settings(BaseSettings):
     jobs: JobSettings = Field(default_factory=JobSettings)
     media: MediaSettings = Field(default_factory=MediaSettings)
     webhooks: WebhookSettings = Field(default_factory=WebhookSettings)
+    tts: TtsSettings = Field(default_factory=TtsSettings)
     idempotency_ttl_seconds: int = 24 * 3600
     # An in-flight idempotency lock older than this is taken over (its holder died).
     idempotency_lock_timeout_seconds: int = 3600

@@ -311,13 +311,21 @@ def test_sync_wait_past_the_limit_is_504_and_free(
 def test_worker_command_stops_cleanly(settings: Settings) -> None:
     from tests.conftest import settings_env
 
+    env = {**settings_env(settings), "SOUNDSTAGE_LOG_LEVEL": "info"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "soundstage.cli", "worker", "--processes", "1"],
-        env=settings_env(settings),
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
     )
-    time.sleep(2)
+    assert proc.stderr is not None
+    for line in proc.stderr:  # wait until the consumer runs, however slow the start
+        if "soundstage.deliver_webhook" in line:  # the last line the consumer logs at start
+            break
+    time.sleep(1)  # it logs that line just before forking its processes
     assert proc.poll() is None
     proc.send_signal(signal.SIGINT)
+    proc.stderr.read()
     assert proc.wait(20) == 0
 
 

@@ -23,6 +23,7 @@ ERROR_DESCRIPTIONS = {
     429: "Rate limited; see Retry-After",
     500: "Internal error (a bug)",
     503: "A dependency is down; see Retry-After",
+    504: "The job did not finish in time; it was cancelled and not charged",
 }
 COMMON_ERRORS = (400, 401, 404, 413, 422, 429, 500, 503)
 

@@ -16,7 +16,7 @@ from soundstage.core.principal import Principal
 from soundstage.jobs.errors import JobCancelled
 
 # Modules whose import registers the service's own job kinds (features add theirs here).
-BUILTIN_TASK_MODULES: tuple[str, ...] = ()
+BUILTIN_TASK_MODULES: tuple[str, ...] = ("soundstage.speech.tts.tasks",)
 
 
 @dataclass(frozen=True)

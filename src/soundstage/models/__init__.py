@@ -11,18 +11,21 @@ from soundstage.models.credits import (
 from soundstage.models.idempotency import IdempotencyRecord
 from soundstage.models.jobs import Job
 from soundstage.models.media import MediaObject
+from soundstage.models.voices import Voice
 from soundstage.models.webhooks import (
     Event,
     WebhookDelivery,
     WebhookDeliveryAttempt,
     WebhookEndpoint,
 )
+from soundstage.models.workforce import Creator
 
 __all__ = [
     "Account",
     "ApiKey",
     "Base",
     "BuyerVerification",
+    "Creator",
     "CreditBalance",
     "CreditEntry",
     "CreditReservation",
@@ -31,6 +34,7 @@ __all__ = [
     "IdempotencyRecord",
     "Job",
     "MediaObject",
+    "Voice",
     "WebhookDelivery",
     "WebhookDeliveryAttempt",
     "WebhookEndpoint",

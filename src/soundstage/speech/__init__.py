@@ -1,0 +1,1 @@
+"""Speech features: text-to-speech and the engines behind them."""

@@ -1,0 +1,1 @@
+"""Text-to-speech engines behind one Protocol, chosen by name through the registry."""

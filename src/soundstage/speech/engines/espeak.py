@@ -1,0 +1,131 @@
+"""espeak-ng (Debian espeak-ng): one formant voice for each of 24 languages other than English.
+
+Intelligible but robotic (Whisper WER 15% in English, see ENGINES.md); its value is the
+languages. One voice per language, half female, half male, alternating down the list: espeak's
+default voices are male, and the `+f3` variant gives the female ones (the variant changes pitch
+and formants, not pronunciation). Left out: Japanese (espeak-ng 1.51 reads kana only and
+spells every kanji as "Chinese letter") and English (the other engines speak it far better).
+Mandarin uses espeak's `cmn-latn-pinyin` voice: the plain `cmn` voice of Debian's 1.51 reads
+the pinyin it derives from Chinese characters as English words ("ni three").
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from soundstage.core.audio import Audio
+from soundstage.speech.engines._process import (
+    read_speech,
+    require_binary,
+    run_tool,
+    scratch_dir,
+)
+from soundstage.speech.engines.base import (
+    EngineUnavailable,
+    EngineVoice,
+    Gender,
+    SynthesisFailed,
+    check_rate,
+    check_text,
+    find_voice,
+)
+
+ENGINE: Final = "espeak"
+# espeak-ng's own default speed, in words per minute.
+_NORMAL_WPM: Final = 175
+_FEMALE: Final = "+f3"
+
+# (espeak voice, gender, BCP-47 language, accent, label)
+_CATALOG: Final[tuple[tuple[str, Gender, str, str, str], ...]] = (
+    ("es", "female", "es-ES", "Castilian", "Lucía"),
+    ("fr-fr", "male", "fr-FR", "Metropolitan French", "Julien"),
+    ("de", "female", "de-DE", "Standard German", "Anna"),
+    ("it", "male", "it-IT", "Standard Italian", "Marco"),
+    ("pt-br", "female", "pt-BR", "Brazilian", "Ana"),
+    ("nl", "male", "nl-NL", "Netherlands Dutch", "Daan"),
+    ("pl", "female", "pl-PL", "Standard Polish", "Zofia"),
+    ("ru", "male", "ru-RU", "Standard Russian", "Dmitri"),
+    ("cmn-latn-pinyin", "female", "cmn", "Standard Mandarin", "Mei"),
+    ("hi", "male", "hi-IN", "Standard Hindi", "Arjun"),
+    ("ar", "female", "ar", "Modern Standard Arabic", "Layla"),
+    ("sv", "male", "sv-SE", "Central Swedish", "Erik"),
+    ("tr", "female", "tr-TR", "Istanbul Turkish", "Elif"),
+    ("el", "male", "el-GR", "Standard Greek", "Nikos"),
+    ("cs", "female", "cs-CZ", "Standard Czech", "Tereza"),
+    ("fi", "male", "fi-FI", "Standard Finnish", "Mikko"),
+    ("da", "female", "da-DK", "Standard Danish", "Freja"),
+    ("hu", "male", "hu-HU", "Standard Hungarian", "Bence"),
+    ("ro", "female", "ro-RO", "Standard Romanian", "Ioana"),
+    ("uk", "male", "uk-UA", "Standard Ukrainian", "Taras"),
+    ("ko", "female", "ko-KR", "Seoul", "Ji-woo"),
+    ("vi", "male", "vi-VN", "Northern (Hanoi)", "Minh"),
+    ("id", "female", "id-ID", "Standard Indonesian", "Putri"),
+    ("nb", "male", "nb-NO", "Eastern Norwegian", "Lars"),
+)
+
+
+def _catalog_voices() -> list[EngineVoice]:
+    return [
+        EngineVoice(
+            engine=ENGINE,
+            voice=espeak_voice + _FEMALE if gender == "female" else espeak_voice,
+            language=language,
+            gender=gender,
+            accent=accent,
+            label=label,
+        )
+        for espeak_voice, gender, language, accent, label in _CATALOG
+    ]
+
+
+class EspeakEngine:
+    """espeak-ng run once per call; output at its native 22.05 kHz."""
+
+    name = ENGINE
+    supports_rate = True
+
+    def __init__(self) -> None:
+        self._binary = require_binary("espeak-ng", ENGINE)
+        # Distributions split espeak-ng's languages differently: offer only those present.
+        installed = self._installed_languages()
+        self._voices = [
+            voice for voice in _catalog_voices() if voice.voice.split("+")[0] in installed
+        ]
+
+    def voices(self) -> list[EngineVoice]:
+        return list(self._voices)
+
+    def synthesize(self, text: str, voice: str, *, rate: float = 1.0) -> Audio:
+        check_rate(rate)
+        check_text(text)
+        find_voice(self._voices, voice, ENGINE)
+        with scratch_dir() as workdir:
+            wav = workdir / "speech.wav"
+            # Text on stdin, UTF-8 (-b 1), not SSML (no -m). espeak still reads [[...]] as
+            # its phoneme notation: harmless, it only changes what is said.
+            run_tool(
+                [
+                    self._binary,
+                    "-b",
+                    "1",
+                    "-v",
+                    voice,
+                    "-s",
+                    str(round(_NORMAL_WPM * rate)),
+                    "-w",
+                    str(wav),
+                ],
+                engine=ENGINE,
+                stdin_text=text,
+            )
+            return read_speech(wav, ENGINE)
+
+    def _installed_languages(self) -> set[str]:
+        try:
+            listing = run_tool([self._binary, "--voices"], engine=ENGINE)
+        except SynthesisFailed as exc:
+            raise EngineUnavailable(f"espeak-ng cannot list its voices: {exc.message}") from exc
+        # Columns: Pty Language Age/Gender VoiceName File Other-languages
+        return {
+            line.split()[1].lower() for line in listing.splitlines()[1:] if len(line.split()) >= 2
+        }

@@ -1,0 +1,1 @@
+"""Text-to-speech: POST /api/v1/speech/tts."""

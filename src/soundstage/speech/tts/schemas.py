@@ -1,0 +1,41 @@
+"""Request and response bodies of text-to-speech."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from soundstage.core.schemas import RequestModel
+
+MAX_TEXT_CHARACTERS = 5000
+
+
+class TtsRequest(RequestModel):
+    # The text is charged per character as sent: it is not trimmed.
+    model_config = ConfigDict(str_strip_whitespace=False)
+
+    text: str = Field(
+        min_length=1, max_length=MAX_TEXT_CHARACTERS, description="At most 5,000 characters."
+    )
+    voice_id: str = Field(min_length=1, max_length=64, description="From GET /api/v1/voices.")
+    format: Literal["mp3", "wav", "flac"] = "mp3"
+    speed: float = Field(default=1.0, ge=0.5, le=2.0, description="0.5 to 2.0.")
+    pitch: int = Field(default=0, ge=-12, le=12, description="Semitones, -12 to 12.")
+
+    @field_validator("text")
+    @classmethod
+    def _speakable(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must contain something to say")
+        return value
+
+
+class TtsResponse(BaseModel):
+    object: Literal["job"] = "job"
+    job_id: str
+    status: Literal["completed"]
+    output_url: str = Field(description="Signed URL of the audio; expires 24 h after issue.")
+    duration_ms: int = Field(description="The real duration of the audio file.")
+    characters_processed: int
+    credits_used: int

@@ -1,0 +1,1 @@
+"""The voice catalog: the voices text-to-speech speaks with, their creators, the demo catalog."""

@@ -1,0 +1,49 @@
+"""HTTP endpoints of the voice catalog: list and read the voices text-to-speech speaks with.
+
+Any key of either environment reads the same catalog: it is a public library, and TTS users
+need its voice ids without being verified buyers (the workforce endpoints, which book and
+license talent, are the ones that require verification).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query
+
+from soundstage.core.deps import SessionDep, current_principal
+from soundstage.core.pagination import ListResponse, PageParams, page_params
+from soundstage.voices import service
+from soundstage.voices.schemas import VoiceGender, VoiceOut
+
+# Authenticated like every route, though no answer depends on who asks.
+router = APIRouter(tags=["Voices"], dependencies=[Depends(current_principal)])
+
+# A BCP-47 tag or a prefix of one: letters and digits in subtags of 1 to 8, joined by "-".
+LANGUAGE_RANGE = r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$"
+
+
+@router.get("/voices", response_model=ListResponse[VoiceOut])
+def list_voices(
+    session: SessionDep,
+    page: Annotated[PageParams, Depends(page_params)],
+    language: Annotated[
+        str | None,
+        Query(
+            max_length=35,
+            pattern=LANGUAGE_RANGE,
+            description="BCP-47 tag, case-insensitive; a base tag takes in its regional "
+            "variants (`en` finds `en-US` and `en-GB`).",
+        ),
+    ] = None,
+    gender: Annotated[VoiceGender | None, Query(description="Only voices of this gender.")] = None,
+) -> ListResponse[VoiceOut]:
+    """The catalog's voices, newest first. Pass a `voice_id` to POST /api/v1/speech/tts."""
+    voices, has_more = service.list_voices(session, page, language=language, gender=gender)
+    return ListResponse[VoiceOut](data=voices, has_more=has_more)
+
+
+@router.get("/voices/{voice_id}", response_model=VoiceOut)
+def get_voice(voice_id: str, session: SessionDep) -> VoiceOut:
+    """One voice of the catalog (404 `voice_not_found` for an unknown or retired one)."""
+    return service.get_voice(session, voice_id)

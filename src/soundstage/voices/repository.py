@@ -1,0 +1,53 @@
+"""All SQL of the voice catalog. Voices and creators are platform data: no owner filter."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from sqlalchemy import Select, func, or_, select
+from sqlalchemy.orm import Session
+
+from soundstage.models import Creator, Voice
+
+
+def add_all(session: Session, rows: Sequence[Creator | Voice]) -> None:
+    session.add_all(rows)
+    session.flush()
+
+
+def active_voices_query(*, language: str | None, gender: str | None) -> Select[Voice]:
+    """Active voices; `language` is a BCP-47 range matched as RFC 4647 basic filtering,
+    case-insensitively: `en` finds `en`, `en-US` and `en-GB`; `en-US` finds `en-US` only."""
+    stmt = select(Voice).where(Voice.is_active.is_(True))
+    if language is not None:
+        tag = func.lower(Voice.language)
+        wanted = language.lower()
+        stmt = stmt.where(or_(tag == wanted, tag.startswith(wanted + "-", autoescape=True)))
+    if gender is not None:
+        stmt = stmt.where(Voice.gender == gender)
+    return stmt
+
+
+def get_active_voice(session: Session, voice_id: str) -> Voice | None:
+    stmt = active_voices_query(language=None, gender=None).where(Voice.id == voice_id)
+    return session.scalars(stmt).first()
+
+
+def voices_by_id(session: Session, voice_ids: Iterable[str]) -> dict[str, Voice]:
+    ids = set(voice_ids)
+    if not ids:
+        return {}
+    return {v.id: v for v in session.scalars(select(Voice).where(Voice.id.in_(ids)))}
+
+
+def creators_by_id(session: Session, creator_ids: Iterable[str]) -> dict[str, Creator]:
+    ids = set(creator_ids)
+    if not ids:
+        return {}
+    return {c.id: c for c in session.scalars(select(Creator).where(Creator.id.in_(ids)))}
+
+
+def voice_ids_by_engine_voice(session: Session) -> dict[tuple[str, str], str]:
+    """Every voice's id (active or not) by its (engine, engine_voice)."""
+    rows = session.execute(select(Voice.engine, Voice.engine_voice, Voice.id))
+    return {(engine, engine_voice): voice_id for engine, engine_voice, voice_id in rows}

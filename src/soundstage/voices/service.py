@@ -1,0 +1,171 @@
+"""The voice catalog as the API and the speech features see it: list, read, resolve a voice
+for synthesis, and upsert catalog content (the demo loader, later the talent imports)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
+from typing import Any, Literal, TypeVar
+
+from sqlalchemy.orm import Session
+
+from soundstage.core.pagination import PageParams, paginate
+from soundstage.core.timeutil import utcnow
+from soundstage.models import Creator, Voice
+from soundstage.voices import repository
+from soundstage.voices.errors import VoiceNotFound
+from soundstage.voices.schemas import CreatorRef, VoiceOut
+
+Outcome = Literal["created", "updated", "unchanged"]
+RowT = TypeVar("RowT", Creator, Voice)
+
+
+def get_active_voice(session: Session, voice_id: str) -> Voice:
+    """The voice text-to-speech should speak with; 404 `voice_not_found` (param `voice_id`)
+    when it is unknown or retired."""
+    voice = repository.get_active_voice(session, voice_id)
+    if voice is None:
+        raise VoiceNotFound(f"No such voice: {voice_id}", param="voice_id")
+    return voice
+
+
+def get_voice(session: Session, voice_id: str) -> VoiceOut:
+    voice = get_active_voice(session, voice_id)
+    return voice_out(voice, _creators_of(session, [voice])[voice.creator_id])
+
+
+def list_voices(
+    session: Session, page: PageParams, *, language: str | None, gender: str | None
+) -> tuple[list[VoiceOut], bool]:
+    """Active voices, newest first, optionally of one language (a base tag takes in its
+    regional variants) or gender."""
+    query = repository.active_voices_query(language=language, gender=gender)
+    voices, has_more = paginate(session, query, Voice, page)
+    creators = _creators_of(session, voices)
+    return [voice_out(v, creators[v.creator_id]) for v in voices], has_more
+
+
+def _creators_of(session: Session, voices: Sequence[Voice]) -> dict[str, Creator]:
+    return repository.creators_by_id(session, (v.creator_id for v in voices))
+
+
+def preview_url_of(voice: Voice) -> str | None:
+    """Where a short sample of the voice can be heard. Hook for the TTS work: previews are
+    generated there (a TTS job per voice) and stored as media; until then there are none."""
+    return None
+
+
+def voice_out(voice: Voice, creator: Creator) -> VoiceOut:
+    return VoiceOut(
+        voice_id=voice.id,
+        name=voice.name,
+        description=voice.description,
+        language=voice.language,
+        gender=voice.gender,
+        accent=voice.accent,
+        engine=voice.engine,
+        creator=CreatorRef(creator_id=creator.id, display_name=creator.display_name),
+        preview_url=preview_url_of(voice),
+        created_at=voice.created_at,
+    )
+
+
+@dataclass(frozen=True)
+class CatalogCreator:
+    """A creator as catalog content (the demo catalog, an import), keyed by its id."""
+
+    id: str
+    display_name: str
+    bio: str
+    gender: str | None
+    languages: list[str]
+    verified: bool
+
+
+@dataclass(frozen=True)
+class CatalogVoice:
+    """A voice as catalog content, keyed by its id."""
+
+    id: str
+    creator_id: str
+    name: str
+    description: str
+    language: str
+    gender: str
+    accent: str
+    engine: str
+    engine_voice: str
+    settings: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class CatalogCounts:
+    creators_created: int
+    creators_updated: int
+    creators_unchanged: int
+    voices_created: int
+    voices_updated: int
+    voices_unchanged: int
+
+
+def voice_ids_by_engine_voice(session: Session) -> dict[tuple[str, str], str]:
+    """The ids already given to engine voices, so that a reload keeps every id."""
+    return repository.voice_ids_by_engine_voice(session)
+
+
+def upsert_catalog(
+    session: Session, creators: Sequence[CatalogCreator], voices: Sequence[CatalogVoice]
+) -> CatalogCounts:
+    """Create or update catalog rows by id; a row already equal to its content is left alone,
+    so loading the same content twice changes nothing. `is_active` and `created_at` are not
+    catalog content: a retired voice stays retired."""
+    now = utcnow()
+    # Creators first: the voices' foreign keys point at them.
+    existing_creators = repository.creators_by_id(session, (c.id for c in creators))
+    by_creator = _upsert(session, Creator, creators, existing_creators, now)
+    existing_voices = repository.voices_by_id(session, (v.id for v in voices))
+    by_voice = _upsert(session, Voice, voices, existing_voices, now)
+    return CatalogCounts(
+        creators_created=by_creator["created"],
+        creators_updated=by_creator["updated"],
+        creators_unchanged=by_creator["unchanged"],
+        voices_created=by_voice["created"],
+        voices_updated=by_voice["updated"],
+        voices_unchanged=by_voice["unchanged"],
+    )
+
+
+def _upsert(
+    session: Session,
+    model: type[RowT],
+    items: Sequence[CatalogCreator | CatalogVoice],
+    existing: Mapping[str, RowT],
+    now: datetime,
+) -> Counter[Outcome]:
+    counts: Counter[Outcome] = Counter()
+    new_rows: list[RowT] = []
+    for position, item in enumerate(items):
+        values = asdict(item)
+        row_id = values.pop("id")
+        row = existing.get(row_id)
+        if row is None:
+            # Lists are newest first: rows created together are stamped a microsecond apart,
+            # the first given newest, so a list shows the content in the order it was written.
+            created_at = now - timedelta(microseconds=position)
+            new_rows.append(model(id=row_id, created_at=created_at, **values))
+            counts["created"] += 1
+        else:
+            counts[_update(row, values)] += 1
+    repository.add_all(session, new_rows)
+    return counts
+
+
+def _update(row: Creator | Voice, values: Mapping[str, Any]) -> Outcome:
+    changed = False
+    for name, value in values.items():
+        if getattr(row, name) != value:
+            setattr(row, name, value)
+            changed = True
+    return "updated" if changed else "unchanged"
