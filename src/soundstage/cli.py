@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import signal
@@ -75,7 +76,9 @@ def serve(host: str, port: int, processes: int, no_worker: bool) -> None:
     embedded = None
     if not no_worker:
         # A separate process: audio work never runs on the server's event loop.
-        embedded = subprocess.Popen([sys.executable, "-m", "soundstage.cli", "worker"])
+        embedded = subprocess.Popen(
+            [sys.executable, "-m", "soundstage.cli", "worker"], preexec_fn=_stop_with_parent
+        )
     try:
         uvicorn.run(
             "soundstage.app:create_app",
@@ -92,6 +95,13 @@ def serve(host: str, port: int, processes: int, no_worker: bool) -> None:
                 embedded.wait(30)
             except subprocess.TimeoutExpired:
                 embedded.kill()
+
+
+def _stop_with_parent() -> None:
+    """In the embedded worker: receive SIGINT (Huey's graceful stop) when `serve` ends,
+    however it ends (uvicorn re-raises SIGTERM, which skips our clean-up)."""
+    pr_set_pdeathsig = 1
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGINT)
 
 
 @main.command()

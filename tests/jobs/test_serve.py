@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -107,6 +108,24 @@ def test_serve_runs_jobs_with_its_embedded_worker(
         assert uploaded["url"].startswith(f"http://127.0.0.1:{port}/media/")
         assert uploaded["duration_ms"] == 100
         assert httpx.get(uploaded["url"]).content == wav
+        embedded = children_of(server.pid)
+        assert embedded, "serve started no worker process"
     finally:
-        server.send_signal(signal.SIGINT)
+        server.send_signal(signal.SIGTERM)  # what a process manager sends
         server.wait(30)
+    deadline = time.monotonic() + 30
+    while any(Path(f"/proc/{pid}").exists() for pid in embedded):
+        assert time.monotonic() < deadline, "the embedded worker outlived serve"
+        time.sleep(0.1)
+
+
+def children_of(pid: int) -> list[int]:
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            children.append(int(stat.parent.name))
+    return children
