@@ -12,6 +12,7 @@ from urllib.parse import unquote, urlsplit
 from sqlalchemy.orm import Session
 
 from soundstage.config import Settings
+from soundstage.core import fetch
 from soundstage.core.ids import new_id
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
@@ -128,15 +129,11 @@ def read_input(session: Session, settings: Settings, url: str, dest: Path, *, pa
             raise MediaUnreachable(f"{param}: {exc.message}", param=param) from exc
         shutil.copyfile(local_path(settings, media), dest)
         return dest
-    from soundstage.core import fetch
-
     fetch.fetch_to_file(url, dest, policy=fetch_policy(settings), param=param)
     return dest
 
 
-def fetch_policy(settings: Settings) -> Any:
-    from soundstage.core import fetch
-
+def fetch_policy(settings: Settings) -> fetch.FetchPolicy:
     return fetch.FetchPolicy(
         max_bytes=settings.fetch_max_bytes,
         timeout_seconds=settings.fetch_timeout_seconds,
