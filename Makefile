@@ -21,6 +21,8 @@ $(STAMPS)/apt: Makefile scripts/apt-install.sh
 $(STAMPS)/python: pyproject.toml constraints.txt $(STAMPS)/apt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
+	# The CPU build of torch first: a dependency asking for plain torch would pull CUDA.
+	$(BIN)/python -m pip install -q -c constraints.txt torch
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev]'
 	@touch $@
 
