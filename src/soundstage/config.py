@@ -79,6 +79,24 @@ class TtsSettings(BaseModel):
     piper_voice_dirs: list[Path] = Field(default_factory=list)
 
 
+class SttSettings(BaseModel):
+    """Speech-to-text models: Whisper in CTranslate2 format, run by faster-whisper (int8, CPU)."""
+
+    # The model of requests that name none: "whisper-base" (multilingual, bundled), "tiny.en"
+    # (English only, bundled, about twice as fast and less accurate) or model_dir's name.
+    default_model: str = "whisper-base"
+    # A deployment's own CTranslate2 Whisper model (a directory with model.bin, config.json,
+    # tokenizer.json and vocabulary.txt, as ct2-transformers-converter writes it), offered under
+    # the directory's name and loaded once per worker process: e.g.
+    # SOUNDSTAGE_STT__MODEL_DIR=/srv/models/whisper-small with
+    # SOUNDSTAGE_STT__DEFAULT_MODEL=whisper-small.
+    model_dir: Path | None = None
+    # Threads of each model in each worker process; unset: every core (os.cpu_count()).
+    cpu_threads: int | None = Field(default=None, ge=1)
+    # Beam search width; 1 is greedy decoding, faster and a little less accurate.
+    beam_size: int = Field(default=5, ge=1, le=20)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="SOUNDSTAGE_", env_nested_delimiter="__", extra="ignore"
@@ -106,6 +124,7 @@ class Settings(BaseSettings):
     media: MediaSettings = Field(default_factory=MediaSettings)
     webhooks: WebhookSettings = Field(default_factory=WebhookSettings)
     tts: TtsSettings = Field(default_factory=TtsSettings)
+    stt: SttSettings = Field(default_factory=SttSettings)
     idempotency_ttl_seconds: int = 24 * 3600
     # An in-flight idempotency lock older than this is taken over (its holder died).
     idempotency_lock_timeout_seconds: int = 3600

@@ -1,0 +1,77 @@
+"""Real recordings for speech tests: LibriVox clips with what they say and when (see
+tests/fixtures/librivox/README.md), and the word error rate to score a transcript against them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import jiwer
+
+from soundstage.core.audio import Audio, decode
+
+LIBRIVOX_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "librivox"
+
+# Case, punctuation and hyphenation are not what a word error rate should count:
+# "ill-disposed," and "ill disposed" are the same two words.
+_NORMALIZE = jiwer.Compose(
+    [
+        jiwer.ToLowerCase(),
+        jiwer.SubstituteRegexes({r"[-\u2010-\u2015/]": " "}),
+        jiwer.RemovePunctuation(),
+        jiwer.RemoveMultipleSpaces(),
+        jiwer.Strip(),
+        jiwer.ReduceToListOfListOfWords(),
+    ]
+)
+
+
+@dataclass(frozen=True)
+class ReferenceWord:
+    word: str
+    start_ms: int
+    end_ms: int
+
+
+@dataclass(frozen=True)
+class Clip:
+    path: Path
+    # What is said, as the book prints it.
+    text: str
+    # A forced alignment of the words (lower case, "ill disposed" as two), silences left out.
+    words: tuple[ReferenceWord, ...]
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+    def audio(self) -> Audio:
+        return decode(self.path)
+
+
+def librivox_clips() -> list[Clip]:
+    """The clips in name order (three, 15 s in all)."""
+    clips = []
+    for path in sorted(LIBRIVOX_DIR.glob("*.flac")):
+        alignment = json.loads(path.with_suffix(".align.json").read_text())
+        clips.append(
+            Clip(
+                path=path,
+                text=path.with_suffix(".txt").read_text().strip(),
+                words=tuple(ReferenceWord(w, start, end) for w, start, end in alignment),
+            )
+        )
+    return clips
+
+
+def word_error_rate(reference: str, hypothesis: str) -> float:
+    """WER after lower-casing and dropping punctuation (hyphens split words)."""
+    return float(
+        jiwer.wer(
+            reference,
+            hypothesis,
+            reference_transform=_NORMALIZE,
+            hypothesis_transform=_NORMALIZE,
+        )
+    )
