@@ -2,6 +2,9 @@
 with its embedded worker) against the bare engine synthesizing the same 1,000 characters in
 this process, in one run. RTF = processing time / audio duration; prints the ratio.
 
+Also the time to the first audio byte of the same text: POST /api/v1/speech/tts/stream
+against the non-streaming endpoint (its answer, then the first byte of its output_url).
+
     .venv/bin/python bench/tts_rtf.py [--voice voice_joe] [--runs 3]
 """
 
@@ -77,11 +80,22 @@ def main() -> None:
         voice = client.get(f"/api/v1/voices/{args.voice}").json()
         body = {"text": TEXT, "voice_id": args.voice, "format": "wav"}
         client.post("/api/v1/speech/tts", json={**body, "text": "Warm up."}).raise_for_status()
-        service = []
+        service, whole_first_byte, stream_first_byte = [], [], []
         for _ in range(args.runs):
             start = time.perf_counter()
             answer = client.post("/api/v1/speech/tts", json=body).json()
             service.append((time.perf_counter() - start) / (answer["duration_ms"] / 1000))
+            with httpx.stream("GET", answer["output_url"]) as audio:
+                next(audio.iter_raw(1024))
+            whole_first_byte.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            with client.stream("POST", "/api/v1/speech/tts/stream", json=body) as streamed:
+                streamed.raise_for_status()
+                chunks = streamed.iter_raw(1024)
+                next(chunks)
+                stream_first_byte.append(time.perf_counter() - start)
+                for _chunk in chunks:
+                    pass
     finally:
         server.terminate()
         server.wait(30)
@@ -107,6 +121,10 @@ def main() -> None:
     print(f"endpoint RTF (HTTP, job, split, join, encode, store): {ours:.4f}")
     print(f"bare engine RTF (one call, same text):                {ref:.4f}")
     print(f"ratio endpoint / engine: {ours / ref:.3f}")
+    streamed, whole = statistics.median(stream_first_byte), statistics.median(whole_first_byte)
+    print(f"time to first audio byte, /tts/stream:             {streamed * 1000:.0f} ms")
+    print(f"time to first audio byte, /tts (answer + download): {whole * 1000:.0f} ms")
+    print(f"ratio stream / whole: {streamed / whole:.3f}")
 
 
 if __name__ == "__main__":

@@ -67,3 +67,14 @@ def tone(ctx: JobContext) -> JobOutcome:
         )
         ref = storage.media_ref(media)
     return JobOutcome({"output_url": ref, "duration_ms": 1000}, 10)
+
+
+@register("test.priced")
+def priced(ctx: JobContext) -> JobOutcome:
+    """Priced once "measured": reserves `price` credits while running, then sleeps `seconds`."""
+    ctx.reserve_credits(ctx.request["price"])
+    steps = max(1, int(ctx.request.get("seconds", 0) / 0.05))
+    for step in range(steps):
+        time.sleep(0.05)
+        ctx.progress((step + 1) / steps, "working")
+    return JobOutcome({"price": ctx.request["price"]}, ctx.request["price"])

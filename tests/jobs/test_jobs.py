@@ -347,3 +347,34 @@ def test_a_failed_sync_job_answers_the_jobs_error(settings: Settings, customer: 
     error = assert_error(response, 422, "engine_refused")
     assert error["param"] == "value"
     assert (balance["balance"], balance["reserved"]) == (1000, 0)
+
+
+def test_a_job_priced_by_its_input_reserves_while_running(
+    client: TestClient, db: Database, settings: Settings, customer: Customer
+) -> None:
+    """Jobs priced by what they measure (minutes of audio) reserve once they know the price:
+    charged on success, 402 when the balance is short, released when cancelled."""
+    who = principal_of(customer)
+    done = wait_for(
+        client, customer, submit(db, settings, who, "test.priced", {"price": 70}), "completed"
+    )
+    assert (done["credits_reserved"], done["credits_used"]) == (70, 70)
+    balance = client.get("/api/v1/credits", headers=customer.auth()).json()
+    assert (balance["balance"], balance["reserved"]) == (930, 0)
+
+    short = wait_for(
+        client, customer, submit(db, settings, who, "test.priced", {"price": 5000}), "failed"
+    )
+    assert short["error"]["code"] == "insufficient_credits"
+    assert short["error"]["type"] == "billing_error"
+
+    running = submit(db, settings, who, "test.priced", {"price": 100, "seconds": 5})
+    deadline = time.monotonic() + 10
+    while client.get("/api/v1/credits", headers=customer.auth()).json()["reserved"] != 100:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert client.post(f"/api/v1/jobs/{running}/cancel", headers=customer.auth()).status_code == 200
+    balance = client.get("/api/v1/credits", headers=customer.auth()).json()
+    assert (balance["balance"], balance["reserved"]) == (930, 0)
+    assert wallet_sums(db, customer.account_id, "sandbox")["consumed"] == 70
+    assert wallet_sums(db, customer.account_id, "sandbox")["reserved"] == 0

@@ -84,7 +84,7 @@ def test_the_demo_catalog_lists_the_english_voices_and_20_languages(
     for voice in listed:
         assert set(voice) == VOICE_FIELDS
         assert voice["object"] == "voice"
-        assert voice["preview_url"] is None
+        assert voice["preview_url"].endswith(f"/previews/{voice['voice_id']}.mp3")
         assert voice["creator"]["creator_id"].startswith("cr_")
         assert voice["creator"]["display_name"]
     # Best voices first: the catalog order is the engines' order (piper ... espeak).
@@ -213,7 +213,7 @@ def test_one_voice(client: TestClient, reader: Customer) -> None:
     assert (joe["language"], joe["gender"], joe["accent"]) == ("en-US", "male", "American")
     assert joe["engine"] == "piper"
     assert joe["creator"] == {"creator_id": "cr_joe", "display_name": "Joe Whitaker"}
-    assert joe["preview_url"] is None
+    assert joe["preview_url"] == "http://127.0.0.1:8000/previews/voice_joe.mp3"
     assert "narrator" in joe["description"]
     listed = {v["voice_id"]: v for v in every_voice(client, reader)}
     assert listed["voice_joe"] == joe

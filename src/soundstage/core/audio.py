@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final, Literal, Protocol
 
 import av
 import numpy as np
@@ -526,3 +526,97 @@ def _write(
             out.write(_pcm_safe(block.samples))
             frames += block.frames
     return frames
+
+
+# Streaming
+
+
+class _Writer(Protocol):
+    def write(self, data: bytes, /) -> int: ...
+
+    def flush(self) -> None: ...
+
+
+class _NonSeekable:
+    """What FFmpeg's muxers write to: they then leave their placeholders (WAV's 0xFFFFFFFF
+    sizes, FLAC's unknown total) instead of seeking back to patch bytes already sent."""
+
+    def __init__(self, out: _Writer) -> None:
+        self._out = out
+
+    def write(self, data: bytes) -> int:
+        return self._out.write(data)
+
+    def seekable(self) -> bool:
+        return False
+
+    def flush(self) -> None:
+        self._out.flush()
+
+
+_STREAM_CODECS: Final[dict[str, tuple[str, str]]] = {
+    # format: (FFmpeg codec, its sample format)
+    "mp3": ("libmp3lame", "s16p"),
+    "wav": ("pcm_s16le", "s16"),
+    "flac": ("flac", "s16"),
+}
+
+
+class StreamEncoder:
+    """Encodes audio as it comes, for a listener who plays it before the end: every write()
+    hands the encoded bytes to `out` and flushes it. The result is a valid stream of its
+    format with its length unknown in the header (WAV sizes 0xFFFFFFFF, FLAC total 0, MP3
+    without a LAME tag, so a player may add LAME's ~50 ms of delay and padding). For a file
+    with exact headers, use encode()."""
+
+    def __init__(self, out: _Writer, fmt: EncodeFormat, sample_rate: int, channels: int) -> None:
+        if fmt not in _STREAM_CODECS:
+            raise ValueError(f"unsupported format {fmt!r}")
+        _check_target(sample_rate, channels)
+        codec, sample_format = _STREAM_CODECS[fmt]
+        self.sample_rate = _mp3_rate(sample_rate) if fmt == "mp3" else sample_rate
+        self.channels = min(channels, 2) if fmt == "mp3" else channels
+        self._sink = _NonSeekable(out)
+        self._container = av.open(self._sink, mode="w", format=fmt)
+        layout = _layout_name(self.channels)
+        stream = self._container.add_stream(codec, rate=self.sample_rate, layout=layout)
+        assert isinstance(stream, AudioStream)
+        self._stream: AudioStream = stream
+        if fmt == "mp3":
+            self._stream.bit_rate = MP3_BIT_RATE
+        self._resampler = AudioResampler(
+            format=sample_format,
+            layout=layout,
+            rate=self.sample_rate,
+            options=dict(_RESAMPLER_OPTIONS),
+        )
+        self._input_rate, self._input_channels = sample_rate, channels
+        self._pts = 0
+        self._closed = False
+
+    def write(self, audio: Audio) -> None:
+        if (audio.sample_rate, audio.channels) != (self._input_rate, self._input_channels):
+            raise ValueError("every block must have the stream's sample rate and channels")
+        for frame in _frames_of(Audio(_pcm_safe(audio.samples.copy()), audio.sample_rate)):
+            frame.pts = self._pts
+            self._pts += frame.samples
+            self._encode(self._resampler.resample(frame))
+        self._sink.flush()
+
+    def close(self) -> None:
+        """Flush the encoder and write the trailer. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self._encode(self._resampler.resample(None))
+        for packet in self._stream.encode(None):
+            self._container.mux(packet)
+        self._container.close()
+        self._sink.flush()
+
+    def _encode(self, frames: list[AudioFrame]) -> None:
+        for frame in frames:
+            if frame is None:
+                continue
+            for packet in self._stream.encode(frame):
+                self._container.mux(packet)

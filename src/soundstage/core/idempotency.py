@@ -170,32 +170,48 @@ class IdempotencyMiddleware:
                 scope, receive, send
             )
             return
-        await self._run(scope, body, send, principal.api_key_id, key)
+        await self._run(scope, body, receive, send, principal.api_key_id, key)
 
-    async def _run(self, scope: Scope, body: bytes, send: Send, api_key_id: str, key: str) -> None:
+    async def _run(
+        self, scope: Scope, body: bytes, receive: Receive, send: Send, api_key_id: str, key: str
+    ) -> None:
         start: Message | None = None
         chunks: list[bytes] = []
         delivered = False
+        # Streamed audio is relayed as it comes, not kept: the key is released when it starts.
+        streaming = False
 
         async def replay_receive() -> Message:
             nonlocal delivered
             if delivered:
-                return {"type": "http.disconnect"}
+                # After the body only a disconnect can come: wait for the client's real one.
+                return await receive()
             delivered = True
             return {"type": "http.request", "body": body, "more_body": False}
 
         async def capture(message: Message) -> None:
-            nonlocal start
+            nonlocal start, streaming
             if message["type"] == "http.response.start":
                 start = message
+                content_type = Headers(raw=message["headers"]).get("content-type", "")
+                if not content_type.startswith("application/json"):
+                    streaming = True
+                    await run_in_threadpool(self.store.finish, api_key_id, key, None)
+                    await send(message)
             elif message["type"] == "http.response.body":
-                chunks.append(message.get("body", b""))
+                if streaming:
+                    await send(message)
+                else:
+                    chunks.append(message.get("body", b""))
 
         try:
             await self.app(scope, replay_receive, capture)
         except BaseException:
-            await run_in_threadpool(self.store.finish, api_key_id, key, None)
+            if not streaming:
+                await run_in_threadpool(self.store.finish, api_key_id, key, None)
             raise
+        if streaming:
+            return
         assert start is not None
         content = b"".join(chunks)
         status = int(start["status"])

@@ -16,7 +16,10 @@ from soundstage.core.principal import Principal
 from soundstage.jobs.errors import JobCancelled
 
 # Modules whose import registers the service's own job kinds (features add theirs here).
-BUILTIN_TASK_MODULES: tuple[str, ...] = ("soundstage.speech.tts.tasks",)
+BUILTIN_TASK_MODULES: tuple[str, ...] = (
+    "soundstage.speech.tts.tasks",
+    "soundstage.speech.stt.tasks",
+)
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,8 @@ class JobContext:
     db: Database
     workdir: Path
     report: Callable[[float, str | None], None]
+    # Reserves credits once the job knows its price (see reserve_credits).
+    reserver: Callable[[int], None] | None = None
     cancelled: threading.Event = field(default_factory=threading.Event)
     _last_report: float = 0.0
 
@@ -48,6 +53,15 @@ class JobContext:
         if fraction >= 1.0 or now - self._last_report >= 0.5:
             self._last_report = now
             self.report(min(max(fraction, 0.0), 1.0), stage)
+
+    def reserve_credits(self, amount: int) -> None:
+        """For jobs priced by their input (minutes of audio): reserve `amount` credits once
+        the input is measured, before the work. Raises InsufficientCredits (the job fails
+        402, charged nothing) or JobCancelled. The job must have reserved nothing at submit."""
+        if self.reserver is None:
+            raise RuntimeError("this context cannot reserve credits")
+        self.check_cancelled()
+        self.reserver(amount)
 
     def check_cancelled(self) -> None:
         if self.cancelled.is_set():

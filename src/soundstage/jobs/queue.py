@@ -14,8 +14,8 @@ log = logging.getLogger("soundstage.jobs")
 
 
 class JobQueue:
-    """Two tasks: run a job, deliver a webhook. Both take only an id: the database is the
-    source of truth, so a lost or repeated message is harmless."""
+    """Three tasks: run a job, deliver a webhook, render a voice preview. Each takes only an
+    id: the database is the source of truth, so a lost or repeated message is harmless."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -31,8 +31,14 @@ class JobQueue:
 
             worker.deliver_webhook(worker.environment(settings), delivery_id)
 
+        def render_preview(voice_id: str) -> None:
+            from soundstage.jobs import worker
+
+            worker.render_preview(worker.environment(settings), voice_id)
+
         self._run_job = self.huey.task(name="soundstage.run_job")(run_job)
         self._deliver_webhook = self.huey.task(name="soundstage.deliver_webhook")(deliver_webhook)
+        self._render_preview = self.huey.task(name="soundstage.render_preview")(render_preview)
 
     def enqueue_job(self, job_id: str) -> None:
         self._run_job(job_id)
@@ -42,6 +48,9 @@ class JobQueue:
             self._deliver_webhook.schedule(args=(delivery_id,), delay=delay_seconds)
         else:
             self._deliver_webhook(delivery_id)
+
+    def enqueue_preview(self, voice_id: str) -> None:
+        self._render_preview(voice_id)
 
 
 def make_huey(settings: Settings) -> Huey:

@@ -83,6 +83,18 @@ def report_progress(
     return _changed(session, stmt)
 
 
+def set_reservation(
+    session: Session, job_id: str, owner: str, reservation_id: str, amount: int
+) -> bool:
+    """Record the credits a running job reserved, if `owner` still holds it."""
+    stmt = (
+        update(Job)
+        .where(Job.id == job_id, Job.lease_owner == owner, Job.status == "processing")
+        .values(reservation_id=reservation_id, credits_reserved=amount)
+    )
+    return _changed(session, stmt)
+
+
 def finish(
     session: Session, job_id: str, owner: str | None, status: str, now: datetime, **values: Any
 ) -> bool:

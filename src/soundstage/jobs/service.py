@@ -95,17 +95,21 @@ async def submit_and_wait(
     deadline = time.monotonic() + settings.jobs.sync_timeout_seconds
     delay = 0.01
     while True:
-        job = await run_in_threadpool(_read, db, settings, job_id)
+        job = await run_in_threadpool(read, db, settings, job_id)
         if job.status in TERMINAL:
             return job
         if time.monotonic() >= deadline:
             break
         await asyncio.sleep(delay)
         delay = min(delay * 1.5, 0.2)
-    cancelled = await run_in_threadpool(_cancel_if_active, db, settings, job_id)
+    cancelled = await run_in_threadpool(cancel_if_active, db, settings, job_id)
     if cancelled.status == "completed":  # it finished as we gave up: keep the result
         return cancelled
-    raise JobTimeout(
+    raise timeout_error(settings, job_id)
+
+
+def timeout_error(settings: Settings, job_id: str) -> JobTimeout:
+    return JobTimeout(
         f"Job {job_id} did not finish within {settings.jobs.sync_timeout_seconds:g} s; it was "
         f"cancelled and not charged. GET /api/v1/jobs/{job_id} shows it.",
         param="job_id",
@@ -128,14 +132,14 @@ def raise_for_failure(db: Database, job: JobOut) -> JobOut:
     raise failure
 
 
-def _read(db: Database, settings: Settings, job_id: str) -> JobOut:
+def read(db: Database, settings: Settings, job_id: str) -> JobOut:
     with db.read_session() as session:
         job = repository.get(session, job_id)
         assert job is not None
         return job_out(job, settings)
 
 
-def _cancel_if_active(db: Database, settings: Settings, job_id: str) -> JobOut:
+def cancel_if_active(db: Database, settings: Settings, job_id: str) -> JobOut:
     with db.session() as session:
         job = repository.get(session, job_id)
         assert job is not None

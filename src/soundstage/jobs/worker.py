@@ -21,7 +21,7 @@ from soundstage.core.errors import AppError, InternalError
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.credits import service as credits
-from soundstage.jobs import repository
+from soundstage.jobs import repository, streams
 from soundstage.jobs.errors import JobCancelled
 from soundstage.jobs.handlers import JobContext, JobKind, JobOutcome, get_kind, load_task_modules
 from soundstage.jobs.queue import get_queue, install_dispatcher
@@ -91,6 +91,7 @@ def _execute(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind) -> Non
         db=env.db,
         workdir=workdir,
         report=lambda fraction, stage: _report(env, job.id, owner, fraction, stage),
+        reserver=lambda amount: _reserve(env, job, owner, amount),
     )
     heartbeat = _Heartbeat(env, job.id, owner, context.cancelled)
     heartbeat.start()
@@ -122,6 +123,21 @@ def _report(
 ) -> None:
     with env.db.session() as session:
         repository.report_progress(session, job_id, owner, fraction, stage, utcnow())
+
+
+def _reserve(env: WorkerEnvironment, job: Job, owner: str, amount: int) -> None:
+    principal = Principal(job.account_id, job.environment, "")  # type: ignore[arg-type]
+    with env.db.session() as session:
+        if job.reservation_id is not None:
+            # A second attempt (the first worker died) holds the first one's reservation.
+            if job.credits_reserved >= amount:
+                return
+            credits.release(session, job.reservation_id)
+        reservation = credits.reserve(session, principal, amount, job.kind, job.id)
+        if not repository.set_reservation(session, job.id, owner, reservation.id, amount):
+            # Cancelled (or taken over) meanwhile: raising rolls the reservation back.
+            raise JobCancelled(job.id)
+    job.reservation_id, job.credits_reserved = reservation.id, amount
 
 
 def _complete(
@@ -214,6 +230,15 @@ def deliver_webhook(env: WorkerEnvironment, delivery_id: str) -> None:
         get_queue(env.settings).enqueue_delivery(delivery_id, delay)
 
 
+def render_preview(env: WorkerEnvironment, voice_id: str) -> None:
+    from soundstage.voices import previews
+
+    try:
+        previews.render(env.db, env.settings, voice_id)
+    except AppError as exc:
+        log.warning("preview of voice %s failed: %s", voice_id, exc.message)
+
+
 def sweep(env: WorkerEnvironment) -> int:
     """Re-queue jobs whose worker died (lease ran out) and queued jobs nobody took, and
     deliveries that are due. Repeated messages are harmless: claiming is conditional."""
@@ -230,6 +255,7 @@ def sweep(env: WorkerEnvironment) -> int:
         queue.enqueue_job(job_id)
     from soundstage.webhooks import tasks as webhook_tasks
 
+    streams.remove_stale(env.settings)
     due = webhook_tasks.due_deliveries(env.db, now)
     for delivery_id in due:
         queue.enqueue_delivery(delivery_id)

@@ -69,6 +69,14 @@ def join(clips: list[Audio], pauses_ms: list[int]) -> Audio:
     return Audio(np.ascontiguousarray(np.concatenate(parts), dtype=np.float32), rate)
 
 
+def concatenate(parts: list[Audio]) -> Audio:
+    """Clips of the same rate and channels end to end, as they are."""
+    if not parts:
+        raise ValueError("nothing to concatenate")
+    samples = np.concatenate([part.samples for part in parts])
+    return Audio(np.ascontiguousarray(samples, dtype=np.float32), parts[0].sample_rate)
+
+
 def _faded(samples: np.ndarray, rate: int) -> np.ndarray:
     fade = min(round(rate * _FADE_MS / 1000), samples.shape[0] // 2)
     if fade == 0:

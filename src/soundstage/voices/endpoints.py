@@ -9,15 +9,19 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import FileResponse
 
 from soundstage.core.deps import SessionDep, current_principal
+from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
 from soundstage.voices import service
 from soundstage.voices.schemas import VoiceGender, VoiceOut
 
 # Authenticated like every route, though no answer depends on who asks.
 router = APIRouter(tags=["Voices"], dependencies=[Depends(current_principal)])
+# Outside /api/v1, without a key: what a browser's <audio> element plays.
+public_router = APIRouter(tags=["Voices"])
 
 # A BCP-47 tag or a prefix of one: letters and digits in subtags of 1 to 8, joined by "-".
 LANGUAGE_RANGE = r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$"
@@ -26,6 +30,7 @@ LANGUAGE_RANGE = r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$"
 @router.get("/voices", response_model=ListResponse[VoiceOut])
 def list_voices(
     session: SessionDep,
+    request: Request,
     page: Annotated[PageParams, Depends(page_params)],
     language: Annotated[
         str | None,
@@ -39,11 +44,34 @@ def list_voices(
     gender: Annotated[VoiceGender | None, Query(description="Only voices of this gender.")] = None,
 ) -> ListResponse[VoiceOut]:
     """The catalog's voices, newest first. Pass a `voice_id` to POST /api/v1/speech/tts."""
-    voices, has_more = service.list_voices(session, page, language=language, gender=gender)
+    voices, has_more = service.list_voices(
+        session, request.app.state.settings, page, language=language, gender=gender
+    )
     return ListResponse[VoiceOut](data=voices, has_more=has_more)
 
 
 @router.get("/voices/{voice_id}", response_model=VoiceOut)
-def get_voice(voice_id: str, session: SessionDep) -> VoiceOut:
+def get_voice(voice_id: str, session: SessionDep, request: Request) -> VoiceOut:
     """One voice of the catalog (404 `voice_not_found` for an unknown or retired one)."""
-    return service.get_voice(session, voice_id)
+    return service.get_voice(session, request.app.state.settings, voice_id)
+
+
+@public_router.get(
+    "/previews/{voice_id}.mp3",
+    response_class=FileResponse,
+    responses={
+        200: {"description": "The MP3 sample.", "content": {"audio/mpeg": {}}},
+        **errors(404, 503),
+    },
+)
+async def voice_preview(voice_id: str, request: Request) -> FileResponse:
+    """A short sample of the voice, rendered by a worker on first request and kept."""
+    state = request.app.state
+    path = await service.preview_file(state.db, state.settings, voice_id)
+    return FileResponse(
+        path,
+        media_type="audio/mpeg",
+        filename=f"{voice_id}.mp3",
+        content_disposition_type="inline",
+        headers={"Cache-Control": "public, max-age=3600"},
+    )

@@ -27,7 +27,8 @@ class VoiceOut(BaseModel):
     accent: str = Field(description="How the voice sounds to a listener, e.g. `Scottish`.")
     engine: str = Field(description="The synthesis engine that speaks this voice.")
     creator: CreatorRef
-    preview_url: str | None = Field(
-        description="A short sample of the voice; null until a preview has been generated."
+    preview_url: str = Field(
+        description="A short MP3 sample of the voice, public (no key needed, playable in a "
+        "browser) and stable: GET /previews/{voice_id}.mp3."
     )
     created_at: datetime

@@ -3,21 +3,31 @@ for synthesis, and upsert catalog content (the demo loader, later the talent imp
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
+from soundstage.config import Settings
+from soundstage.core.db import Database
+from soundstage.core.errors import ServiceUnavailable
 from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.timeutil import utcnow
+from soundstage.jobs.queue import get_queue
 from soundstage.models import Creator, Voice
-from soundstage.voices import repository
+from soundstage.voices import previews, repository
 from soundstage.voices.errors import VoiceNotFound
 from soundstage.voices.schemas import CreatorRef, VoiceOut
 
+# How long the first request of a preview waits for a worker to render it.
+PREVIEW_WAIT_SECONDS = 30.0
 Outcome = Literal["created", "updated", "unchanged"]
 RowT = TypeVar("RowT", Creator, Voice)
 
@@ -31,33 +41,54 @@ def get_active_voice(session: Session, voice_id: str) -> Voice:
     return voice
 
 
-def get_voice(session: Session, voice_id: str) -> VoiceOut:
+def get_voice(session: Session, settings: Settings, voice_id: str) -> VoiceOut:
     voice = get_active_voice(session, voice_id)
-    return voice_out(voice, _creators_of(session, [voice])[voice.creator_id])
+    return voice_out(settings, voice, _creators_of(session, [voice])[voice.creator_id])
 
 
 def list_voices(
-    session: Session, page: PageParams, *, language: str | None, gender: str | None
+    session: Session,
+    settings: Settings,
+    page: PageParams,
+    *,
+    language: str | None,
+    gender: str | None,
 ) -> tuple[list[VoiceOut], bool]:
     """Active voices, newest first, optionally of one language (a base tag takes in its
     regional variants) or gender."""
     query = repository.active_voices_query(language=language, gender=gender)
     voices, has_more = paginate(session, query, Voice, page)
     creators = _creators_of(session, voices)
-    return [voice_out(v, creators[v.creator_id]) for v in voices], has_more
+    return [voice_out(settings, v, creators[v.creator_id]) for v in voices], has_more
+
+
+async def preview_file(db: Database, settings: Settings, voice_id: str) -> Path:
+    """The voice's preview, asking a worker to render it the first time and waiting for it
+    (a few seconds at most); 404 for an unknown voice, 503 if no worker made it in time."""
+
+    def expected() -> Path:
+        with db.read_session() as session:
+            return previews.preview_path(settings, get_active_voice(session, voice_id))
+
+    path = await run_in_threadpool(expected)
+    if path.exists():
+        return path
+    get_queue(settings).enqueue_preview(voice_id)
+    deadline = time.monotonic() + PREVIEW_WAIT_SECONDS
+    while time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+        if path.exists():
+            return path
+    raise ServiceUnavailable(
+        "The preview is being generated; try again in a few seconds.", param="voice_id"
+    )
 
 
 def _creators_of(session: Session, voices: Sequence[Voice]) -> dict[str, Creator]:
     return repository.creators_by_id(session, (v.creator_id for v in voices))
 
 
-def preview_url_of(voice: Voice) -> str | None:
-    """Where a short sample of the voice can be heard. Hook for the TTS work: previews are
-    generated there (a TTS job per voice) and stored as media; until then there are none."""
-    return None
-
-
-def voice_out(voice: Voice, creator: Creator) -> VoiceOut:
+def voice_out(settings: Settings, voice: Voice, creator: Creator) -> VoiceOut:
     return VoiceOut(
         voice_id=voice.id,
         name=voice.name,
@@ -67,7 +98,7 @@ def voice_out(voice: Voice, creator: Creator) -> VoiceOut:
         accent=voice.accent,
         engine=voice.engine,
         creator=CreatorRef(creator_id=creator.id, display_name=creator.display_name),
-        preview_url=preview_url_of(voice),
+        preview_url=previews.preview_url(settings, voice.id),
         created_at=voice.created_at,
     )
 

@@ -142,6 +142,10 @@ class WhisperTranscriber:
                 beam_size=self._beam_size,
                 word_timestamps=word_timestamps,
                 initial_prompt=prompt,
+                # Only speech is decoded (faster-whisper's bundled Silero VAD): on silence and
+                # noise Whisper otherwise invents words ("You", "Thank you."). Times stay
+                # those of the whole window.
+                vad_filter=True,
             )
         except RuntimeError as exc:
             raise TranscriberUnavailable(f"The {self.name} model failed: {exc}") from exc

@@ -1,9 +1,11 @@
-"""HTTP endpoint of text-to-speech: POST /api/v1/speech/tts."""
+"""HTTP endpoints of text-to-speech: POST /api/v1/speech/tts and /api/v1/speech/tts/stream."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
+from fastapi.responses import StreamingResponse
 
+from soundstage.core.audio import CONTENT_TYPES
 from soundstage.core.deps import PrincipalDep
 from soundstage.core.openapi import errors
 from soundstage.speech.tts import service
@@ -11,8 +13,15 @@ from soundstage.speech.tts.schemas import TtsRequest, TtsResponse
 
 router = APIRouter(tags=["Speech"])
 
+JOB_ID_HEADER = "Soundstage-Job-Id"
 
-@router.post("/speech/tts", response_model=TtsResponse, responses=errors(402, 409, 504))
+
+@router.post(
+    "/speech/tts",
+    response_model=TtsResponse,
+    response_model_exclude_none=True,
+    responses=errors(402, 409, 504),
+)
 async def text_to_speech(
     body: TtsRequest, request: Request, principal: PrincipalDep
 ) -> TtsResponse:
@@ -20,4 +29,36 @@ async def text_to_speech(
     only when the audio is ready; the signed `output_url` expires 24 h after issue."""
     return await service.synthesize(
         request.app.state.db, request.app.state.settings, principal, body
+    )
+
+
+@router.post(
+    "/speech/tts/stream",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "description": "The audio, sent sentence by sentence as it is synthesized "
+            "(chunked transfer). The header `Soundstage-Job-Id` names the job, whose "
+            "`result` (GET /api/v1/jobs/{job_id}) holds the stored file's `output_url` and, "
+            "with `timestamps: true`, the `words` once the stream has ended.",
+            "content": {content_type: {} for content_type in CONTENT_TYPES.values()},
+        },
+        **errors(402, 409, 504),
+    },
+)
+async def text_to_speech_stream(
+    body: TtsRequest, request: Request, principal: PrincipalDep
+) -> StreamingResponse:
+    """Beyond the spec: the same request as POST /speech/tts, answered with the audio itself
+    while it is being synthesized; the first bytes come after the first sentence. Same
+    credits, charged once the whole text has been spoken; a stream that fails midway (the
+    transfer ends incomplete) or that the client abandons is not charged. Errors found before
+    the first byte (402, an unknown voice, text the engine refuses) are answered as JSON as
+    usual. The stream's header carries no length: WAV sizes read 0xFFFFFFFF, FLAC's total is
+    unknown."""
+    speech = await service.stream(request.app.state.db, request.app.state.settings, principal, body)
+    return StreamingResponse(
+        speech.body(),
+        media_type=speech.content_type,
+        headers={JOB_ID_HEADER: speech.job_id, "Cache-Control": "no-store"},
     )

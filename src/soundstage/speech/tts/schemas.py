@@ -22,6 +22,10 @@ class TtsRequest(RequestModel):
     format: Literal["mp3", "wav", "flac"] = "mp3"
     speed: float = Field(default=1.0, ge=0.5, le=2.0, description="0.5 to 2.0.")
     pitch: int = Field(default=0, ge=-12, le=12, description="Semitones, -12 to 12.")
+    timestamps: bool = Field(
+        default=False,
+        description="Add `words`: each word of the text with its start and end in the audio.",
+    )
 
     @field_validator("text")
     @classmethod
@@ -29,6 +33,12 @@ class TtsRequest(RequestModel):
         if not value.strip():
             raise ValueError("must contain something to say")
         return value
+
+
+class TimedWord(BaseModel):
+    word: str = Field(description="The word as written in the text, with its punctuation.")
+    start_ms: int
+    end_ms: int
 
 
 class TtsResponse(BaseModel):
@@ -39,3 +49,8 @@ class TtsResponse(BaseModel):
     duration_ms: int = Field(description="The real duration of the audio file.")
     characters_processed: int
     credits_used: int
+    words: list[TimedWord] | None = Field(
+        default=None,
+        description="Only with `timestamps: true` (absent otherwise): every word of the text in "
+        "order, aligned to the audio by the service's speech recognizer.",
+    )

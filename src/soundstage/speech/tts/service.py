@@ -1,34 +1,49 @@
-"""Text-to-speech as the endpoint sees it: check the voice, price the text, run the job."""
+"""Text-to-speech as the endpoints see it: check the voice, price the text, run the job, and
+either wait for its file or relay its stream."""
 
 from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
 from soundstage.config import Settings
+from soundstage.core.audio import CONTENT_TYPES
 from soundstage.core.db import Database
 from soundstage.core.principal import Principal
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.jobs import service as jobs
-from soundstage.speech.tts.schemas import TtsRequest, TtsResponse
+from soundstage.jobs.streams import Relay
+from soundstage.speech.tts.schemas import TimedWord, TtsRequest, TtsResponse
 from soundstage.speech.tts.tasks import KIND
 from soundstage.voices import service as voices
+
+
+async def _job_request(db: Database, body: TtsRequest, *, stream: bool) -> dict[str, Any]:
+    def voice_settings() -> dict[str, Any]:
+        with db.read_session() as session:
+            voice = voices.get_active_voice(session, body.voice_id)
+            return {
+                "engine": voice.engine,
+                "engine_voice": voice.engine_voice,
+                "language": voice.language,
+            }
+
+    return {**body.model_dump(), **await run_in_threadpool(voice_settings), "stream": stream}
 
 
 async def synthesize(
     db: Database, settings: Settings, principal: Principal, body: TtsRequest
 ) -> TtsResponse:
-    def voice_settings() -> tuple[str, str]:
-        with db.read_session() as session:
-            voice = voices.get_active_voice(session, body.voice_id)
-            return voice.engine, voice.engine_voice
-
-    engine, engine_voice = await run_in_threadpool(voice_settings)
-    request = {**body.model_dump(), "engine": engine, "engine_voice": engine_voice}
+    request = await _job_request(db, body, stream=False)
     credits = rates.for_characters(Operation.TTS, len(body.text))
     job = await jobs.submit_and_wait(db, settings, principal, KIND, request, credits_needed=credits)
     await run_in_threadpool(jobs.raise_for_failure, db, job)
     result = job.result or {}
+    words = result.get("words")
     return TtsResponse(
         job_id=job.job_id,
         status="completed",
@@ -36,4 +51,39 @@ async def synthesize(
         duration_ms=result["duration_ms"],
         characters_processed=result["characters_processed"],
         credits_used=job.credits_used or 0,
+        words=None if words is None else [TimedWord(**word) for word in words],
     )
+
+
+@dataclass(frozen=True)
+class SpeechStream:
+    job_id: str
+    content_type: str
+    first_chunk: bytes
+    relay: Relay
+
+    async def body(self) -> AsyncIterator[bytes]:
+        yield self.first_chunk
+        async for chunk in self.relay.rest():
+            yield chunk
+
+
+async def stream(
+    db: Database, settings: Settings, principal: Principal, body: TtsRequest
+) -> SpeechStream:
+    """Submit a streamed job and wait for its first audio bytes: errors before them (402, a
+    voice or text the engine refuses) are answered as usual, with nothing charged."""
+    request = await _job_request(db, body, stream=True)
+    credits = rates.for_characters(Operation.TTS, len(body.text))
+
+    def submit() -> str:
+        with db.session() as session:
+            job = jobs.submit(
+                session, settings, principal, KIND, request, credits_needed=credits, is_async=False
+            )
+            return job.id
+
+    job_id = await run_in_threadpool(submit)
+    relay = Relay(db, settings, job_id)
+    first = await relay.first_chunk()
+    return SpeechStream(job_id, CONTENT_TYPES[body.format], first, relay)

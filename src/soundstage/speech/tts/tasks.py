@@ -1,38 +1,107 @@
 """The text-to-speech job: sentence by sentence through the voice's engine, joined with
-natural pauses, time-stretched and pitch-shifted when asked, encoded, stored."""
+natural pauses, time-stretched and pitch-shifted when asked, encoded, stored. A streamed job
+also hands each sentence to the listener as soon as it is encoded."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO, Any
 
-from soundstage.core.audio import encode
+from soundstage.core.audio import Audio, StreamEncoder, encode
+from soundstage.jobs import streams
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.speech import dsp
+from soundstage.speech.engines.base import SpeechSynthesizer
 from soundstage.speech.engines.registry import get_engine
 from soundstage.speech.tts import text as text_pieces
 from soundstage.storage import service as storage
 
 KIND = "tts"
 CONTENT_NAMES = {"mp3": "speech.mp3", "wav": "speech.wav", "flac": "speech.flac"}
+# Of the job's progress: synthesis up to here, then alignment (if asked) and encoding.
+_SYNTHESIS_SHARE = 0.8
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How to read the text: the engine and voice, the speed and the pitch shift."""
+
+    engine: SpeechSynthesizer
+    voice: str
+    speed: float
+    pitch: int
+
+    @property
+    def native_rate(self) -> float:
+        return self.speed if self.engine.supports_rate else 1.0
+
+    @property
+    def stretch(self) -> float:
+        """What is left for Rubber Band after the engine's own rate."""
+        return self.native_rate / self.speed
+
+
+def _spoken_pieces(ctx: JobContext, reading: Reading, text: str) -> Iterator[Audio]:
+    """Each sentence (or clause of a long one) spoken, faded and followed by its pause, at the
+    engine's rate but not yet stretched or shifted."""
+    pieces = text_pieces.split(text)
+    for index, piece in enumerate(pieces):
+        clip = reading.engine.synthesize(piece.text, reading.voice, rate=reading.native_rate)
+        # Pauses follow the speed too, so a faster reading is faster throughout.
+        yield dsp.join([clip], [round(piece.pause_after_ms / reading.native_rate)])
+        ctx.progress(_SYNTHESIS_SHARE * (index + 1) / len(pieces), "synthesizing")
+
+
+def _read_whole(ctx: JobContext, reading: Reading, text: str) -> Audio:
+    audio = dsp.concatenate(list(_spoken_pieces(ctx, reading, text)))
+    # One Rubber Band pass over the whole reading: better than one per sentence.
+    return dsp.stretch_and_shift(audio, time_ratio=reading.stretch, semitones=reading.pitch)
+
+
+def _read_streaming(ctx: JobContext, reading: Reading, text: str, fmt: Any) -> Audio:
+    out: IO[bytes] = streams.open_for_writing(ctx.settings, ctx.job_id)
+    with out:
+        encoder: StreamEncoder | None = None
+        parts: list[Audio] = []
+        for spoken in _spoken_pieces(ctx, reading, text):
+            part = dsp.stretch_and_shift(
+                spoken, time_ratio=reading.stretch, semitones=reading.pitch
+            )
+            if encoder is None:
+                encoder = StreamEncoder(out, fmt, part.sample_rate, part.channels)
+            encoder.write(part)
+            parts.append(part)
+        assert encoder is not None  # split() gives at least one piece
+        encoder.close()
+    return dsp.concatenate(parts)
 
 
 @register(KIND)
 def synthesize_speech(ctx: JobContext) -> JobOutcome:
     request: dict[str, Any] = ctx.request
-    engine = get_engine(request["engine"])
-    speed, pitch = float(request["speed"]), int(request["pitch"])
-    native_rate = speed if engine.supports_rate else 1.0
-    pieces = text_pieces.split(request["text"])
-    clips = []
-    for index, piece in enumerate(pieces):
-        clips.append(engine.synthesize(piece.text, request["engine_voice"], rate=native_rate))
-        ctx.progress(0.85 * (index + 1) / len(pieces), "synthesizing")
-    # Pauses follow the speed too, so a faster reading is faster throughout.
-    pauses = [round(piece.pause_after_ms / native_rate) for piece in pieces]
-    audio = dsp.join(clips, pauses)
-    audio = dsp.stretch_and_shift(audio, time_ratio=native_rate / speed, semitones=pitch)
-    ctx.progress(0.9, "encoding")
-    fmt = request["format"]
+    reading = Reading(
+        engine=get_engine(request["engine"]),
+        voice=request["engine_voice"],
+        speed=float(request["speed"]),
+        pitch=int(request["pitch"]),
+    )
+    fmt, text = request["format"], request["text"]
+    if request.get("stream"):
+        audio = _read_streaming(ctx, reading, text, fmt)
+    else:
+        audio = _read_whole(ctx, reading, text)
+    result: dict[str, Any] = {}
+    if request.get("timestamps"):
+        ctx.progress(_SYNTHESIS_SHARE, "aligning")
+        # Imported here: the recognizer (CTranslate2) loads only for jobs that ask for words.
+        from soundstage.speech.transcribers.align import align_words
+
+        words = align_words(audio, text, language=request.get("language"))
+        result["words"] = [
+            {"word": w.word, "start_ms": w.start_ms, "end_ms": w.end_ms} for w in words
+        ]
+    ctx.progress(0.95, "encoding")
     path = ctx.workdir / CONTENT_NAMES[fmt]
     encoded = encode(audio, path, fmt)
     with ctx.db.session() as session:
@@ -48,10 +117,11 @@ def synthesize_speech(ctx: JobContext) -> JobOutcome:
             job_id=ctx.job_id,
         )
         output = storage.media_ref(media)
-    characters = len(request["text"])
+    characters = len(text)
     result = {
         "output_url": output,
         "duration_ms": encoded.duration_ms,
         "characters_processed": characters,
+        **result,
     }
     return JobOutcome(result, credits_used=characters)

@@ -1,0 +1,132 @@
+"""Speech-to-text real-time factor: POST /api/v1/speech/stt (served by `soundstage serve` with
+its embedded worker) against bare faster-whisper (same whisper-base model, int8, beam 5, same
+language) on the same 60 s of real speech, in one run; then what diarization adds.
+RTF = processing time / audio duration.
+
+    .venv/bin/python bench/stt_rtf.py [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import numpy as np
+import soundfile
+
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
+SECONDS = 60
+RATE = 16_000
+
+
+def sixty_seconds_of_speech() -> np.ndarray:
+    """The two-speaker pyannote sample and the LibriVox clips, end to end, cut at 60 s."""
+    sources = [FIXTURES / "pyannote" / "sample.flac", *sorted(FIXTURES.glob("librivox/*.flac"))]
+    parts: list[np.ndarray] = []
+    while sum(len(p) for p in parts) < SECONDS * RATE:
+        for path in sources:
+            samples, rate = soundfile.read(path, dtype="float32")
+            assert rate == RATE
+            assert samples.ndim == 1
+            parts.append(samples)
+    return np.concatenate(parts)[: SECONDS * RATE]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    speech = sixty_seconds_of_speech()
+    tmp = tempfile.mkdtemp()
+    env = {
+        **os.environ,
+        "SOUNDSTAGE_DATA_DIR": tmp,
+        "SOUNDSTAGE_LOG_LEVEL": "warning",
+        "SOUNDSTAGE_JOBS": '{"worker_processes": 1}',
+    }
+    for name in ("SOUNDSTAGE_DATABASE_URL", "SOUNDSTAGE_REDIS_URL"):
+        env.pop(name, None)
+    cli = [sys.executable, "-m", "soundstage.cli"]
+    key = json.loads(
+        subprocess.run([*cli, "demo", "--json"], env=env, check=True, capture_output=True).stdout
+    )["key"]
+    port = free_port()
+    server = subprocess.Popen([*cli, "serve", "--port", str(port)], env=env)
+    plain, diarized = [], []
+    try:
+        for _ in range(600):
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        client = httpx.Client(
+            base_url=f"http://127.0.0.1:{port}",
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=600,
+        )
+        client.post("/api/v1/sandbox/credits", json={"amount": 100_000}).raise_for_status()
+        wav = io.BytesIO()
+        soundfile.write(wav, speech, RATE, format="WAV")
+        upload = client.post(
+            "/api/v1/uploads", files={"file": ("speech.wav", wav.getvalue(), "audio/wav")}
+        )
+        upload.raise_for_status()
+        url = upload.json()["url"]
+        # Warm up: the worker loads the models once.
+        client.post("/api/v1/speech/stt", json={"audio_url": url, "diarize": True})
+        for runs, options in ((plain, {}), (diarized, {"diarize": True})):
+            for _ in range(args.runs):
+                start = time.perf_counter()
+                answer = client.post("/api/v1/speech/stt", json={"audio_url": url, **options})
+                answer.raise_for_status()
+                runs.append((time.perf_counter() - start) / SECONDS)
+    finally:
+        server.terminate()
+        server.wait(30)
+
+    from faster_whisper import WhisperModel
+
+    from soundstage.config import Settings
+    from soundstage.speech.transcribers.models import whisper_base_dir
+
+    settings = Settings(data_dir=Path(tmp))
+    model = WhisperModel(
+        str(whisper_base_dir(settings.data_dir)),
+        device="cpu",
+        compute_type="int8",
+        cpu_threads=settings.stt.cpu_threads or os.cpu_count() or 1,
+    )
+    list(model.transcribe(speech[: RATE * 5], language="en", beam_size=5)[0])
+    bare = []
+    for _ in range(args.runs):
+        start = time.perf_counter()
+        segments, _info = model.transcribe(speech, language="en", beam_size=5)
+        text = " ".join(segment.text for segment in segments)
+        bare.append((time.perf_counter() - start) / SECONDS)
+    assert text
+    ours, ref, with_speakers = (statistics.median(x) for x in (plain, bare, diarized))
+    print(f"60 s of real speech (WAV upload), whisper-base int8 beam 5, {args.runs} runs, median")
+    print(f"endpoint RTF (HTTP, job, fetch, decode, transcribe): {ours:.4f}")
+    print(f"bare faster-whisper RTF (same audio in memory):      {ref:.4f}")
+    print(f"ratio endpoint / bare: {ours / ref:.3f}")
+    print(f"endpoint RTF with diarize: {with_speakers:.4f} (adds {with_speakers - ours:.4f})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+"""The speaker models' input: mono float32 at 16 kHz, resampled with soxr, either whole or in
+blocks streamed from the source so that hours of audio never exist twice in memory."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+import soxr
+
+from soundstage.core.audio import Audio
+
+SAMPLE_RATE: Final = 16_000
+# Seconds of source audio converted at a time.
+_BLOCK_S: Final = 30
+
+Mono = npt.NDArray[np.float32]
+
+
+def mono_blocks(audio: Audio) -> Iterator[Mono]:
+    """The audio as consecutive mono 16 kHz blocks (channels averaged). One resampler runs
+    across the blocks, so together they equal a one-piece conversion: no seams."""
+    block_frames = _BLOCK_S * audio.sample_rate
+    resampler = None
+    if audio.sample_rate != SAMPLE_RATE:
+        resampler = soxr.ResampleStream(
+            audio.sample_rate, SAMPLE_RATE, 1, dtype="float32", quality="HQ"
+        )
+    for start in range(0, audio.frames, block_frames):
+        mono = audio.samples[start : start + block_frames].mean(axis=1, dtype=np.float32)
+        if resampler is None:
+            yield mono
+            continue
+        last = start + block_frames >= audio.frames
+        converted = np.asarray(resampler.resample_chunk(mono, last=last), dtype=np.float32)
+        if converted.size:
+            yield converted
+
+
+def mono_16k(audio: Audio) -> Mono:
+    """The whole audio as one mono 16 kHz array (for short clips)."""
+    blocks = list(mono_blocks(audio))
+    if not blocks:
+        return np.zeros(0, dtype=np.float32)
+    return blocks[0] if len(blocks) == 1 else np.concatenate(blocks)

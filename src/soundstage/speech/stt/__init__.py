@@ -1,0 +1,1 @@
+"""Speech-to-text: POST /api/v1/speech/stt and the transcript as subtitles."""

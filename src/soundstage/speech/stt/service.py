@@ -1,0 +1,75 @@
+"""Speech-to-text as the endpoints see it: check the language, run the job (waiting for it, or
+not when the caller prefers), and render a finished transcript as subtitles."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
+
+from soundstage.config import Settings
+from soundstage.core.db import Database
+from soundstage.core.errors import Conflict, InvalidField
+from soundstage.core.principal import Principal
+from soundstage.jobs import service as jobs
+from soundstage.jobs.schemas import JobOut
+from soundstage.speech.stt import cues
+from soundstage.speech.stt.schemas import SttRequest, SttResponse
+from soundstage.speech.stt.tasks import KIND
+from soundstage.speech.transcribers.base import whisper_language
+
+AUTO = "auto"
+
+
+class TranscriptNotReady(Conflict):
+    code = "job_not_completed"
+
+
+def _job_request(body: SttRequest) -> dict[str, Any]:
+    language = body.language
+    if language.lower() == AUTO:
+        language = AUTO
+    else:
+        whisper_language(language)  # 422 unsupported_language, param language
+    return {**body.model_dump(), "language": language}
+
+
+async def transcribe(
+    db: Database, settings: Settings, principal: Principal, body: SttRequest
+) -> SttResponse:
+    request = _job_request(body)
+    # Priced by the audio's duration, which the job measures and reserves before working.
+    job = await jobs.submit_and_wait(db, settings, principal, KIND, request, credits_needed=0)
+    await run_in_threadpool(jobs.raise_for_failure, db, job)
+    return SttResponse(
+        job_id=job.job_id,
+        status="completed",
+        credits_used=job.credits_used or 0,
+        **(job.result or {}),
+    )
+
+
+def submit_async(
+    session: Session, settings: Settings, principal: Principal, body: SttRequest
+) -> JobOut:
+    job = jobs.submit(
+        session, settings, principal, KIND, _job_request(body), credits_needed=0, is_async=True
+    )
+    session.flush()
+    return jobs.job_out(job, settings)
+
+
+def subtitles(
+    session: Session, principal: Principal, job_id: str, fmt: Literal["srt", "vtt"]
+) -> str:
+    job = jobs.get(session, principal, job_id)
+    if job.kind != KIND:
+        raise InvalidField(f"Job {job_id} is not a speech-to-text job.", param="job_id")
+    if job.status != "completed" or job.result is None:
+        raise TranscriptNotReady(
+            f"Job {job_id} is {job.status}; its transcript exists once it has completed.",
+            param="job_id",
+        )
+    phrases = [cues.Phrase(**segment) for segment in job.result.get("segments", [])]
+    return cues.to_srt(phrases) if fmt == "srt" else cues.to_vtt(phrases)

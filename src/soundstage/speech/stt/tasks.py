@@ -1,0 +1,153 @@
+"""The speech-to-text job: fetch, measure and price the input, then decode it window by window
+(bounded memory for hours of audio), transcribe each window, find the speakers, and assemble
+the transcript with words, speakers and subtitle segments."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Final
+
+from soundstage.core.audio import iter_decode, probe
+from soundstage.credits import rates
+from soundstage.credits.rates import Operation
+from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.speech import longform
+from soundstage.speech.speakers.diarize import Diarizer, SpeakerTurn, assign_speakers
+from soundstage.speech.stt import cues
+from soundstage.speech.transcribers.base import Segment, Word, bcp47_language
+from soundstage.speech.transcribers import sphinx
+from soundstage.speech.transcribers.registry import get_transcriber
+from soundstage.storage import service as storage
+
+KIND = "stt"
+SAMPLE_RATE: Final = 16_000
+# Windows of at most this long are transcribed at once (about 38 MB of 16 kHz float32).
+WINDOW_SECONDS: Final = 600.0
+_BLOCK_FRAMES: Final = 1 << 18
+
+
+@register(KIND)
+def transcribe_audio(ctx: JobContext) -> JobOutcome:
+    request: dict[str, Any] = ctx.request
+    source = ctx.workdir / "input"
+    with ctx.db.read_session() as session:
+        storage.read_input(session, ctx.settings, request["audio_url"], source, param="audio_url")
+    info = probe(source)
+    # Priced from the container's duration before any work; the charge is the decoded one,
+    # never above what was reserved.
+    reserved = rates.for_duration(Operation.STT, info.duration_ms)
+    ctx.reserve_credits(reserved)
+    ctx.progress(0.02, "transcribing")
+
+    transcriber = get_transcriber()
+    language: str | None = None if request["language"] == "auto" else request["language"]
+    detected_probability: float | None = None
+    diarizer = Diarizer() if request["diarize"] else None
+    # Words are timed when asked for, and to give each word its speaker.
+    with_words = bool(request["timestamps"] or request["diarize"])
+    segments: list[Segment] = []
+    total = max(info.duration_ms, 1)
+    blocks = iter_decode(source, sample_rate=SAMPLE_RATE, channels=1, block_frames=_BLOCK_FRAMES)
+    duration_ms = 0
+    for window in longform.windows(blocks, max_seconds=WINDOW_SECONDS):
+        duration_ms = window.offset_ms + window.audio.duration_ms
+        if window.audio.frames == 0:
+            continue
+        share = window.audio.duration_ms / total
+
+        def report(done: float, start: int = window.offset_ms, share: float = share) -> None:
+            ctx.progress(0.02 + 0.9 * (start / total + done * share), "transcribing")
+
+        part = transcriber.transcribe(
+            window.audio, language=language, word_timestamps=with_words, progress=report
+        )
+        if language is None:
+            # Detected on the first window; later windows keep it.
+            language, detected_probability = part.language, part.language_probability
+        timed = part.segments
+        if with_words:
+            # Whisper's word times drift around pauses: English words are force-aligned.
+            timed = tuple(sphinx.refine_segments(window.audio, timed, part.language))
+        segments.extend(_shifted(segment, window.offset_ms) for segment in timed)
+        if diarizer is not None:
+            ctx.check_cancelled()
+            diarizer.add(window.audio, window.offset_ms)
+
+    turns: list[SpeakerTurn] = []
+    if diarizer is not None:
+        ctx.progress(0.93, "diarizing")
+        turns = diarizer.finish(num_speakers=request.get("num_speakers"))
+    ctx.progress(0.97, "assembling")
+    result = _result(
+        segments,
+        turns,
+        language=bcp47_language(language or request["language"]),
+        language_probability=detected_probability,
+        duration_ms=duration_ms,
+        timestamps=request["timestamps"],
+        diarize=request["diarize"],
+    )
+    charged = min(rates.for_duration(Operation.STT, duration_ms), reserved)
+    return JobOutcome(result, credits_used=charged)
+
+
+def _shifted(segment: Segment, offset_ms: int) -> Segment:
+    if offset_ms == 0:
+        return segment
+    return replace(
+        segment,
+        start_ms=segment.start_ms + offset_ms,
+        end_ms=segment.end_ms + offset_ms,
+        words=tuple(
+            replace(w, start_ms=w.start_ms + offset_ms, end_ms=w.end_ms + offset_ms)
+            for w in segment.words
+        ),
+    )
+
+
+def _result(
+    segments: list[Segment],
+    turns: list[SpeakerTurn],
+    *,
+    language: str,
+    language_probability: float | None,
+    duration_ms: int,
+    timestamps: bool,
+    diarize: bool,
+) -> dict[str, Any]:
+    words: list[Word] = [word for segment in segments for word in segment.words]
+    speakers_of_words = assign_speakers(words, turns) if diarize else [None] * len(words)
+    phrases = cues.from_words(words, speakers_of_words) if words else cues.from_segments(segments)
+    transcript = " ".join(segment.text.strip() for segment in segments if segment.text.strip())
+    result: dict[str, Any] = {
+        "transcript": transcript,
+        "duration_ms": duration_ms,
+        "language": language,
+        "words": [],
+        "speakers": [],
+        "segments": [phrase.as_dict() for phrase in phrases],
+    }
+    if language_probability is not None:
+        result["language_probability"] = round(language_probability, 4)
+    if timestamps:
+        result["words"] = [
+            {
+                "word": word.word.strip(),
+                "start_ms": word.start_ms,
+                "end_ms": word.end_ms,
+                **({"speaker": speaker} if speaker else {}),
+            }
+            for word, speaker in zip(words, speakers_of_words, strict=True)
+        ]
+    if diarize:
+        result["speakers"] = _speakers(turns)
+    return result
+
+
+def _speakers(turns: list[SpeakerTurn]) -> list[dict[str, Any]]:
+    by_speaker: dict[str, list[dict[str, int]]] = {}
+    for turn in turns:
+        by_speaker.setdefault(turn.speaker, []).append(
+            {"start_ms": turn.start_ms, "end_ms": turn.end_ms}
+        )
+    return [{"speaker": name, "segments": spans} for name, spans in by_speaker.items()]

@@ -1,0 +1,237 @@
+"""POST /api/v1/speech/tts/stream through a real HTTP server (the test client would buffer the
+whole body), `timestamps: true`, and the voices' public previews."""
+
+from __future__ import annotations
+
+import io
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import av
+import httpx
+import numpy as np
+import pytest
+import uvicorn
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from soundstage.config import Settings
+from soundstage.core.db import Database
+from soundstage.jobs.streams import stream_path
+from soundstage.voices.service import CatalogCounts
+from tests.accounts.test_auth import assert_error
+from tests.conftest import Customer, create_customer, free_port, wait_for_port
+
+pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker", "demo_catalog")]
+
+STREAM = "/api/v1/speech/tts/stream"
+PARAGRAPH = " ".join(
+    [
+        "The lighthouse keeper climbed the narrow stairs before dawn.",
+        "Outside, the sea was grey and restless under a low sky.",
+        "He checked the lamp, wiped the glass, and wrote the date in his book.",
+        "A fishing boat rounded the point, its engine coughing in the cold.",
+        "By seven the fog had lifted and the harbour was busy again.",
+        "Gulls argued over scraps on the quay while the market opened.",
+        "He walked down to the village for bread, milk and the newspaper.",
+        "Nobody there remembered a quieter morning in years.",
+    ]
+)
+
+
+@pytest.fixture(scope="module")
+def server(app: FastAPI) -> Iterator[str]:
+    """The app served by uvicorn on a free port, in a thread of this process."""
+    port = free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+    instance = uvicorn.Server(config)
+    thread = threading.Thread(target=instance.run, daemon=True)
+    thread.start()
+    wait_for_port(port)
+    yield f"http://127.0.0.1:{port}"
+    instance.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture
+def rich(db: Database, demo_catalog: CatalogCounts) -> Customer:
+    return create_customer(db, credits_each=20_000)
+
+
+def decoded_seconds(data: bytes) -> float:
+    with av.open(io.BytesIO(data)) as container:
+        stream = container.streams.audio[0]
+        frames = sum(frame.samples for frame in container.decode(stream))
+        return frames / stream.rate
+
+
+def balance(client: TestClient, customer: Customer) -> tuple[int, int]:
+    body = client.get("/api/v1/credits", headers=customer.auth()).json()
+    return body["balance"], body["reserved"]
+
+
+def job_status(client: TestClient, customer: Customer, job_id: str) -> dict[str, Any]:
+    response = client.get(f"/api/v1/jobs/{job_id}", headers=customer.auth())
+    assert response.status_code == 200, response.text
+    return dict(response.json())
+
+
+@pytest.mark.parametrize("fmt", ["mp3", "wav", "flac"])
+def test_stream_sends_audio_before_the_text_is_done(
+    server: str, client: TestClient, rich: Customer, fmt: str
+) -> None:
+    body = {"voice_id": "voice_joe", "text": PARAGRAPH, "format": fmt}
+    chunks: list[bytes] = []
+    with httpx.stream(
+        "POST", server + STREAM, json=body, headers=rich.auth(), timeout=120
+    ) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith(
+            {"mp3": "audio/mpeg", "wav": "audio/wav", "flac": "audio/flac"}[fmt]
+        )
+        assert "content-length" not in response.headers
+        job_id = response.headers["soundstage-job-id"]
+        stream = response.iter_bytes()
+        chunks.append(next(stream))
+        # The first bytes came while the job was still speaking the rest of the text.
+        status = job_status(client, rich, job_id)
+        assert status["status"] in ("queued", "processing"), status
+        chunks.extend(stream)
+    data = b"".join(chunks)
+    job = job_status(client, rich, job_id)
+    assert job["status"] == "completed"
+    assert job["credits_used"] == len(PARAGRAPH)
+    # The stream decodes to the stored file's audio (MP3 may carry LAME's padding).
+    stored = job["result"]["duration_ms"] / 1000
+    assert abs(decoded_seconds(data) - stored) <= (0.08 if fmt == "mp3" else 0.03)
+    assert stored > 15
+    assert not stream_path(client.app.state.settings, job_id).exists()  # type: ignore[attr-defined]
+
+
+def test_stream_charges_once_and_errors_before_audio_are_json(
+    server: str, client: TestClient, db: Database, demo_catalog: CatalogCounts
+) -> None:
+    customer = create_customer(db, credits_each=200)
+    text = "Short and sweet."
+    with httpx.Client(base_url=server, headers=customer.auth(), timeout=60) as http:
+        response = http.post(STREAM, json={"voice_id": "voice_kal", "text": text})
+        assert response.status_code == 200
+        assert decoded_seconds(response.content) > 0.5
+        assert balance(client, customer) == (200 - len(text), 0)
+
+        for bad, status, code in [
+            ({"text": "x" * 190}, 402, "insufficient_credits"),
+            ({"voice_id": "voice_nobody"}, 404, "voice_not_found"),
+            ({"speed": 2.5}, 422, "parameter_invalid"),
+            ({"text": "x" * 5001}, 422, "parameter_invalid"),
+        ]:
+            response = http.post(STREAM, json={"voice_id": "voice_kal", "text": text, **bad})
+            assert response.status_code == status, response.text
+            assert response.headers["content-type"] == "application/json"
+            assert response.json()["error"]["code"] == code
+        # An idempotency key does not stop the stream (streams are not replayed).
+        response = http.post(
+            STREAM,
+            json={"voice_id": "voice_kal", "text": text},
+            headers={"Idempotency-Key": "stream-1"},
+        )
+        assert response.status_code == 200
+        assert decoded_seconds(response.content) > 0.5
+    assert balance(client, customer) == (200 - 2 * len(text), 0)
+
+
+def test_an_abandoned_stream_is_cancelled_and_not_charged(
+    server: str, client: TestClient, db: Database, demo_catalog: CatalogCounts
+) -> None:
+    customer = create_customer(db, credits_each=5000)
+    text = (PARAGRAPH + " ") * 4
+    with httpx.stream(
+        "POST",
+        server + STREAM,
+        json={"voice_id": "voice_joe", "text": text},
+        headers=customer.auth(),
+        timeout=60,
+    ) as response:
+        assert response.status_code == 200
+        job_id = response.headers["soundstage-job-id"]
+        next(response.iter_bytes())
+    # The client hung up after the first bytes.
+    deadline = time.monotonic() + 30
+    while job_status(client, customer, job_id)["status"] != "cancelled":
+        assert time.monotonic() < deadline, job_status(client, customer, job_id)
+        time.sleep(0.1)
+    assert balance(client, customer) == (5000, 0)
+
+
+def test_timestamps_align_every_word_to_the_audio(client: TestClient, rich: Customer) -> None:
+    text = "Please send the report to Anna before Friday, and copy the whole team."
+    response = client.post(
+        "/api/v1/speech/tts",
+        headers=rich.auth(),
+        json={"voice_id": "voice_joe", "text": text, "timestamps": True, "format": "wav"},
+    )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    words = body["words"]
+    assert [w["word"] for w in words] == text.split()
+    starts = [w["start_ms"] for w in words]
+    assert starts == sorted(starts)
+    assert all(0 <= w["start_ms"] <= w["end_ms"] <= body["duration_ms"] for w in words)
+    # Speech starts near the beginning and the last word ends near the end of the audio.
+    assert words[0]["start_ms"] < 500
+    assert body["duration_ms"] - words[-1]["end_ms"] < 800
+    # Each word lasts a plausible time for one word.
+    assert all(40 <= w["end_ms"] - w["start_ms"] <= 1500 for w in words)
+
+    plain = client.post(
+        "/api/v1/speech/tts", headers=rich.auth(), json={"voice_id": "voice_joe", "text": text}
+    ).json()
+    assert "words" not in plain
+
+
+def test_timestamps_follow_the_speed(client: TestClient, rich: Customer) -> None:
+    text = "One two three four five six seven eight nine ten."
+
+    def last_end(speed: float) -> tuple[int, int]:
+        response = client.post(
+            "/api/v1/speech/tts",
+            headers=rich.auth(),
+            json={"voice_id": "voice_kal", "text": text, "timestamps": True, "speed": speed},
+        )
+        assert response.status_code == 200, response.text
+        body = response.json()
+        assert len(body["words"]) == 10
+        return body["words"][-1]["end_ms"], body["duration_ms"]
+
+    slow_end, slow_total = last_end(0.5)
+    fast_end, fast_total = last_end(2.0)
+    assert fast_end < slow_end / 2.5
+    assert fast_end <= fast_total
+    assert slow_end <= slow_total
+
+
+def test_every_voice_has_a_public_preview_that_plays(
+    client: TestClient, settings: Settings, rich: Customer
+) -> None:
+    voices = client.get("/api/v1/voices?limit=100", headers=rich.auth()).json()["data"]
+    assert len(voices) >= 26
+    for voice in voices[:4] + [v for v in voices if v["voice_id"] == "voice_joe"]:
+        url = voice["preview_url"]
+        assert url == f"{settings.public_base_url}/previews/{voice['voice_id']}.mp3"
+        # No key: a browser's <audio> element fetches it.
+        response = client.get(url.removeprefix(settings.public_base_url))
+        assert response.status_code == 200, response.text
+        assert response.headers["content-type"] == "audio/mpeg"
+        seconds = decoded_seconds(response.content)
+        assert 1.5 < seconds < 15
+        with av.open(io.BytesIO(response.content)) as container:
+            samples = np.concatenate(
+                [frame.to_ndarray().reshape(-1) for frame in container.decode(audio=0)]
+            )
+        assert float(np.sqrt(np.mean(np.square(samples)))) > 0.01
+        again = client.get(url.removeprefix(settings.public_base_url))
+        assert again.content == response.content
+    missing = client.get("/previews/voice_nobody.mp3")
+    assert_error(missing, 404, "voice_not_found")
