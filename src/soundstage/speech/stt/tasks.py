@@ -14,8 +14,8 @@ from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.speech import longform
 from soundstage.speech.speakers.diarize import Diarizer, SpeakerTurn, assign_speakers
 from soundstage.speech.stt import cues
-from soundstage.speech.transcribers.base import Segment, Word, bcp47_language
 from soundstage.speech.transcribers import sphinx
+from soundstage.speech.transcribers.base import Segment, Word, bcp47_language
 from soundstage.speech.transcribers.registry import get_transcriber
 from soundstage.storage import service as storage
 
