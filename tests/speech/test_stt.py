@@ -391,3 +391,29 @@ def test_word_timestamps_match_synthesized_ground_truth(
     offsets = timing_offsets(words, truth)
     assert len(offsets) >= 1.8 * len(truth)
     assert max(offsets) <= 150, offsets
+
+
+def test_progress_is_reported_while_transcribing(
+    client: TestClient, files: FileServer, rich: Customer
+) -> None:
+    url = files.put("progress.flac", (PYANNOTE / "sample.flac").read_bytes())
+    response = client.post(
+        STT,
+        headers={**rich.auth(), "Prefer": "respond-async"},
+        json={"audio_url": url, "diarize": True},
+    )
+    assert response.status_code == 202
+    job_id = response.json()["job_id"]
+    seen: set[tuple[float, str | None]] = set()
+    deadline = time.monotonic() + 120
+    while True:
+        job = client.get(f"/api/v1/jobs/{job_id}", headers=rich.auth()).json()
+        if job["status"] in ("completed", "failed"):
+            break
+        seen.add((job["progress"], job["stage"]))
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert job["status"] == "completed"
+    midway = [(p, stage) for p, stage in seen if 0 < p < 1]
+    assert midway, seen
+    assert {stage for _, stage in midway} <= {"transcribing", "diarizing", "assembling"}
