@@ -13,6 +13,7 @@ class Operation(StrEnum):
     TTS = "tts"
     STT = "stt"
     ISOLATION = "isolation"
+    VOICE_CHANGER = "voice_changer"
     DUBBING_STANDARD = "dubbing_standard"
     DUBBING_PREMIUM = "dubbing_premium"
     MUSIC = "music"
@@ -25,6 +26,9 @@ CREDITS_PER_CHARACTER: dict[Operation, int] = {Operation.TTS: 1}
 CREDITS_PER_MINUTE: dict[Operation, int] = {
     Operation.STT: 250,
     Operation.ISOLATION: 750,
+    # Not in the spec: priced like text-to-speech of a minute of speech (about 1,000
+    # characters), which it re-synthesizes after transcribing and isolating the input.
+    Operation.VOICE_CHANGER: 1000,
     Operation.DUBBING_STANDARD: 1500,
     Operation.DUBBING_PREMIUM: 3000,
     Operation.MUSIC: 750,

@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from soundstage.config import Settings
+from soundstage.core.audio import Audio, EncodeFormat, encode
 from soundstage.core.db import Database
 from soundstage.core.principal import Principal
 from soundstage.jobs.errors import JobCancelled
+from soundstage.storage import service as storage
 
 # Modules whose import registers the service's own job kinds (features add theirs here).
 BUILTIN_TASK_MODULES: tuple[str, ...] = (
@@ -62,6 +64,27 @@ class JobContext:
             raise RuntimeError("this context cannot reserve credits")
         self.check_cancelled()
         self.reserver(amount)
+
+    def save_audio(
+        self, audio: Audio, filename: str, fmt: EncodeFormat
+    ) -> tuple[dict[str, Any], int]:
+        """Encode audio as an output of this job and store it: the media reference to put in
+        the result (shown as a signed URL) and the file's real duration in milliseconds."""
+        path = self.workdir / filename
+        encoded = encode(audio, path, fmt)
+        with self.db.session() as session:
+            media = storage.save(
+                session,
+                self.settings,
+                self.principal,
+                path,
+                filename=filename,
+                content_type=encoded.content_type,
+                duration_ms=encoded.duration_ms,
+                purpose="output",
+                job_id=self.job_id,
+            )
+            return storage.media_ref(media), encoded.duration_ms
 
     def check_cancelled(self) -> None:
         if self.cancelled.is_set():

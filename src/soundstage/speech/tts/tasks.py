@@ -8,14 +8,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-from soundstage.core.audio import Audio, StreamEncoder, encode
+from soundstage.core.audio import Audio, StreamEncoder
 from soundstage.jobs import streams
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.speech import dsp
 from soundstage.speech.engines.base import SpeechSynthesizer
 from soundstage.speech.engines.registry import get_engine
 from soundstage.speech.tts import text as text_pieces
-from soundstage.storage import service as storage
 
 KIND = "tts"
 CONTENT_NAMES = {"mp3": "speech.mp3", "wav": "speech.wav", "flac": "speech.flac"}
@@ -102,25 +101,11 @@ def synthesize_speech(ctx: JobContext) -> JobOutcome:
             {"word": w.word, "start_ms": w.start_ms, "end_ms": w.end_ms} for w in words
         ]
     ctx.progress(0.95, "encoding")
-    path = ctx.workdir / CONTENT_NAMES[fmt]
-    encoded = encode(audio, path, fmt)
-    with ctx.db.session() as session:
-        media = storage.save(
-            session,
-            ctx.settings,
-            ctx.principal,
-            path,
-            filename=CONTENT_NAMES[fmt],
-            content_type=encoded.content_type,
-            duration_ms=encoded.duration_ms,
-            purpose="output",
-            job_id=ctx.job_id,
-        )
-        output = storage.media_ref(media)
+    output, duration_ms = ctx.save_audio(audio, CONTENT_NAMES[fmt], fmt)
     characters = len(text)
     result = {
         "output_url": output,
-        "duration_ms": encoded.duration_ms,
+        "duration_ms": duration_ms,
         "characters_processed": characters,
         **result,
     }
