@@ -4,23 +4,16 @@ inputs of every kind, credits, subtitles."""
 from __future__ import annotations
 
 import difflib
-import functools
-import http.server
-import io
 import itertools
 import math
 import subprocess
 import tempfile
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import av
 import numpy as np
 import pytest
-import soundfile
 from fastapi.testclient import TestClient
 from scipy.signal import butter, resample_poly, sosfilt
 
@@ -30,37 +23,12 @@ from soundstage.speech.engines.registry import get_engine
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer, create_customer
 from tests.speech.audio_fixtures import Clip, librivox_clips, word_error_rate
+from tests.speech.conftest import FileServer, audio_bytes
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker")]
 
 STT = "/api/v1/speech/stt"
 PYANNOTE = Path(__file__).resolve().parents[1] / "fixtures" / "pyannote"
-
-
-class FileServer:
-    """Static files on 127.0.0.1, which the test worker may fetch from."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        handler = functools.partial(_QuietHandler, directory=str(root))
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def put(self, name: str, data: bytes) -> str:
-        (self.root / name).write_bytes(data)
-        return f"http://127.0.0.1:{self.server.server_address[1]}/{name}"
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@pytest.fixture(scope="module")
-def files(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FileServer]:
-    server = FileServer(tmp_path_factory.mktemp("files"))
-    yield server
-    server.server.shutdown()
 
 
 @pytest.fixture(scope="module")
@@ -71,24 +39,6 @@ def clips() -> list[Clip]:
 @pytest.fixture
 def rich(db: Database) -> Customer:
     return create_customer(db, credits_each=20_000)
-
-
-def audio_bytes(audio: Audio, fmt: str = "wav", tmp: Path | None = None) -> bytes:
-    buffer = io.BytesIO()
-    if fmt in ("wav", "flac"):
-        soundfile.write(buffer, audio.samples, audio.sample_rate, format=fmt.upper())
-        return buffer.getvalue()
-    with av.open(buffer, "w", format="ipod" if fmt == "m4a" else fmt) as container:
-        stream = container.add_stream("aac", rate=audio.sample_rate, layout="mono")
-        frame = av.AudioFrame.from_ndarray(
-            audio.samples.T.copy().astype(np.float32), format="fltp", layout="mono"
-        )
-        frame.sample_rate = audio.sample_rate
-        for packet in stream.encode(frame):
-            container.mux(packet)
-        for packet in stream.encode(None):
-            container.mux(packet)
-    return buffer.getvalue()
 
 
 def transcribe(client: TestClient, customer: Customer, url: str, **options: Any) -> dict[str, Any]:
