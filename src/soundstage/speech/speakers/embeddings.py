@@ -109,6 +109,8 @@ def _window_starts(
     starts: list[int] = []
     latest = max(0, total - window)
     for begin, end in spans:
+        if end <= begin:
+            continue
         if end - begin <= window:
             starts.append(min(max(0, (begin + end - window) // 2), latest))
         else:
