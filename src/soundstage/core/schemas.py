@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 
 class RequestModel(BaseModel):
@@ -27,3 +28,19 @@ def _has_nul(value: Any) -> bool:
     if isinstance(value, dict):
         return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
     return False
+
+
+def _media_url(value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise ValueError("must be an http(s) URL")
+    return value
+
+
+# A URL the service fetches media from (checked for syntax here; the fetcher refuses private
+# addresses when it connects).
+MediaUrl = Annotated[
+    str,
+    Field(min_length=1, max_length=2048),
+    AfterValidator(_media_url),
+]

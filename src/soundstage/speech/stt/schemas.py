@@ -6,14 +6,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
-from soundstage.core.schemas import RequestModel
+from soundstage.core.schemas import MediaUrl, RequestModel
 from soundstage.speech.speakers.diarize import MAX_SPEAKERS
 
 
 class SttRequest(RequestModel):
-    audio_url: str = Field(
-        min_length=1,
-        max_length=2048,
+    audio_url: MediaUrl = Field(
         description="URL of an MP3, WAV, FLAC or M4A file (other formats FFmpeg reads work "
         "too): a public http(s) URL, or one of this service's media URLs (uploads, outputs).",
     )
