@@ -65,7 +65,7 @@ def transcribe_audio(ctx: JobContext) -> JobOutcome:
             # Detected on the first window; later windows keep it.
             language, detected_probability = part.language, part.language_probability
         timed = part.segments
-        if with_words:
+        if request["timestamps"]:
             # Whisper's word times drift around pauses: English words are force-aligned.
             timed = tuple(sphinx.refine_segments(window.audio, timed, part.language))
         segments.extend(_shifted(segment, window.offset_ms) for segment in timed)
