@@ -21,6 +21,7 @@ from soundstage.storage import service as storage
 BUILTIN_TASK_MODULES: tuple[str, ...] = (
     "soundstage.speech.tts.tasks",
     "soundstage.speech.stt.tasks",
+    "soundstage.speech.isolator.tasks",
 )
 
 

@@ -1,0 +1,1 @@
+"""Voice isolation: POST /api/v1/speech/isolator."""

@@ -1,0 +1,28 @@
+"""HTTP endpoint of voice isolation: POST /api/v1/speech/isolator."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from soundstage.core.deps import PrincipalDep
+from soundstage.core.openapi import errors
+from soundstage.speech.isolator import service
+from soundstage.speech.isolator.schemas import IsolationRequest, IsolationResponse
+
+router = APIRouter(tags=["Speech"])
+
+
+@router.post(
+    "/speech/isolator",
+    response_model=IsolationResponse,
+    response_model_exclude_none=True,
+    responses=errors(402, 409, 504),
+)
+async def isolate_voice(
+    body: IsolationRequest, request: Request, principal: PrincipalDep
+) -> IsolationResponse:
+    """Separate the voice from background music and noise. Charged 750 credits per minute of
+    audio (per started second), only when the stems are ready; their signed URLs expire 24 h
+    after issue."""
+    state = request.app.state
+    return await service.isolate(state.db, state.settings, principal, body)

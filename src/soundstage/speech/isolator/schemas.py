@@ -1,0 +1,35 @@
+"""Request and response bodies of voice isolation."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from soundstage.core.schemas import MediaUrl, RequestModel
+
+
+class IsolationRequest(RequestModel):
+    audio_url: MediaUrl = Field(
+        description="URL of the mixed audio: a public http(s) URL or one of this service's "
+        "media URLs. Any format FFmpeg decodes (MP3, WAV, FLAC, M4A, video soundtracks).",
+    )
+    format: Literal["wav", "mp3", "flac"] = "wav"
+    return_background: bool = Field(
+        default=False, description="Also return the background (music, noise) without the voice."
+    )
+
+
+class IsolationResponse(BaseModel):
+    object: Literal["job"] = "job"
+    job_id: str
+    status: Literal["completed"]
+    vocals_url: str = Field(description="Signed URL of the voice alone; expires 24 h after issue.")
+    background_url: str | None = Field(
+        default=None,
+        description="Only with `return_background: true` (absent otherwise): the rest of the "
+        "mixture. Both stems have the input's exact length, rate and channels, sample-aligned: "
+        "vocals + background = the input.",
+    )
+    duration_ms: int = Field(description="Duration of the input, and of each stem.")
+    credits_used: int

@@ -1,0 +1,113 @@
+"""POST /api/v1/speech/isolator end to end: mixtures made here (real speech with FluidSynth
+music or pink noise) through the real worker and model; stems scored against the true sources."""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from soundstage.config import Settings
+from soundstage.core.audio import Audio, decode
+from soundstage.core.db import Database
+from tests.accounts.test_auth import assert_error
+from tests.conftest import Customer, create_customer
+from tests.speech import mixtures
+from tests.speech.conftest import FileServer, audio_bytes
+from tests.speech.mixtures import mix, music, pink_noise, rms, si_sdr, speech
+
+pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker")]
+
+ISOLATOR = "/api/v1/speech/isolator"
+RATE = 16_000
+SECONDS = 15
+
+
+@pytest.fixture
+def rich(db: Database) -> Customer:
+    return create_customer(db, credits_each=20_000)
+
+
+def isolate(client: TestClient, customer: Customer, url: str, **options: Any) -> dict[str, Any]:
+    response = client.post(ISOLATOR, headers=customer.auth(), json={"audio_url": url, **options})
+    assert response.status_code == 200, response.text
+    return dict(response.json())
+
+
+def stem(client: TestClient, settings: Settings, url: str) -> Audio:
+    response = client.get(url.removeprefix(settings.public_base_url))
+    assert response.status_code == 200
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "stem"
+        path.write_bytes(response.content)
+        return decode(path)
+
+
+def test_voice_is_isolated_from_music_and_the_stems_add_up(
+    client: TestClient, settings: Settings, files: FileServer, rich: Customer
+) -> None:
+    voice = speech(SECONDS, RATE)
+    background = music(SECONDS, RATE).samples.mean(axis=1)
+    made = mix(voice, background, RATE)
+    url = files.put("music-mix.wav", audio_bytes(made.mixture))
+    body = isolate(client, rich, url, return_background=True)
+    assert body["status"] == "completed"
+    assert body["duration_ms"] == SECONDS * 1000
+    assert body["credits_used"] == math.ceil(SECONDS * 750 / 60)
+    vocals = stem(client, settings, body["vocals_url"])
+    rest = stem(client, settings, body["background_url"])
+    for part in (vocals, rest):
+        assert (part.sample_rate, part.channels, part.frames) == (RATE, 1, SECONDS * RATE)
+    mixture = made.mixture.samples[:, 0]
+    gain = si_sdr(vocals.samples[:, 0], made.speech) - si_sdr(mixture, made.speech)
+    assert gain >= 7, gain
+    rest_gain = si_sdr(rest.samples[:, 0], made.background) - si_sdr(mixture, made.background)
+    assert rest_gain >= 3, rest_gain
+    # Sample-aligned: the two 16-bit stems add up to the mixture.
+    assert float(np.max(np.abs(vocals.samples + rest.samples - made.mixture.samples))) < 1e-3
+
+
+def test_noise_stereo_and_telephone_inputs(
+    client: TestClient, settings: Settings, files: FileServer, rich: Customer
+) -> None:
+    voice = speech(10, RATE)
+    made = mix(voice, pink_noise(voice.shape[0], seed=3), RATE)
+    url = files.put("noise-mix.flac", audio_bytes(made.mixture, "flac"))
+    vocals = stem(client, settings, isolate(client, rich, url)["vocals_url"])
+    mixture = made.mixture.samples[:, 0]
+    assert si_sdr(vocals.samples[:, 0], made.speech) - si_sdr(mixture, made.speech) >= 8
+
+    stereo = Audio(np.stack([mixture, 0.7 * mixture], axis=1).astype(np.float32), RATE)
+    body = isolate(client, rich, files.put("stereo.wav", audio_bytes(stereo)), format="flac")
+    assert "background_url" not in body
+    vocals = stem(client, settings, body["vocals_url"])
+    assert (vocals.sample_rate, vocals.channels, vocals.frames) == (RATE, 2, stereo.frames)
+
+    phone = Audio(np.ascontiguousarray(mixture[::2]).reshape(-1, 1), 8000)
+    body = isolate(client, rich, files.put("phone.wav", audio_bytes(phone)), format="mp3")
+    assert body["vocals_url"].split("?")[0].endswith(".mp3")
+    assert abs(body["duration_ms"] - 10_000) <= 1
+
+
+def test_no_speech_gives_near_silent_vocals_and_bad_input_is_422(
+    client: TestClient, settings: Settings, files: FileServer, db: Database
+) -> None:
+    customer = create_customer(db, credits_each=200)
+    only_music = music(5, RATE)
+    body = isolate(client, customer, files.put("music.wav", audio_bytes(only_music)))
+    vocals = stem(client, settings, body["vocals_url"])
+    assert mixtures.db(rms(vocals.samples) / rms(only_music.samples)) <= -15
+
+    for payload, status, code in [
+        ({"audio_url": files.put("notes.txt", b"not audio " * 100)}, 422, "invalid_media"),
+        ({"audio_url": files.put("music.wav", b""), "format": "ogg"}, 422, "parameter_invalid"),
+        ({"audio_url": "http://127.0.0.1:9/x.wav"}, 422, "media_unreachable"),
+    ]:
+        assert_error(client.post(ISOLATOR, headers=customer.auth(), json=payload), status, code)
+    balance = client.get("/api/v1/credits", headers=customer.auth()).json()
+    assert (balance["balance"], balance["reserved"]) == (200 - math.ceil(5 * 750 / 60), 0)
