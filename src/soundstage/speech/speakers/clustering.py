@@ -29,10 +29,11 @@ Labels = npt.NDArray[np.int64]
 # conversations of two or three of those voices (0.11 to 0.42 between voices, at most 0.062
 # within one): the middle of 0.070..0.090, where every one of them comes out right.
 SPLIT_DISTANCE: Final = 0.08
-# A speaker found automatically has at least MIN_SPEAKER_S of speech. A half smaller than
-# SURE_SPEAKER_S has a noisier centroid, and one voice split off 3 s of itself at 0.086
+# A speaker found automatically has at least MIN_SPEAKER_S of windows (a region of speech
+# holds 0.8 s less of window starts than its length: two turns of 3 s give 4.4 s). A half
+# smaller than SURE_SPEAKER_S has a noisier centroid, and one voice split off 3 s of itself at 0.086
 # (flite's rms): such a half must lie further off, by sqrt(SURE_SPEAKER_S / its length).
-MIN_SPEAKER_S: Final = 3.0
+MIN_SPEAKER_S: Final = 2.0
 SURE_SPEAKER_S: Final = 5.0
 # People talk in turns: a half of a split is a speaker only if it holds speech this long on
 # average between changes. In 27 minutes of three TTS voices, a half of odd windows from all
