@@ -22,6 +22,7 @@ BUILTIN_TASK_MODULES: tuple[str, ...] = (
     "soundstage.speech.tts.tasks",
     "soundstage.speech.stt.tasks",
     "soundstage.speech.isolator.tasks",
+    "soundstage.speech.voice_changer.tasks",
 )
 
 

@@ -1,0 +1,1 @@
+"""Voice changer (speech to speech): POST /api/v1/speech/voice-changer."""

@@ -1,0 +1,28 @@
+"""HTTP endpoint of the voice changer: POST /api/v1/speech/voice-changer."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from soundstage.core.deps import PrincipalDep
+from soundstage.core.openapi import errors
+from soundstage.speech.voice_changer import service
+from soundstage.speech.voice_changer.schemas import VoiceChangerRequest, VoiceChangerResponse
+
+router = APIRouter(tags=["Speech"])
+
+
+@router.post(
+    "/speech/voice-changer",
+    response_model=VoiceChangerResponse,
+    responses=errors(402, 404, 409, 504),
+)
+async def change_voice(
+    body: VoiceChangerRequest, request: Request, principal: PrincipalDep
+) -> VoiceChangerResponse:
+    """Say the same words, with the same timing and intonation, in another voice of the
+    catalog. The background is kept under the new voice unless `remove_background_noise`.
+    Charged 1,000 credits per minute of input (per started second), only when the audio is
+    ready; the signed `output_url` expires 24 h after issue."""
+    state = request.app.state
+    return await service.change_voice(state.db, state.settings, principal, body)

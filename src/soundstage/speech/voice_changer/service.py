@@ -1,0 +1,43 @@
+"""The voice changer as the endpoint sees it: check the voice and language, run the job."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+
+from soundstage.config import Settings
+from soundstage.core.db import Database
+from soundstage.core.principal import Principal
+from soundstage.jobs import service as jobs
+from soundstage.speech.transcribers.base import whisper_language
+from soundstage.speech.voice_changer.schemas import VoiceChangerRequest, VoiceChangerResponse
+from soundstage.speech.voice_changer.tasks import KIND
+from soundstage.voices import service as voices
+
+
+async def change_voice(
+    db: Database, settings: Settings, principal: Principal, body: VoiceChangerRequest
+) -> VoiceChangerResponse:
+    def job_request() -> dict[str, Any]:
+        with db.read_session() as session:
+            voice = voices.get_active_voice(session, body.voice_id)
+            language = body.language or voice.language
+        whisper_language(language)  # 422 unsupported_language, param language
+        return {
+            **body.model_dump(),
+            "language": language,
+            "engine": voice.engine,
+            "engine_voice": voice.engine_voice,
+        }
+
+    request = await run_in_threadpool(job_request)
+    # Priced by the input's duration, which the job measures and reserves before working.
+    job = await jobs.submit_and_wait(db, settings, principal, KIND, request, credits_needed=0)
+    await run_in_threadpool(jobs.raise_for_failure, db, job)
+    return VoiceChangerResponse(
+        job_id=job.job_id,
+        status="completed",
+        credits_used=job.credits_used or 0,
+        **(job.result or {}),
+    )
