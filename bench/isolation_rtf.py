@@ -11,20 +11,14 @@ from __future__ import annotations
 import argparse
 import ctypes
 import io
-import json
-import os
-import socket
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
 
-import httpx
 import numpy as np
 import soundfile
 import soxr
+from _service import served
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 SECONDS = 60
@@ -66,45 +60,13 @@ def bare_deepfilternet(x: np.ndarray, runs: int) -> list[float]:
     return times
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     mixture = sixty_seconds_of_noisy_speech()
-    tmp = tempfile.mkdtemp()
-    env = {
-        **os.environ,
-        "SOUNDSTAGE_DATA_DIR": tmp,
-        "SOUNDSTAGE_LOG_LEVEL": "warning",
-        "SOUNDSTAGE_JOBS": '{"worker_processes": 1}',
-    }
-    for name in ("SOUNDSTAGE_DATABASE_URL", "SOUNDSTAGE_REDIS_URL"):
-        env.pop(name, None)
-    cli = [sys.executable, "-m", "soundstage.cli"]
-    key = json.loads(
-        subprocess.run([*cli, "demo", "--json"], env=env, check=True, capture_output=True).stdout
-    )["key"]
-    port = free_port()
-    server = subprocess.Popen([*cli, "serve", "--port", str(port)], env=env)
     service = []
-    try:
-        for _ in range(600):
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
-        client = httpx.Client(
-            base_url=f"http://127.0.0.1:{port}",
-            headers={"Authorization": f"Bearer {key}"},
-            timeout=600,
-        )
-        client.post("/api/v1/sandbox/credits", json={"amount": 100_000}).raise_for_status()
+    with served(credits=100_000) as (client, _):
         wav = io.BytesIO()
         soundfile.write(wav, mixture, RATE, format="WAV", subtype="FLOAT")
         upload = client.post(
@@ -117,9 +79,6 @@ def main() -> None:
             start = time.perf_counter()
             client.post("/api/v1/speech/isolator", json=body).raise_for_status()
             service.append((time.perf_counter() - start) / SECONDS)
-    finally:
-        server.terminate()
-        server.wait(30)
     bare = bare_deepfilternet(mixture, args.runs)
     ours, ref = statistics.median(service), statistics.median(bare)
     print(f"60 s of speech + pink noise, 48 kHz mono, WAV, {args.runs} runs, median")

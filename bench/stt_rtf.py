@@ -10,19 +10,14 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import os
-import socket
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
 
-import httpx
 import numpy as np
 import soundfile
+from _service import served
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 SECONDS = 60
@@ -42,45 +37,13 @@ def sixty_seconds_of_speech() -> np.ndarray:
     return np.concatenate(parts)[: SECONDS * RATE]
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     speech = sixty_seconds_of_speech()
-    tmp = tempfile.mkdtemp()
-    env = {
-        **os.environ,
-        "SOUNDSTAGE_DATA_DIR": tmp,
-        "SOUNDSTAGE_LOG_LEVEL": "warning",
-        "SOUNDSTAGE_JOBS": '{"worker_processes": 1}',
-    }
-    for name in ("SOUNDSTAGE_DATABASE_URL", "SOUNDSTAGE_REDIS_URL"):
-        env.pop(name, None)
-    cli = [sys.executable, "-m", "soundstage.cli"]
-    key = json.loads(
-        subprocess.run([*cli, "demo", "--json"], env=env, check=True, capture_output=True).stdout
-    )["key"]
-    port = free_port()
-    server = subprocess.Popen([*cli, "serve", "--port", str(port)], env=env)
     plain, diarized = [], []
-    try:
-        for _ in range(600):
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
-        client = httpx.Client(
-            base_url=f"http://127.0.0.1:{port}",
-            headers={"Authorization": f"Bearer {key}"},
-            timeout=600,
-        )
-        client.post("/api/v1/sandbox/credits", json={"amount": 100_000}).raise_for_status()
+    with served(credits=100_000) as (client, data_dir):
         wav = io.BytesIO()
         soundfile.write(wav, speech, RATE, format="WAV")
         upload = client.post(
@@ -96,16 +59,13 @@ def main() -> None:
                 answer = client.post("/api/v1/speech/stt", json={"audio_url": url, **options})
                 answer.raise_for_status()
                 runs.append((time.perf_counter() - start) / SECONDS)
-    finally:
-        server.terminate()
-        server.wait(30)
 
     from faster_whisper import WhisperModel
 
     from soundstage.config import Settings
     from soundstage.speech.transcribers.models import whisper_base_dir
 
-    settings = Settings(data_dir=Path(tmp))
+    settings = Settings(data_dir=data_dir)
     model = WhisperModel(
         str(whisper_base_dir(settings.data_dir)),
         device="cpu",

@@ -11,16 +11,11 @@ against the non-streaming endpoint (its answer, then the first byte of its outpu
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import socket
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 
 import httpx
+from _service import served
 
 TEXT = (
     "The old lighthouse stood at the edge of the cliff, its white paint peeling in the salt "
@@ -38,45 +33,13 @@ TEXT = (
 )[:1000]
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--voice", default="voice_joe")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     assert len(TEXT) == 1000
-    tmp = tempfile.mkdtemp()
-    env = {
-        **os.environ,
-        "SOUNDSTAGE_DATA_DIR": tmp,
-        "SOUNDSTAGE_LOG_LEVEL": "warning",
-        "SOUNDSTAGE_JOBS": '{"worker_processes": 1}',
-    }
-    for name in ("SOUNDSTAGE_DATABASE_URL", "SOUNDSTAGE_REDIS_URL"):
-        env.pop(name, None)
-    cli = [sys.executable, "-m", "soundstage.cli"]
-    subprocess.run([*cli, "catalog", "load-demo"], env=env, check=True, capture_output=True)
-    key = json.loads(
-        subprocess.run([*cli, "demo", "--json"], env=env, check=True, capture_output=True).stdout
-    )["key"]
-    port = free_port()
-    server = subprocess.Popen([*cli, "serve", "--port", str(port)], env=env)
-    try:
-        for _ in range(600):
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
-        client = httpx.Client(
-            base_url=f"http://127.0.0.1:{port}",
-            headers={"Authorization": f"Bearer {key}"},
-            timeout=600,
-        )
+    with served(demo_catalog=True) as (client, data_dir):
         voice = client.get(f"/api/v1/voices/{args.voice}").json()
         body = {"text": TEXT, "voice_id": args.voice, "format": "wav"}
         client.post("/api/v1/speech/tts", json={**body, "text": "Warm up."}).raise_for_status()
@@ -96,16 +59,13 @@ def main() -> None:
                 stream_first_byte.append(time.perf_counter() - start)
                 for _chunk in chunks:
                     pass
-    finally:
-        server.terminate()
-        server.wait(30)
 
     from soundstage.config import Settings
     from soundstage.core.db import Database
     from soundstage.speech.engines.registry import get_engine
     from soundstage.voices import service as voices
 
-    with Database(Settings(data_dir=tmp)).read_session() as session:
+    with Database(Settings(data_dir=data_dir)).read_session() as session:
         engine_voice = voices.get_active_voice(session, args.voice).engine_voice
     engine = get_engine(voice["engine"])
     engine.synthesize("Warm up.", engine_voice)
