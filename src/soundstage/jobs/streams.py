@@ -33,9 +33,10 @@ STALE_AFTER_SECONDS: Final = 3600
 
 
 class StreamInterrupted(AppError):
-    """A streamed job cannot be resumed on another attempt."""
+    """A streamed job cannot be resumed on another attempt (its worker died): a failure of
+    the service's machinery, not of the request, and not a bug either."""
 
-    status = 500
+    status = 503
     type = "api_error"
     code = "stream_interrupted"
 
