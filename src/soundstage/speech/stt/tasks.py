@@ -15,7 +15,7 @@ from soundstage.speech import longform
 from soundstage.speech.speakers.diarize import Diarizer, SpeakerTurn, assign_speakers
 from soundstage.speech.stt import cues
 from soundstage.speech.transcribers import sphinx
-from soundstage.speech.transcribers.base import Segment, Word, bcp47_language
+from soundstage.speech.transcribers.base import Segment, Word, bcp47_language, whisper_language
 from soundstage.speech.transcribers.registry import get_transcriber
 from soundstage.storage import service as storage
 
@@ -42,6 +42,8 @@ def transcribe_audio(ctx: JobContext) -> JobOutcome:
     transcriber = get_transcriber()
     language: str | None = None if request["language"] == "auto" else request["language"]
     detected_probability: float | None = None
+    # What the transcript is in, as the model names it ("en" for en-GB): the first window's.
+    transcribed: str | None = None
     diarizer = Diarizer() if request["diarize"] else None
     # Words are timed when asked for, and to give each word its speaker.
     with_words = bool(request["timestamps"] or request["diarize"])
@@ -64,6 +66,7 @@ def transcribe_audio(ctx: JobContext) -> JobOutcome:
         if language is None:
             # Detected on the first window; later windows keep it.
             language, detected_probability = part.language, part.language_probability
+        transcribed = transcribed or part.language
         timed = part.segments
         if request["timestamps"]:
             # Whisper's word times drift around pauses: English words are force-aligned.
@@ -78,10 +81,13 @@ def transcribe_audio(ctx: JobContext) -> JobOutcome:
         ctx.progress(0.93, "diarizing")
         turns = diarizer.finish(num_speakers=request.get("num_speakers"))
     ctx.progress(0.97, "assembling")
+    if transcribed is None:  # no audio at all
+        asked = request["language"]
+        transcribed = "en" if asked == "auto" else bcp47_language(whisper_language(asked))
     result = _result(
         segments,
         turns,
-        language=bcp47_language(language or request["language"]),
+        language=transcribed,
         language_probability=detected_probability,
         duration_ms=duration_ms,
         timestamps=request["timestamps"],
