@@ -141,7 +141,8 @@ def settings_env(settings: Settings) -> dict[str, str]:
         SOUNDSTAGE_REDIS_NAMESPACE=settings.redis_namespace,
         SOUNDSTAGE_JOBS=settings.jobs.model_dump_json(),
         SOUNDSTAGE_LOG_LEVEL="warning",
-        PYTHONPATH=str(REPO_ROOT),
+        # src first: a checkout other than the installed one (a git worktree) tests its own code.
+        PYTHONPATH=os.pathsep.join([str(REPO_ROOT / "src"), str(REPO_ROOT)]),
     )
     if settings.redis_url:
         env["SOUNDSTAGE_REDIS_URL"] = settings.redis_url
