@@ -1,17 +1,35 @@
-"""UTC clock and a timezone-aware DateTime column type that also survives SQLite."""
+"""UTC clock (which tests can move forward) and a timezone-aware DateTime column type that
+also survives SQLite."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import DateTime
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 
+_offset = timedelta(0)
+
 
 def utcnow() -> datetime:
-    return datetime.now(UTC)
+    return datetime.now(UTC) + _offset
+
+
+@contextmanager
+def travel(by: timedelta) -> Iterator[None]:
+    """Moves this process's clock `by` forward (tests: a license's expiry, a booking's end).
+    The clock keeps ticking, so leases and heartbeats still work; nested travels add up."""
+    global _offset
+    before = _offset
+    _offset = before + by
+    try:
+        yield
+    finally:
+        _offset = before
 
 
 class UTCDateTime(TypeDecorator[datetime]):
