@@ -1,6 +1,7 @@
-"""The voice converter for real: human speech (the LibriVox clips, one after the other) re-voiced
-by three engines' voices, then transcribed, force-aligned, pitch-tracked and embedded again to
-check that the words, their times, the intonation and the voice are what they should be."""
+"""The voice converter for real: human speech (the LibriVox clips, one after the other)
+re-voiced by five voices of three engines, then transcribed, force-aligned, pitch-tracked and
+embedded again to check that the words, their times, the intonation and the voice are what
+they should be."""
 
 from __future__ import annotations
 
@@ -58,20 +59,24 @@ class Target:
     deterministic: bool = True
 
 
-# Piper samples noise in its decoder, so every run differs, and now and then it garbles a word
-# ("ill-the-sposed", "a must" for "unless"). Reading the book text itself, with no conversion,
-# whisper-base's WER on it was 9-23% (median 14%, 24 runs); converted, 7-32% (median 16%, 40
-# runs). Next to a garbled word the recognizer and the aligners misplace words too: the
-# furthest word was 30-310 ms off (once 690), though 90% of words were always within 140 ms.
-# So Piper's bounds are set for its tail, not the converter's; Festival and flite, which are
-# deterministic, meet the 15% and 150 ms bounds with room (5% / 50 ms and 0% / 60 ms).
+# The issue's bounds (WER <= 15%, words within 150 ms) hold for the four deterministic English
+# voices: Festival slt-hts and kal, flite rms and awb. Piper samples noise in its decoder, so
+# every run differs, and it misreads this 1811 text even without any conversion: reading the
+# book text itself, whisper-base's WER on it was 9-23% (median 14%, 24 runs), converted 7-32%
+# (median 16%, 40 runs); with its noise turned off (noise_scale and noise_w 0) still 15.9%
+# ("Dash would then then" for "Dashwood had then", "an old disposed" for "an ill-disposed",
+# "selfish to be" for "selfish is to be"). Next to a garbled word the recognizer and the
+# aligners misplace words too, though 90% of words were always within 140 ms. So Piper's
+# bounds are set for its tail, not the converter's.
 MAX_WER = 0.15
 MAX_WER_RANDOM_ENGINE = 0.40
 MAX_WORD_OFFSET_MS = 150
 TARGETS = [
-    Target("piper", "en_US-joe-medium", 16_000, 1, deterministic=False),
     Target("festival", "cmu_us_slt_arctic_hts", 16_000, 1),
+    Target("festival", "kal_diphone", 22_050, 1),
     Target("flite", "rms", 44_100, 2),
+    Target("flite", "awb", 48_000, 1),
+    Target("piper", "en_US-joe-medium", 16_000, 1, deterministic=False),
 ]
 
 
@@ -129,7 +134,7 @@ def runs(
         transcript = transcriber.transcribe(output16, language="en", word_timestamps=True)
         heard = sphinx.refine_segments(output16, transcript.segments, "en")
         reference = get_engine(target.engine).synthesize(REFERENCE_TEXT, target.voice)
-        done[target.engine] = Run(
+        done[target.voice] = Run(
             source=source,
             converted=converted,
             heard=[word for segment in heard for word in segment.words],
@@ -186,9 +191,9 @@ def _key(word: str) -> str:
     return re.sub(r"[^a-z0-9']", "", word.lower())
 
 
-@pytest.mark.parametrize("target", TARGETS, ids=lambda target: target.engine)
+@pytest.mark.parametrize("target", TARGETS, ids=lambda target: target.voice)
 def test_output_is_exactly_as_long_as_the_input(runs: dict[str, Run], target: Target) -> None:
-    run = runs[target.engine]
+    run = runs[target.voice]
     audio = run.converted.audio
     assert (audio.frames, audio.sample_rate, audio.channels) == (
         run.source.frames,
@@ -198,9 +203,9 @@ def test_output_is_exactly_as_long_as_the_input(runs: dict[str, Run], target: Ta
     assert 0.05 < float(np.max(np.abs(audio.samples))) <= 1.0
 
 
-@pytest.mark.parametrize("target", TARGETS, ids=lambda target: target.engine)
+@pytest.mark.parametrize("target", TARGETS, ids=lambda target: target.voice)
 def test_output_says_the_same_words(runs: dict[str, Run], target: Target) -> None:
-    run = runs[target.engine]
+    run = runs[target.voice]
     book = " ".join(clip.text for clip in CLIPS)
     # What the converter heard (and reports) is what the reader said...
     assert word_error_rate(book, run.converted.text) <= 0.05, run.converted.text
@@ -210,30 +215,30 @@ def test_output_says_the_same_words(runs: dict[str, Run], target: Target) -> Non
     assert word_error_rate(run.converted.text, said) <= bound, said
 
 
-@pytest.mark.parametrize("target", TARGETS, ids=lambda target: target.engine)
+@pytest.mark.parametrize("target", TARGETS, ids=lambda target: target.voice)
 def test_words_keep_their_times(runs: dict[str, Run], target: Target) -> None:
-    offsets, total = _word_offsets(runs[target.engine].heard)
+    offsets, total = _word_offsets(runs[target.voice].heard)
     assert len(offsets) >= total // (2 if target.deterministic else 3)
     assert np.percentile(offsets, 90) <= MAX_WORD_OFFSET_MS, offsets
     if target.deterministic:
         assert max(offsets) <= MAX_WORD_OFFSET_MS, offsets
 
 
-@pytest.mark.parametrize("target", TARGETS, ids=lambda target: target.engine)
+@pytest.mark.parametrize("target", TARGETS, ids=lambda target: target.voice)
 def test_output_sounds_like_the_target_voice(
     runs: dict[str, Run], source_embedding: Embedding, target: Target
 ) -> None:
-    run = runs[target.engine]
+    run = runs[target.voice]
     output = embed(run.converted.audio)
     assert similarity(output, run.target_embedding) > similarity(output, source_embedding)
 
 
-@pytest.mark.parametrize("target", TARGETS, ids=lambda target: target.engine)
+@pytest.mark.parametrize("target", TARGETS, ids=lambda target: target.voice)
 def test_intonation_follows_the_source(runs: dict[str, Run], speech: Audio, target: Target) -> None:
     """The output's pitch moves with the reader's: semitones from each one's median, over the
     frames voiced in both. An engine's own intonation correlates about 0."""
     source = pitch_track(speech)
-    output = pitch_track(runs[target.engine].converted.audio)
+    output = pitch_track(runs[target.voice].converted.audio)
     frames = min(source.f0_hz.size, output.f0_hz.size)
     both = source.voiced[:frames] & output.voiced[:frames]
     assert both.sum() > 300
@@ -243,7 +248,7 @@ def test_intonation_follows_the_source(runs: dict[str, Run], speech: Audio, targ
 
 
 def test_phrases_are_placed_where_the_reader_spoke_them(runs: dict[str, Run]) -> None:
-    converted = runs["festival"].converted
+    converted = runs["cmu_us_slt_arctic_hts"].converted
     # The clips' own silences at their joints are pauses: at least one phrase per clip.
     assert len(converted.phrases) >= len(CLIPS)
     assert all(phrase.spoken for phrase in converted.phrases)

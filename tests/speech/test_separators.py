@@ -181,8 +181,22 @@ def test_non_finite_samples_do_not_reach_the_model(separator: Separator) -> None
     assert stems.vocals.samples.shape == samples.shape
 
 
+def test_the_same_input_gives_the_same_stems_bit_for_bit(
+    separator: Separator, with_music: Mixture
+) -> None:
+    # A model's recurrent state would carry over from one stream to the next: each channel of
+    # each call gets a model that has seen nothing. Other audio runs through it in between.
+    mixture = Audio(with_music.mixture.samples[: RATE * 6], RATE)
+    first = separator.separate(mixture)
+    stereo = Audio(np.repeat(mixture.samples, 2, axis=1), RATE)
+    both = separator.separate(stereo)
+    again = separator.separate(mixture)
+    assert np.array_equal(first.vocals.samples, again.vocals.samples)
+    assert np.array_equal(both.vocals.samples[:, :1], first.vocals.samples)
+    assert np.array_equal(both.vocals.samples[:, 1:], first.vocals.samples)
+
+
 def test_blocks_give_what_one_pass_gives(with_music: Mixture) -> None:
-    # Fresh models for both: a model's recurrent state carries over from one call to the next.
     mixture = Audio(with_music.mixture.samples[: RATE * 12], RATE)
     whole = DeepFilterSeparator.load(block_frames=mixture.frames).separate(mixture)
     blocks = DeepFilterSeparator.load(block_frames=12_347).separate(mixture)

@@ -9,7 +9,6 @@ import os
 import threading
 import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Final
 
 import numpy as np
@@ -152,22 +151,31 @@ class DeepFilterSeparator:
     """DeepFilterNet 3 speech enhancement as a separator: its output is the voice, the rest is
     the background.
 
-    Loaded models are kept and reused: one per call running at the same time (a call uses one
-    for all its channels, one after the other), so a worker serving one job at a time holds
-    one. A model keeps its recurrent state from one channel or call to the next, which moves
-    the first seconds of the vocals by about -35 dB, no more: results are not bit-exact.
+    A model keeps its recurrent state from one stream to the next (the runtime has no reset),
+    which moved the first seconds of the next call's vocals by about -35 dB. So every channel
+    of every call gets a model that has seen nothing, and the same input always gives the same
+    stems, bit for bit. Used models are dropped; a background thread loads their replacements
+    (about 0.3 s each) while the call runs, keeping `spare` of them ready, so that a call
+    waits for a load only when calls come faster than that.
     """
 
     name = "deepfilternet"
 
-    def __init__(self, runtime: _Runtime, *, block_frames: int = DEFAULT_BLOCK_FRAMES) -> None:
-        if block_frames < 1:
-            raise ValueError("block_frames must be positive")
+    def __init__(
+        self, runtime: _Runtime, *, block_frames: int = DEFAULT_BLOCK_FRAMES, spare: int = 2
+    ) -> None:
+        if block_frames < 1 or spare < 1:
+            raise ValueError("block_frames and spare must be positive")
         self._runtime = runtime
         self._block_frames = block_frames
+        self._spare = spare
+        self._ready: list[_Model] = [_Model(runtime)]  # a broken install fails now, not later
         self._lock = threading.Lock()
-        # One loaded now, so that a broken install fails at startup, not on the first job.
-        self._idle = [_Model(runtime)]
+        self._wanted = threading.Event()
+        self._wanted.set()
+        threading.Thread(
+            target=_keep_ready, args=(weakref.ref(self),), name="dfn-loader", daemon=True
+        ).start()
 
     @classmethod
     def load(cls, *, block_frames: int = DEFAULT_BLOCK_FRAMES) -> DeepFilterSeparator:
@@ -176,27 +184,25 @@ class DeepFilterSeparator:
     def separate(self, audio: Audio, *, progress: Progress | None = None) -> Separation:
         vocals = np.zeros_like(audio.samples)
         total = audio.frames * audio.channels
-        with self._model() as model:
-            for channel in range(audio.channels):
-                done = channel * audio.frames
-                for frames in self._separate_channel(model, audio, channel, vocals[:, channel]):
-                    done += frames
-                    if progress is not None and done < total:
-                        progress(done / total)
+        for channel in range(audio.channels):
+            done = channel * audio.frames
+            for frames in self._separate_channel(audio, channel, vocals[:, channel]):
+                done += frames
+                if progress is not None and done < total:
+                    progress(done / total)
         if progress is not None:
             progress(1.0)
         return with_residual(audio, vocals)
 
-    def _separate_channel(
-        self, model: _Model, audio: Audio, channel: int, out: Samples
-    ) -> Iterator[int]:
+    def _separate_channel(self, audio: Audio, channel: int, out: Samples) -> Iterator[int]:
         """Fill out with the channel's vocals block by block, yielding the input frames done."""
         samples = audio.samples[:, channel]
         level = _gated_level(samples, audio.sample_rate)
         if level <= 10 ** (_SILENCE_DB / 20):
             yield audio.frames  # no voice in silence
             return
-        stream = _ChannelStream(model, audio.sample_rate, 10 ** (TARGET_LEVEL_DB / 20) / level)
+        gain = 10 ** (TARGET_LEVEL_DB / 20) / level
+        stream = _ChannelStream(self._fresh_model(), audio.sample_rate, gain)
         written = 0
         for start in range(0, audio.frames, self._block_frames):
             end = min(start + self._block_frames, audio.frames)
@@ -207,17 +213,39 @@ class DeepFilterSeparator:
             written += vocals.shape[0]
             yield end - start
 
-    @contextmanager
-    def _model(self) -> Iterator[_Model]:
+    def _fresh_model(self) -> _Model:
         with self._lock:
-            model = self._idle.pop() if self._idle else None
-        if model is None:
-            model = _Model(self._runtime)
-        try:
-            yield model
-        finally:
+            model = self._ready.pop() if self._ready else None
+        self._wanted.set()
+        return model if model is not None else _Model(self._runtime)
+
+    def _refill(self) -> None:
+        while True:
             with self._lock:
-                self._idle.append(model)
+                if len(self._ready) >= self._spare:
+                    return
+            model = _Model(self._runtime)
+            with self._lock:
+                self._ready.append(model)
+
+
+def _keep_ready(separator: weakref.ref[DeepFilterSeparator]) -> None:
+    """The loader thread: refills the separator's spare models whenever one is taken, and ends
+    with the separator."""
+    while True:
+        current = separator()
+        if current is None:
+            return
+        wanted = current._wanted
+        del current
+        if not wanted.wait(timeout=5.0):
+            continue
+        wanted.clear()
+        current = separator()
+        if current is None:
+            return
+        current._refill()
+        del current
 
 
 def _gated_level(samples: Samples, sample_rate: int) -> float:
