@@ -112,7 +112,11 @@ def _resampled(
     held = np.zeros((0, spec.source_channels), dtype=np.float32)
     for block in blocks:
         consumed += block.frames
-        out = block.samples if stream is None else _as_frames(stream.resample_chunk(block.samples))
+        out = (
+            block.samples
+            if stream is None
+            else _as_frames(stream.resample_chunk(block.samples), spec.source_channels)
+        )
         held = np.concatenate([held, out]) if held.shape[0] else out
         if held.shape[0] > _RESERVE_FRAMES:
             ready, held = held[:-_RESERVE_FRAMES], held[-_RESERVE_FRAMES:]
@@ -121,7 +125,8 @@ def _resampled(
         if progress is not None:
             progress(block.frames)
     if stream is not None:
-        tail = _as_frames(stream.resample_chunk(np.zeros((0, spec.source_channels), "f4"), True))
+        empty = np.zeros((0, spec.source_channels), dtype=np.float32)
+        tail = _as_frames(stream.resample_chunk(empty, last=True), spec.source_channels)
         held = np.concatenate([held, tail])
     wanted = expected_frames(consumed, spec.source_rate, rate) - produced
     if wanted < held.shape[0]:
@@ -133,8 +138,8 @@ def _resampled(
         yield held
 
 
-def _as_frames(samples: npt.NDArray[np.float32]) -> Samples:
-    return np.asarray(samples, dtype=np.float32).reshape(samples.shape[0], -1)
+def _as_frames(samples: npt.NDArray[np.float32], channels: int) -> Samples:
+    return np.asarray(samples, dtype=np.float32).reshape(-1, channels)
 
 
 def _mix_matrix(spec: StemSpec) -> npt.NDArray[np.float32] | None:
