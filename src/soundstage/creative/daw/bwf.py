@@ -144,8 +144,14 @@ def pcm_bytes(samples: npt.NDArray[np.int32], bit_depth: int) -> bytes:
     """Little-endian PCM bytes of integer samples (16 or 24 bit), interleaved."""
     if bit_depth == 16:
         return samples.astype("<i2").tobytes()
-    wide = np.ascontiguousarray(samples, dtype="<i4").reshape(-1)
-    return wide.view(np.uint8).reshape(-1, 4)[:, :3].tobytes()
+    # The three low bytes of each sample, little-endian, one column at a time (faster than
+    # slicing a byte view).
+    wide = np.ascontiguousarray(samples, dtype="<i4").reshape(-1).view(np.uint32)
+    packed = np.empty((wide.size, 3), dtype=np.uint8)
+    packed[:, 0] = wide
+    packed[:, 1] = wide >> 8
+    packed[:, 2] = wide >> 16
+    return packed.tobytes()
 
 
 def plain_wave_header(sample_rate: int, channels: int, bit_depth: int, data_bytes: int) -> bytes:

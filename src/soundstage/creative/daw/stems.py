@@ -171,18 +171,18 @@ class Quantiser:
         self._rng = np.random.default_rng(seed)
 
     def __call__(self, samples: Samples) -> npt.NDArray[np.int32]:
-        scaled = samples.astype(np.float64) * self.scale
-        if self.bit_depth == 16:
+        # float32 is exact here: scaling by a power of two, and integers up to 2**24.
+        scaled: Samples = samples * np.float32(self.scale)
+        # A float input may hold NaN or infinities; they must not become random integers.
+        np.nan_to_num(scaled, copy=False, nan=0.0, posinf=self.scale, neginf=-self.scale)
+        rounded: Samples = np.rint(scaled)
+        if self.bit_depth == 16 and not np.array_equal(rounded, scaled):
+            shape = scaled.shape
+            scaled += self._rng.random(shape, dtype=np.float32)
+            scaled -= self._rng.random(shape, dtype=np.float32)
             rounded = np.rint(scaled)
-            if not np.array_equal(rounded, scaled):
-                shape = scaled.shape
-                scaled += self._rng.random(shape) - self._rng.random(shape)
-                rounded = np.rint(scaled)
-            scaled = rounded
-        else:
-            scaled = np.rint(scaled)
-        np.clip(scaled, -self.scale, self.scale - 1, out=scaled)
-        return scaled.astype(np.int32)
+        np.clip(rounded, -self.scale, self.scale - 1, out=rounded)
+        return rounded.astype(np.int32)
 
 
 def finish_all(writers: list[BwfWriter], total_frames: int) -> list[WaveLayout]:
