@@ -54,6 +54,7 @@ OMF_TYPE_SIZES: dict[str, int | None] = {
     "omfi:Boolean": 1,
     "omfi:TimeStamp": 5,
     "omfi:VersionType": 2,
+    "omfi:ArgIDType": 4,
     "omfi:ObjRef": 4,
     "omfi:String": None,
     "omfi:UniqueName": None,
@@ -78,6 +79,10 @@ OMF_PARENTS = {
     "FILL": "SEGM",
     "SCLP": "SEGM",
     "TCCP": "SEGM",
+    "EFFE": "SEGM",
+    "VVAL": "SEGM",
+    "ESLT": "OOBJ",
+    "EDEF": "OOBJ",
     "MDES": "OOBJ",
     "MDFL": "MDES",
     "WAVD": "MDFL",
@@ -299,6 +304,7 @@ class OmfObject:
         raw = self.raw(prop)
         signed = self.type_of(prop) in (
             "omfi:Int32",
+            "omfi:ArgIDType",
             "omfi:Length32",
             "omfi:Position32",
             "omfi:Int16",
@@ -431,6 +437,7 @@ class Track:
     clip_start_in_media: int
     clip_name: str
     media: Media
+    clip_gain: float | None  # the Mono Audio Gain effect's constant level, if any
 
 
 @dataclass
@@ -473,11 +480,13 @@ def read_composition(omf: OmfFile) -> Composition:
             continue
         assert segment.class_id == "SEQU"
         parts = segment.refs("OMFI:SEQU:Components")
-        position, clip, offset = 0, None, 0
+        position, clip, offset, gain = 0, None, 0, None
         for part in parts:
-            if part.class_id == "SCLP":
+            if part.class_id in ("SCLP", "EFFE"):
                 clip, offset = part, position
             position += part.int("OMFI:CPNT:Length")
+        if clip is not None and clip.class_id == "EFFE":
+            clip, gain = _gain_effect(clip)
         assert clip is not None
         master = by_id[clip.uid("OMFI:SCLP:SourceID")]
         master_slot = _slot_with_track(master, clip.int("OMFI:SCLP:SourceTrackID"))
@@ -521,6 +530,7 @@ def read_composition(omf: OmfFile) -> Composition:
                     samples=samples,
                     locators=locators,
                 ),
+                clip_gain=gain,
             )
         )
     assert tc is not None, "no timecode track"
@@ -531,6 +541,24 @@ def read_composition(omf: OmfFile) -> Composition:
         drop_frame=tc.raw("OMFI:TCCP:Flags") == b"\1",
         tracks=tracks,
     )
+
+
+def _gain_effect(effect: OmfObject) -> tuple[OmfObject, float]:
+    """A Mono Audio Gain invocation: its input clip (argument -1) and its constant level."""
+    kind = effect.ref("OMFI:EFFE:EffectKind")
+    assert kind.string("OMFI:EDEF:EffectID") == "omfi:effect:MonoAudioGain"
+    arguments = {
+        slot.int("OMFI:ESLT:ArgID"): slot.ref("OMFI:ESLT:ArgValue")
+        for slot in effect.refs("OMFI:EFFE:EffectSlots")
+    }
+    level = arguments[1]
+    assert level.class_id == "VVAL"
+    assert level.ref("OMFI:CPNT:DataKind").string("OMFI:DDEF:DataKindID") == "omfi:data:Rational"
+    numerator, denominator = struct.unpack(effect.file.order + "ii", level.raw("OMFI:VVAL:Value"))
+    clip = arguments[-1]
+    assert clip.class_id == "SCLP"
+    assert clip.int("OMFI:CPNT:Length") == effect.int("OMFI:CPNT:Length")
+    return clip, numerator / denominator
 
 
 def _slot_with_track(mob: OmfObject, track_id: int) -> OmfObject:

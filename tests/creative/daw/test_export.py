@@ -133,6 +133,7 @@ def test_mixed_inputs_become_an_aaf_with_aligned_stems_and_a_webhook(
     # Duration = the longest track's end: Music starts at 0.5 s and lasts 4 s.
     total = 4_500 * RATE // 1000
     assert result["duration_ms"] == 4_500
+    assert result["gain_mode"] == "printed"
     assert (result["format"], result["media"], result["sample_rate"], result["bit_depth"]) == (
         "aaf",
         "embedded",
@@ -370,3 +371,53 @@ def test_a_bad_track_fails_the_job_cleanly_and_charges_nothing(
     events = client.get("/api/v1/events?type=daw.failed", headers=rich.auth()).json()["data"]
     assert len(events) == 2
     assert events[0]["data"]["error"]["param"] == "tracks[1].audio_url"
+
+
+def test_clip_gain_mode_leaves_stems_at_unity_and_writes_the_gain_in_the_session(
+    client: TestClient,
+    settings: Settings,
+    files: FileServer,
+    rich: Customer,
+    mixed_inputs: dict[str, Any],
+    tmp_path: Path,
+) -> None:
+    level = 10 ** (-6 / 20)
+    music_at_unity = reference(mixed_inputs["music"], files, RATE)
+    for fmt in ("aaf", "omf"):
+        job = export(client, rich, mixed_request(mixed_inputs, format=fmt, gain_mode="clip"))
+        assert job["status"] == "completed", job
+        assert job["result"]["gain_mode"] == "clip"
+        assert [t["gain_db"] for t in job["result"]["tracks"]] == [0, -6, 0]
+        archive = download(client, settings, job["result"]["download_url"])
+        music = parse_wave(archive.read("Mixed-Project/stems/02_Music.wav")).floats()
+        start = RATE // 2
+        assert np.max(np.abs(music[start : start + 4 * RATE] - music_at_unity)) < 1 / (1 << 23)
+        sheet = archive.read("Mixed-Project/README.txt").decode()
+        assert "Gains are clip gains in the session" in sheet
+        session = tmp_path / f"gain.{fmt}"
+        session.write_bytes(archive.read(f"Mixed-Project/Mixed-Project.{fmt}"))
+        if fmt == "omf":
+            omf = OmfFile(session)
+            assert omf.validate() == []
+            tracks = read_composition(omf).tracks
+            assert [t.clip_gain for t in tracks][::2] == [None, None]
+            assert tracks[1].clip_gain == pytest.approx(level, rel=1e-5)
+            assert (tracks[1].clip_offset, tracks[1].clip_length) == (start, 4 * RATE)
+            continue
+        with aaf2.open(str(session), "r") as aaf:
+            [composition] = list(aaf.content.toplevel())
+            sound = [slot for slot in composition.slots if slot.media_kind == "Sound"]
+            group = list(sound[1].segment.components)[-1]
+            assert group.operation.name == "Audio Gain"
+            assert str(group.operation.auid) == "9d2ea894-0968-11d3-8a38-0050040ef7d2"
+            [amplitude] = list(group.parameters)
+            assert float(amplitude.value) == pytest.approx(level, rel=1e-5)
+            [clip] = list(group.segments)
+            assert (clip.start, clip.length, group.length) == (start, 4 * RATE, 4 * RATE)
+            assert type(list(sound[0].segment.components)[-1]).__name__ == "SourceClip"
+        timeline = otio.adapters.read_from_file(str(session))
+        music_track = next(t for t in timeline.tracks if t.name == "Music")
+        [clip] = [item for item in music_track if isinstance(item, otio.schema.Clip)]
+        [effect] = clip.effects
+        assert effect.name == "Audio Gain"
+        assert clip.range_in_parent().start_time.value == start

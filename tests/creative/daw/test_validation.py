@@ -59,6 +59,7 @@ def refused(
         (body(format="omf"), body(format="wav"), "format"),
         (body(format="aaf"), body(format="AAF "), "format"),
         (body(media="linked"), body(media="copied"), "media"),
+        (body(gain_mode="clip"), body(gain_mode="pre"), "gain_mode"),
         (body(tracks=[track()] * 1), body(tracks=[]), "tracks"),
         (
             body(tracks=[track(name=f"T{i}") for i in range(64)]),

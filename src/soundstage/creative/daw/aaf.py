@@ -15,6 +15,7 @@ ends in the DAW.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,9 @@ from aaf2.ama import get_wave_fmt  # type: ignore[import-untyped]
 
 from soundstage.creative.daw.session import Session, SessionTrack
 
+# OperationDef_MonoAudioGain and ParameterDef_Amplitude of the AAF object specification.
+_AUDIO_GAIN = "9d2ea894-0968-11d3-8a38-0050040ef7d2"
+_AMPLITUDE = "e4962321-2267-11d3-8a4c-0050040ef7d2"
 _PRODUCT = {
     "CompanyName": "Soundstage",
     "ProductName": "Soundstage DAW export",
@@ -48,9 +52,35 @@ def write_aaf(session: Session, path: Path) -> None:
             clip = master.create_source_clip(
                 slot_id=1, start=track.offset_frames, length=track.audio_frames
             )
-            components.append(clip)
+            components.append(_with_clip_gain(aaf, clip, track.clip_gain_db))
             slot.segment.components.extend(components)
             slot.segment.length = track.offset_frames + track.audio_frames
+
+
+def _with_clip_gain(aaf: Any, clip: Any, gain_db: float) -> Any:
+    """The clip inside an Audio Gain operation (clip gain, as Pro Tools writes it) whose
+    constant Amplitude is the linear gain; the clip itself at 0 dB."""
+    if gain_db == 0:
+        return clip
+    dictionary = aaf.dictionary
+    try:
+        operation = dictionary.lookup_operationdef(_AUDIO_GAIN)
+        amplitude = dictionary.lookup_parameterdef(_AMPLITUDE)
+    except Exception:  # pyaaf2 raises a bare Exception for a definition not yet there
+        operation = aaf.create.OperationDef(_AUDIO_GAIN, "Audio Gain", "Clip gain")
+        operation.media_kind = "sound"
+        operation["NumberInputs"].value = 1
+        operation["IsTimeWarp"].value = False
+        operation["Bypass"].value = 1
+        amplitude = aaf.create.ParameterDef(_AMPLITUDE, "Amplitude", "Linear gain", "Rational")
+        operation["ParametersDefined"].append(amplitude)
+        dictionary.register_def(operation)
+        dictionary.register_def(amplitude)
+    group = aaf.create.OperationGroup(operation, length=clip.length, media_kind="sound")
+    group.segments.append(clip)
+    linear = Fraction(10 ** (gain_db / 20)).limit_denominator(1 << 20)
+    group.parameters.append(aaf.create.ConstantValue(amplitude, linear))
+    return group
 
 
 def _identify(aaf: Any) -> None:

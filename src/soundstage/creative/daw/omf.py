@@ -7,6 +7,8 @@ Objects (each with `OMFI:OOBJ:ObjClass`, its four-letter class):
 - CMOB, the composition: a timecode track (MSLT -> TCCP at the frame rate) and one sound
   track per stem (MSLT with a TRKD naming it and numbering it A1..An, at the sample rate)
   holding a SEQU of a FILL up to the clip and an SCLP pointing at the master mob's track.
+- with clip gain, the SCLP is the input (argument -1) of an EFFE of the Mono Audio Gain
+  effect (EDEF `omfi:effect:MonoAudioGain`) whose level (argument 1) is a VVAL constant;
 - per stem an MMOB (the clip's name) whose track is an SCLP of the file SMOB, and the file
   SMOB whose MediaDescription is a WAVD (WAVE descriptor: sample rate, length in samples, the
   WAVE header as Summary). Embedded: IsOMFI true and a WAVE media data object (MDAT with the
@@ -24,6 +26,7 @@ import struct
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Final
 
@@ -107,6 +110,8 @@ class _SessionWriter:
         self.timecode = self._data_definition("omfi:data:Timecode")
         self.mobs: list[int] = []
         self.media: list[int] = []
+        self.definitions = [self.sound, self.timecode]
+        self._gain: tuple[int, int] | None = None  # the gain effect's EDEF and Rational DDEF
 
     def _data_definition(self, kind: str) -> int:
         ddef = self.omf.new("DDEF")
@@ -213,13 +218,49 @@ class _SessionWriter:
             parts = []
             if track.offset_frames:
                 parts.append(self.component("FILL", self.sound, track.offset_frames))
-            parts.append(self.source_clip(track.audio_frames, master, 1, track.offset_frames))
+            clip = self.source_clip(track.audio_frames, master, 1, track.offset_frames)
+            parts.append(self.with_clip_gain(clip, track.audio_frames, track.clip_gain_db))
             sequence = self.component("SEQU", self.sound, track.offset_frames + track.audio_frames)
             omf.refs(sequence, "OMFI:SEQU:Components", parts)
             slots.append(
                 self.track(sequence, (session.sample_rate, 1), number + 1, track.name, number)
             )
         self.mob("CMOB", omf.mob_id(), session.name, slots)
+
+    def with_clip_gain(self, clip: int, length: int, gain_db: float) -> int:
+        """The clip as input (argument -1) of a Mono Audio Gain effect whose level
+        (argument 1) is a constant Rational amplitude; the clip itself at 0 dB."""
+        if gain_db == 0:
+            return clip
+        omf = self.omf
+        if self._gain is None:
+            effect = omf.new("EDEF")
+            omf.unique_name(effect, "OMFI:EDEF:EffectID", "omfi:effect:MonoAudioGain")
+            omf.string(effect, "OMFI:EDEF:EffectName", "Mono Audio Gain")
+            omf.string(effect, "OMFI:EDEF:EffectDescription", "Clip gain")
+            omf.bento.put(effect, "OMFI:EDEF:Bypass", "omfi:ArgIDType", struct.pack("<i", -1))
+            omf.boolean(effect, "OMFI:EDEF:IsTimeWarp", False)
+            self._gain = (effect, self._data_definition("omfi:data:Rational"))
+            self.definitions += list(self._gain)
+        effect, rational = self._gain
+        level = Fraction(10 ** (gain_db / 20)).limit_denominator(1 << 20)
+        value = self.component("VVAL", rational, length)
+        omf.bento.put(
+            value,
+            "OMFI:VVAL:Value",
+            "omfi:DataValue",
+            struct.pack("<ii", level.numerator, level.denominator),
+        )
+        slots = []
+        for argument, segment in ((-1, clip), (1, value)):
+            slot = omf.new("ESLT")
+            omf.bento.put(slot, "OMFI:ESLT:ArgID", "omfi:ArgIDType", struct.pack("<i", argument))
+            omf.ref(slot, "OMFI:ESLT:ArgValue", segment)
+            slots.append(slot)
+        invocation = self.component("EFFE", self.sound, length)
+        omf.ref(invocation, "OMFI:EFFE:EffectKind", effect)
+        omf.refs(invocation, "OMFI:EFFE:EffectSlots", slots)
+        return invocation
 
     def header(self) -> None:
         omf = self.omf
@@ -232,7 +273,7 @@ class _SessionWriter:
         omf.bento.put(head, "OMFI:HEAD:ByteOrder", "omfi:Int16", struct.pack("<h", 0x4949))
         omf.timestamp(head, "OMFI:HEAD:LastModified")
         omf.bento.put(head, "OMFI:HEAD:Version", "omfi:VersionType", bytes([2, 0]))
-        omf.refs(head, "OMFI:HEAD:DefinitionObjects", [self.sound, self.timecode])
+        omf.refs(head, "OMFI:HEAD:DefinitionObjects", self.definitions)
         omf.refs(head, "OMFI:HEAD:IdentificationList", [identification])
         omf.refs(head, "OMFI:HEAD:Mobs", self.mobs)
         omf.refs(head, "OMFI:HEAD:MediaData", self.media)

@@ -38,7 +38,9 @@ class TrackSheetRow:
     pan: float
 
 
-def track_sheet(session: Session, rows: list[TrackSheetRow], session_file: str) -> str:
+def track_sheet(
+    session: Session, rows: list[TrackSheetRow], session_file: str, gain_mode: str
+) -> str:
     rate = session.frame_rate
     format_name = "AAF" if session_file.endswith(".aaf") else "OMF 2.0"
     lines = [
@@ -66,7 +68,9 @@ def track_sheet(session: Session, rows: list[TrackSheetRow], session_file: str) 
         )
     lines += [
         "",
-        "Gain and pan are printed into the stems: the session plays every clip at unity.",
+        "Gain and pan are printed into the stems: the session plays every clip at unity."
+        if gain_mode == "printed"
+        else "Gains are clip gains in the session (the stems are at unity); pans are printed.",
         "Every stem runs from the session start to its end, so clips sit at their start",
         "inside their stems and can be lengthened to reveal the silence around them.",
         "",

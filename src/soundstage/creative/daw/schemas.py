@@ -38,8 +38,8 @@ class DawTrack(RequestModel):
         default=0.0,
         ge=MIN_GAIN_DB,
         le=MAX_GAIN_DB,
-        description="Beyond the spec: gain in dB, printed into the stem (the session plays "
-        "the stems at unity, so every DAW sounds the same).",
+        description="Beyond the spec: the clip's gain in dB; printed into the stem, or "
+        "written as clip gain in the session (see `gain_mode`).",
     )
     pan: float = Field(
         default=0.0,
@@ -90,6 +90,14 @@ class DawExportRequest(RequestModel):
         "next to it (keep the folder structure when moving it).",
     )
 
+    gain_mode: Literal["printed", "clip"] = Field(
+        default="printed",
+        description="Beyond the spec: `printed` (default) applies each track's `gain_db` to its "
+        "stem, so the stems and the session sound the same in every DAW; `clip` leaves the "
+        "stems at unity and writes the gain as the clip's gain in the session (AAF Audio Gain "
+        "operation, OMF Mono Audio Gain effect), editable in the DAW. Pan is always printed.",
+    )
+
     @field_validator("start_timecode")
     @classmethod
     def _timecode_fits_the_rate(cls, value: str, info: ValidationInfo) -> str:
@@ -119,6 +127,7 @@ class DawExportResult(BaseModel):
     session_file: str = Field(description="The session file's path inside the ZIP.")
     format: Literal["aaf", "omf"]
     media: Literal["embedded", "linked"]
+    gain_mode: Literal["printed", "clip"]
     sample_rate: int
     bit_depth: int
     duration_ms: int = Field(description="Of the session: the longest track's end.")

@@ -21,6 +21,7 @@ class SessionTrack:
     offset_frames: int  # where the clip starts on the timeline
     audio_frames: int  # the clip's length
     layout: WaveLayout  # where the stem's samples are in its file
+    clip_gain_db: float = 0.0  # gain the session applies to the clip (0: none)
 
 
 @dataclass(frozen=True)

@@ -61,14 +61,18 @@ def export_session(ctx: JobContext) -> JobOutcome:
     ctx.progress(0.93, "packaging")
     rows = [
         package.TrackSheetRow(
-            number, track, request["tracks"][number - 1]["start_ms"], spec.gain_db, spec.pan
+            number,
+            track,
+            request["tracks"][number - 1]["start_ms"],
+            request["tracks"][number - 1]["gain_db"],
+            spec.pan,
         )
         for number, (track, spec) in enumerate(
             zip(session.tracks, (stem.spec for stem in rendered[1]), strict=True), start=1
         )
     ]
     texts = {
-        "README.txt": package.track_sheet(session, rows, session_path.name),
+        "README.txt": package.track_sheet(session, rows, session_path.name, request["gain_mode"]),
         "tracks.csv": package.tracks_csv(session, rows),
     }
     archive = ctx.workdir / f"{folder}.zip"
@@ -92,6 +96,7 @@ def export_session(ctx: JobContext) -> JobOutcome:
         "session_file": f"{folder}/{session_path.name}",
         "format": request["format"],
         "media": request["media"],
+        "gain_mode": request["gain_mode"],
         "sample_rate": rate,
         "bit_depth": request["bit_depth"],
         "duration_ms": duration_ms,
@@ -131,7 +136,8 @@ def _fetch_tracks(ctx: JobContext) -> list[tuple[StemSpec, MediaInfo]]:
             source_rate=info.sample_rate,
             source_channels=info.channels,
             offset_frames=round(track["start_ms"] * rate / 1000),
-            gain_db=track["gain_db"],
+            # With clip gain, the session applies the gain and the stem stays at unity.
+            gain_db=track["gain_db"] if ctx.request["gain_mode"] == "printed" else 0.0,
             pan=track["pan"],
         )
         check_pannable(spec)
@@ -232,7 +238,8 @@ def _session(
                 offset_frames=stem.spec.offset_frames,
                 audio_frames=stem.audio_frames,
                 layout=layout,
+                clip_gain_db=0.0 if request["gain_mode"] == "printed" else track["gain_db"],
             )
-            for stem, layout in zip(stems, layouts, strict=True)
+            for stem, layout, track in zip(stems, layouts, request["tracks"], strict=True)
         ),
     )
