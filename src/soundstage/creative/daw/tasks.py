@@ -33,42 +33,25 @@ def export_session(ctx: JobContext) -> JobOutcome:
     request: dict[str, Any] = ctx.request
     rate: int = request["sample_rate"]
     specs = _fetch_tracks(ctx)
-    estimated_ms = max(
-        round((spec.offset_frames + info.duration_ms * rate / 1000) * 1000 / rate)
-        for spec, info in specs
-    )
-    _check_length(estimated_ms)
-    if request["format"] == "omf":
-        channels = [spec.channels for spec, _ in specs]
-        check_size(
-            round(estimated_ms * rate / 1000), channels, request["bit_depth"], request["media"]
-        )
-    reserved = rates.for_duration(Operation.DAW, estimated_ms)
-    ctx.reserve_credits(reserved)
+    reserved = _reserve(ctx, specs)
 
     folder = storage.safe_filename(request["name"], "session")
     root = ctx.workdir / "package" / folder
     (root / "stems").mkdir(parents=True)
-    rendered = _render_stems(ctx, specs, root / "stems")
-    total_frames = max(stem.spec.offset_frames + stem.audio_frames for stem in rendered[1])
+    writers, stems = _render_stems(ctx, specs, root / "stems")
+    total_frames = max(stem.spec.offset_frames + stem.audio_frames for stem in stems)
     _check_length(round(total_frames * 1000 / rate))
-    layouts = [writer.finish(total_frames) for writer in rendered[0]]
-    session = _session(request, rendered[1], layouts, total_frames)
+    layouts = [writer.finish(total_frames) for writer in writers]
+    session = _session(request, stems, layouts, total_frames)
 
     ctx.progress(0.85, "writing_session")
     session_path = root / f"{folder}.{request['format']}"
     _WRITERS[request["format"]](session, session_path)
     ctx.progress(0.93, "packaging")
     rows = [
-        package.TrackSheetRow(
-            number,
-            track,
-            request["tracks"][number - 1]["start_ms"],
-            request["tracks"][number - 1]["gain_db"],
-            spec.pan,
-        )
-        for number, (track, spec) in enumerate(
-            zip(session.tracks, (stem.spec for stem in rendered[1]), strict=True), start=1
+        package.TrackSheetRow(number, track, asked["start_ms"], asked["gain_db"], stem.spec.pan)
+        for number, (track, asked, stem) in enumerate(
+            zip(session.tracks, request["tracks"], stems, strict=True), start=1
         )
     ]
     texts = {
@@ -76,11 +59,42 @@ def export_session(ctx: JobContext) -> JobOutcome:
         "tracks.csv": package.tracks_csv(session, rows),
     }
     archive = ctx.workdir / f"{folder}.zip"
-    package.write_zip(archive, folder, session_path, texts, [stem.path for stem in rendered[1]])
+    package.write_zip(archive, folder, session_path, texts, [stem.path for stem in stems])
     duration_ms = round(total_frames * 1000 / rate)
-    with ctx.db.session() as db_session:
+    result = {
+        "download_url": _store(ctx, archive, duration_ms),
+        "session_file": f"{folder}/{session_path.name}",
+        **{key: request[key] for key in ("format", "media", "gain_mode", "bit_depth")},
+        "sample_rate": rate,
+        "duration_ms": duration_ms,
+        "tracks": [_track_result(row, folder, rate) for row in rows],
+    }
+    charged = min(rates.for_duration(Operation.DAW, duration_ms), reserved)
+    return JobOutcome(result, credits_used=charged)
+
+
+def _reserve(ctx: JobContext, specs: list[tuple[StemSpec, MediaInfo]]) -> int:
+    """Reserve the credits of the session's length as the inputs' headers tell it (the
+    charge is the rendered length, never above this), after refusing what cannot be made."""
+    request, rate = ctx.request, ctx.request["sample_rate"]
+    estimated_ms = max(
+        round((spec.offset_frames + info.duration_ms * rate / 1000) * 1000 / rate)
+        for spec, info in specs
+    )
+    _check_length(estimated_ms)
+    if request["format"] == "omf":
+        channels = [spec.channels for spec, _ in specs]
+        frames = round(estimated_ms * rate / 1000)
+        check_size(frames, channels, request["bit_depth"], request["media"])
+    reserved = rates.for_duration(Operation.DAW, estimated_ms)
+    ctx.reserve_credits(reserved)
+    return reserved
+
+
+def _store(ctx: JobContext, archive: Path, duration_ms: int) -> dict[str, str]:
+    with ctx.db.session() as session:
         media = storage.save(
-            db_session,
+            session,
             ctx.settings,
             ctx.principal,
             archive,
@@ -90,31 +104,19 @@ def export_session(ctx: JobContext) -> JobOutcome:
             purpose="output",
             job_id=ctx.job_id,
         )
-        download = storage.media_ref(media)
-    result = {
-        "download_url": download,
-        "session_file": f"{folder}/{session_path.name}",
-        "format": request["format"],
-        "media": request["media"],
-        "gain_mode": request["gain_mode"],
-        "sample_rate": rate,
-        "bit_depth": request["bit_depth"],
-        "duration_ms": duration_ms,
-        "tracks": [
-            {
-                "name": row.track.name,
-                "stem": f"{folder}/{row.track.stem_ref}",
-                "start_ms": row.start_ms,
-                "duration_ms": round(row.track.audio_frames * 1000 / rate),
-                "gain_db": row.gain_db,
-                "pan": row.pan,
-                "channels": row.track.channels,
-            }
-            for row in rows
-        ],
+        return storage.media_ref(media)
+
+
+def _track_result(row: package.TrackSheetRow, folder: str, rate: int) -> dict[str, Any]:
+    return {
+        "name": row.track.name,
+        "stem": f"{folder}/{row.track.stem_ref}",
+        "start_ms": row.start_ms,
+        "duration_ms": round(row.track.audio_frames * 1000 / rate),
+        "gain_db": row.gain_db,
+        "pan": row.pan,
+        "channels": row.track.channels,
     }
-    charged = min(rates.for_duration(Operation.DAW, duration_ms), reserved)
-    return JobOutcome(result, credits_used=charged)
 
 
 def _fetch_tracks(ctx: JobContext) -> list[tuple[StemSpec, MediaInfo]]:
