@@ -138,6 +138,12 @@ class DawExportJob(JobOut):
     """The export job: `processing` when accepted; poll `GET /api/v1/jobs/{job_id}` or wait
     for the `daw.completed` webhook, whose `data.result` is a DawExportResult."""
 
+    result: DawExportResult | None = Field(  # type: ignore[assignment]
+        default=None,
+        description="Null while processing; once completed (GET /api/v1/jobs/{job_id}, the "
+        "`daw.completed` webhook) the export's ZIP and what it holds.",
+    )
+
     @classmethod
     def accepted(cls, job: JobOut) -> DawExportJob:
         fields: dict[str, Any] = job.model_dump()
