@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import struct
 import tempfile
 import time
 import zipfile
@@ -201,7 +202,7 @@ def test_mixed_inputs_become_an_aaf_with_aligned_stems_and_a_webhook(
 
     session_path = tmp_path / "session.aaf"
     session_path.write_bytes(archive.read(f"{folder}/Mixed-Project.aaf"))
-    check_aaf_with_pyaaf2(session_path, waves, offsets, lengths, linked=False)
+    assert check_aaf_with_pyaaf2(session_path, waves, offsets, lengths, linked=False) == 90_000
     check_aaf_with_otio(session_path, NAMES[:3], offsets, lengths, linked=False)
 
     # The webhook: signed, daw.completed, with the job and a download URL that works.
@@ -220,15 +221,24 @@ def test_mixed_inputs_become_an_aaf_with_aligned_stems_and_a_webhook(
 
 
 def check_aaf_with_pyaaf2(
-    path: Path, waves: list[Wave], offsets: list[int], lengths: list[int], *, linked: bool
-) -> None:
+    path: Path,
+    waves: list[Wave],
+    offsets: list[int],
+    lengths: list[int],
+    *,
+    linked: bool,
+    rate: int = RATE,
+) -> int:
+    """Checks the session; answers its timecode track's start (in frames)."""
     with aaf2.open(str(path), "r") as aaf:
         [composition] = list(aaf.content.toplevel())
         sound = [slot for slot in composition.slots if slot.media_kind == "Sound"]
-        assert [slot.name for slot in sound] == ["Dialog", "Music", "Phone"]
-        assert [slot["PhysicalTrackNumber"].value for slot in sound] == [1, 2, 3]
+        assert [slot.name for slot in sound] == NAMES[: len(waves)]
+        assert [slot["PhysicalTrackNumber"].value for slot in sound] == [
+            number + 1 for number in range(len(waves))
+        ]
         for slot, wave, offset, length in zip(sound, waves, offsets, lengths, strict=True):
-            assert slot.edit_rate == RATE
+            assert slot.edit_rate == rate
             components = list(slot.segment.components)
             clip = components[-1]
             assert sum(c.length for c in components[:-1]) == offset
@@ -238,20 +248,26 @@ def check_aaf_with_pyaaf2(
             file_mob = master.slots[0].segment.mob
             descriptor = file_mob.descriptor
             assert int(descriptor["Length"].value) == wave.frames
-            assert float(descriptor["SampleRate"].value) == RATE
+            assert float(descriptor["SampleRate"].value) == rate
             if linked:
-                assert descriptor.name == "WAVEDescriptor"
+                assert type(descriptor).__name__ == "WAVEDescriptor"
+                # The Summary is the stem's WAVE header up to its fmt chunk.
+                summary = bytes(descriptor["Summary"].value)
+                assert (summary[:4], summary[8:12]) == (b"RIFF", b"WAVE")
+                fmt = summary[summary.index(b"fmt ") + 8 :]
+                _, channels, sample_rate, _, _, bits = struct.unpack_from("<HHIIHH", fmt)
+                assert (channels, sample_rate, bits) == (wave.channels, rate, wave.bits)
                 [locator] = descriptor["Locator"].value
                 assert locator["URLString"].value.endswith(
                     f"stems/{slot['PhysicalTrackNumber'].value:02d}_{slot.name}.wav"
                 )
                 assert file_mob.essence is None
             else:
-                assert descriptor["QuantizationBits"].value == 24
+                assert descriptor["QuantizationBits"].value == wave.bits
                 assert descriptor["Channels"].value == wave.channels
                 assert file_mob.essence.open("r").read() == wave.data
-        timecode = [slot for slot in composition.slots if slot.media_kind == "Timecode"]
-        assert timecode[0].segment.start == 3600 * 25
+        [timecode] = [slot for slot in composition.slots if slot.media_kind == "Timecode"]
+        return int(timecode.segment.start)
 
 
 def check_aaf_with_otio(
@@ -311,6 +327,8 @@ def test_omf_and_linked_sessions_at_16_bit_and_44_1_khz(
         session.write_bytes(archive.read(f"{folder}/Mixed-Project.{fmt}"))
         if fmt == "aaf":
             check_aaf_with_otio(session, NAMES, offsets, lengths, linked=True, rate=rate)
+            start = check_aaf_with_pyaaf2(session, waves, offsets, lengths, linked=True, rate=rate)
+            assert start == 107_890  # 00:59:59;28 at 29.97 drop-frame
             continue
         omf = OmfFile(session)
         assert omf.validate() == []
