@@ -21,7 +21,7 @@ Pro Tools      File > Open Session... (or Import Session Data) and pick {session
                choose "Copy from source media" so Pro Tools copies the audio into the
                session's Audio Files folder.
 Nuendo/Cubase  File > Import > AAF/OMF... and pick {session}.
-Logic Pro      File > Import > AAF... ({format_note}).
+Logic Pro      {logic}
 DaVinci Resolve (Fairlight)  File > Import > Timeline... and pick {session}; with linked
                media, point the media pool at the stems/ folder if asked.
 Any DAW        The stems alone line up too: import every file of stems/ at the session
@@ -49,21 +49,22 @@ def track_sheet(
         f"Session file   {session_file} ({format_name}, media {session.media})",
         f"Sample rate    {session.sample_rate} Hz",
         f"Bit depth      {session.bit_depth}-bit PCM (broadcast WAVE stems)",
-        f"Frame rate     {rate.name} fps{' drop-frame' if rate.drop_frame else ''}",
+        f"Frame rate     {rate.name.removesuffix('df')} fps"
+        f"{' drop-frame' if rate.drop_frame else ''}",
         f"Session start  {timecode_at(session.start_frame, rate)}",
         f"Duration       {_clock(session.total_frames, session.sample_rate)} "
         f"({session.total_frames} samples)",
         "",
-        f"{'#':>2}  {'Track':<24} {'Stem':<34} {'Start':>10} {'Start TC':<12} "
-        f"{'Length':>10} {'Gain dB':>8} {'Pan':>5} {'Ch':>3}",
+        f"{'#':>2}  {'Track':<24} {'Stem':<34} {'Start':>11} {'Start TC':<12} "
+        f"{'Length':>11} {'Gain dB':>8} {'Pan':>5} {'Ch':>3}",
     ]
     for row in rows:
         track = row.track
         lines.append(
             f"{row.number:>2}  {track.name[:24]:<24} {track.stem_ref[:34]:<34} "
-            f"{_clock(track.offset_frames, session.sample_rate):>10} "
+            f"{_clock(track.offset_frames, session.sample_rate):>11} "
             f"{_start_timecode(session, track):<12} "
-            f"{_clock(track.audio_frames, session.sample_rate):>10} "
+            f"{_clock(track.audio_frames, session.sample_rate):>11} "
             f"{row.gain_db:>8.1f} {row.pan:>5.2f} {track.channels:>3}"
         )
     lines += [
@@ -77,7 +78,9 @@ def track_sheet(
         _HOW_TO_OPEN.format(
             session=session_file,
             start=timecode_at(session.start_frame, rate),
-            format_note="AAF only; for OMF use the stems" if format_name != "AAF" else "AAF",
+            logic=f"File > Import > AAF... and pick {session_file}."
+            if format_name == "AAF"
+            else "imports AAF, not OMF: import the stems, or export again as AAF.",
         ),
     ]
     return "\n".join(lines)
