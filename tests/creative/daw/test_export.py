@@ -251,6 +251,7 @@ def check_aaf_with_pyaaf2(
             assert float(descriptor["SampleRate"].value) == rate
             if linked:
                 assert type(descriptor).__name__ == "WAVEDescriptor"
+                assert descriptor["ContainerFormat"].value.name == "ContainerDef_External"
                 # The Summary is the stem's WAVE header up to its fmt chunk.
                 summary = bytes(descriptor["Summary"].value)
                 assert (summary[:4], summary[8:12]) == (b"RIFF", b"WAVE")
@@ -264,6 +265,7 @@ def check_aaf_with_pyaaf2(
                 assert file_mob.essence is None
             else:
                 assert descriptor["QuantizationBits"].value == wave.bits
+                assert descriptor["ContainerFormat"].value.name == "ContainerDef_AAF"
                 assert descriptor["Channels"].value == wave.channels
                 assert file_mob.essence.open("r").read() == wave.data
         [timecode] = [slot for slot in composition.slots if slot.media_kind == "Timecode"]

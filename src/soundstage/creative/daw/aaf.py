@@ -127,6 +127,9 @@ def _master_mob(aaf: Any, session: Session, track: SessionTrack) -> Any:
         slot = master.import_audio_essence(
             str(track.stem_path), edit_rate=session.sample_rate, tape=tape
         )
+        # pyaaf2 leaves the container unnamed; Avid's files say the essence is in the AAF.
+        descriptor = slot.segment.mob.descriptor
+        descriptor["ContainerFormat"].value = aaf.dictionary.lookup_containerdef("AAF")
     else:
         slot = _linked_essence(aaf, master, session, track, tape)
     slot["PhysicalTrackNumber"].value = 1
