@@ -91,7 +91,8 @@ def small_omf(tmp: Path) -> Path:
         tracks=(SessionTrack("T", stem, "stems/T.wav", 1, 0, 4_800, layout),),
     )
     target = tmp / "parts.omf"
-    write_omf(session, target)
+    with target.open("wb") as out:
+        write_omf(session, out)
     return target
 
 

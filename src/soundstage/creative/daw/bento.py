@@ -64,7 +64,8 @@ class _Value:
 
 class BentoWriter:
     """Values are written to `out` as they are put; close() writes the TOC and the label.
-    `out` must be positioned at 0 of an empty file."""
+    Offsets count from the first byte written; `out` is never read, sought or told, so it
+    may be a stream (a ZIP entry)."""
 
     def __init__(self, out: BinaryIO) -> None:
         self._out = out

@@ -27,8 +27,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
-from typing import Final
+from typing import BinaryIO, Final
 
 from soundstage.core.errors import InvalidField
 from soundstage.creative.daw.bento import BentoWriter
@@ -309,17 +308,18 @@ def check_size(total_frames: int, channels: Sequence[int], bit_depth: int, media
         )
 
 
-def write_omf(session: Session, path: Path) -> None:
+def write_omf(session: Session, out: BinaryIO) -> None:
+    """Write the OMF file to `out`, front to back (it never seeks, so `out` may be a ZIP
+    entry)."""
     check_size(
         session.total_frames,
         [track.channels for track in session.tracks],
         session.bit_depth,
         session.media,
     )
-    with path.open("wb") as out:
-        bento = BentoWriter(out)
-        writer = _SessionWriter(_Omf(bento), session)
-        masters = [writer.stem(track) for track in session.tracks]
-        writer.composition(masters)
-        writer.header()
-        bento.close()
+    bento = BentoWriter(out)
+    writer = _SessionWriter(_Omf(bento), session)
+    masters = [writer.stem(track) for track in session.tracks]
+    writer.composition(masters)
+    writer.header()
+    bento.close()

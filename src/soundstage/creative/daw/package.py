@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import csv
 import io
+import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO, cast
 
 from soundstage.creative.daw.session import Session, SessionTrack
 from soundstage.creative.daw.timecode import timecode_at
@@ -140,14 +143,26 @@ def _clock(frames: int, sample_rate: int) -> str:
 
 
 def write_zip(
-    target: Path, folder: str, session_path: Path, texts: dict[str, str], stems: list[Path]
+    target: Path,
+    folder: str,
+    session_file: str,
+    write_session: Callable[[BinaryIO], None],
+    texts: dict[str, str],
+    stems: list[Path],
 ) -> None:
-    """Audio is stored (it does not compress); text is deflated. ZIP64 when needed."""
+    """The session is written straight into its entry by `write_session`. Audio is stored
+    (it does not compress); text is deflated. ZIP64 when needed."""
     partial = target.with_name(f".{target.name}.partial")
     with zipfile.ZipFile(partial, "w", allowZip64=True) as archive:
-        archive.write(session_path, f"{folder}/{session_path.name}", zipfile.ZIP_STORED)
+        entry = zipfile.ZipInfo(f"{folder}/{session_file}", date_time=_now())
+        with archive.open(entry, "w", force_zip64=True) as out:
+            write_session(cast(BinaryIO, out))
         for name, text in texts.items():
             archive.writestr(f"{folder}/{name}", text, zipfile.ZIP_DEFLATED)
         for stem in stems:
             archive.write(stem, f"{folder}/stems/{stem.name}", zipfile.ZIP_STORED)
     partial.replace(target)
+
+
+def _now() -> tuple[int, int, int, int, int, int]:
+    return time.localtime()[:6]

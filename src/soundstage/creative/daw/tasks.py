@@ -3,10 +3,11 @@ length, render the stems, write the session file (AAF or OMF) and deliver one ZI
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, BinaryIO, Final
 
 from soundstage.core.audio import MediaInfo, probe
 from soundstage.core.errors import InvalidField
@@ -25,7 +26,6 @@ from soundstage.storage import service as storage
 KIND = "daw"
 # The longest session exported (each stem is a WAVE file, at most 4 GiB).
 MAX_SESSION_MS: Final = 3 * 3_600_000
-_WRITERS: Final[dict[str, Callable[[Session, Path], None]]] = {"aaf": write_aaf, "omf": write_omf}
 
 
 @register(KIND, completed_event="daw.completed", failed_event="daw.failed")
@@ -44,10 +44,8 @@ def export_session(ctx: JobContext) -> JobOutcome:
     layouts = [writer.finish(total_frames) for writer in writers]
     session = _session(request, stems, layouts, total_frames)
 
-    ctx.progress(0.85, "writing_session")
-    session_path = root / f"{folder}.{request['format']}"
-    _WRITERS[request["format"]](session, session_path)
-    ctx.progress(0.93, "packaging")
+    ctx.progress(0.85, "packaging")
+    session_file = f"{folder}.{request['format']}"
     rows = [
         package.TrackSheetRow(number, track, asked["start_ms"], asked["gain_db"], stem.spec.pan)
         for number, (track, asked, stem) in enumerate(
@@ -55,15 +53,22 @@ def export_session(ctx: JobContext) -> JobOutcome:
         )
     ]
     texts = {
-        "README.txt": package.track_sheet(session, rows, session_path.name, request["gain_mode"]),
+        "README.txt": package.track_sheet(session, rows, session_file, request["gain_mode"]),
         "tracks.csv": package.tracks_csv(session, rows),
     }
     archive = ctx.workdir / f"{folder}.zip"
-    package.write_zip(archive, folder, session_path, texts, [stem.path for stem in stems])
+    package.write_zip(
+        archive,
+        folder,
+        session_file,
+        _session_writer(session, request["format"], ctx.workdir / session_file),
+        texts,
+        [stem.path for stem in stems],
+    )
     duration_ms = round(total_frames * 1000 / rate)
     result = {
         "download_url": _store(ctx, archive, duration_ms),
-        "session_file": f"{folder}/{session_path.name}",
+        "session_file": f"{folder}/{session_file}",
         **{key: request[key] for key in ("format", "media", "gain_mode", "bit_depth")},
         "sample_rate": rate,
         "duration_ms": duration_ms,
@@ -71,6 +76,21 @@ def export_session(ctx: JobContext) -> JobOutcome:
     }
     charged = min(rates.for_duration(Operation.DAW, duration_ms), reserved)
     return JobOutcome(result, credits_used=charged)
+
+
+def _session_writer(session: Session, fmt: str, scratch: Path) -> Callable[[BinaryIO], None]:
+    """What writes the session file into the ZIP: OMF streams straight in; pyaaf2 needs a
+    seekable file, so the AAF is written to `scratch` and copied."""
+
+    def write(out: BinaryIO) -> None:
+        if fmt == "omf":
+            write_omf(session, out)
+            return
+        write_aaf(session, scratch)
+        with scratch.open("rb") as written:
+            shutil.copyfileobj(written, out, 1 << 20)
+
+    return write
 
 
 def _reserve(ctx: JobContext, specs: list[tuple[StemSpec, MediaInfo]]) -> int:
