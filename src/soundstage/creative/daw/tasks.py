@@ -1,0 +1,267 @@
+"""The DAW export job: fetch and measure every track, reserve the credits for the session's
+length, render the stems, write the session file (AAF or OMF) and deliver one ZIP."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, BinaryIO, Final
+
+from soundstage.core.audio import MediaInfo, probe
+from soundstage.core.errors import InvalidField
+from soundstage.creative.daw import package
+from soundstage.creative.daw.aaf import write_aaf
+from soundstage.creative.daw.bwf import BroadcastInfo, BwfWriter
+from soundstage.creative.daw.omf import check_size, write_omf
+from soundstage.creative.daw.session import Session, SessionTrack
+from soundstage.creative.daw.stems import RenderedStem, StemSpec, check_pannable, render_stem
+from soundstage.creative.daw.timecode import FRAME_RATES, frame_count, samples_at
+from soundstage.credits import rates
+from soundstage.credits.rates import Operation
+from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.storage import service as storage
+
+KIND = "daw"
+# The longest session exported (each stem is a WAVE file, at most 4 GiB).
+MAX_SESSION_MS: Final = 3 * 3_600_000
+
+
+@register(KIND, completed_event="daw.completed", failed_event="daw.failed")
+def export_session(ctx: JobContext) -> JobOutcome:
+    request: dict[str, Any] = ctx.request
+    rate: int = request["sample_rate"]
+    specs = _fetch_tracks(ctx)
+    reserved = _reserve(ctx, specs)
+
+    folder = storage.safe_filename(request["name"], "session")
+    root = ctx.workdir / "package" / folder
+    (root / "stems").mkdir(parents=True)
+    writers, stems = _render_stems(ctx, specs, root / "stems")
+    total_frames = max(stem.spec.offset_frames + stem.audio_frames for stem in stems)
+    _check_length(round(total_frames * 1000 / rate))
+    layouts = [writer.finish(total_frames) for writer in writers]
+    session = _session(request, stems, layouts, total_frames)
+
+    ctx.progress(0.85, "packaging")
+    session_file = f"{folder}.{request['format']}"
+    rows = [
+        package.TrackSheetRow(number, track, asked["start_ms"], asked["gain_db"], stem.spec.pan)
+        for number, (track, asked, stem) in enumerate(
+            zip(session.tracks, request["tracks"], stems, strict=True), start=1
+        )
+    ]
+    texts = {
+        "README.txt": package.track_sheet(session, rows, session_file, request["gain_mode"]),
+        "tracks.csv": package.tracks_csv(session, rows),
+    }
+    archive = ctx.workdir / f"{folder}.zip"
+    package.write_zip(
+        archive,
+        folder,
+        session_file,
+        _session_writer(session, request["format"], ctx.workdir / session_file),
+        texts,
+        [stem.path for stem in stems],
+    )
+    duration_ms = round(total_frames * 1000 / rate)
+    result = {
+        "download_url": _store(ctx, archive, duration_ms),
+        "session_file": f"{folder}/{session_file}",
+        **{key: request[key] for key in ("format", "media", "gain_mode", "bit_depth")},
+        "sample_rate": rate,
+        "duration_ms": duration_ms,
+        "tracks": [_track_result(row, folder, rate) for row in rows],
+    }
+    charged = min(rates.for_duration(Operation.DAW, duration_ms), reserved)
+    return JobOutcome(result, credits_used=charged)
+
+
+def _session_writer(session: Session, fmt: str, scratch: Path) -> Callable[[BinaryIO], None]:
+    """What writes the session file into the ZIP: OMF streams straight in; pyaaf2 needs a
+    seekable file, so the AAF is written to `scratch` and copied."""
+
+    def write(out: BinaryIO) -> None:
+        if fmt == "omf":
+            write_omf(session, out)
+            return
+        write_aaf(session, scratch)
+        with scratch.open("rb") as written:
+            shutil.copyfileobj(written, out, 1 << 20)
+
+    return write
+
+
+def _reserve(ctx: JobContext, specs: list[tuple[StemSpec, MediaInfo]]) -> int:
+    """Reserve the credits of the session's length as the inputs' headers tell it (the
+    charge is the rendered length, never above this), after refusing what cannot be made."""
+    request, rate = ctx.request, ctx.request["sample_rate"]
+    estimated_ms = max(
+        round((spec.offset_frames + info.duration_ms * rate / 1000) * 1000 / rate)
+        for spec, info in specs
+    )
+    _check_length(estimated_ms)
+    if request["format"] == "omf":
+        channels = [spec.channels for spec, _ in specs]
+        frames = round(estimated_ms * rate / 1000)
+        check_size(frames, channels, request["bit_depth"], request["media"])
+    reserved = rates.for_duration(Operation.DAW, estimated_ms)
+    ctx.reserve_credits(reserved)
+    return reserved
+
+
+def _store(ctx: JobContext, archive: Path, duration_ms: int) -> dict[str, str]:
+    with ctx.db.session() as session:
+        media = storage.save(
+            session,
+            ctx.settings,
+            ctx.principal,
+            archive,
+            filename=archive.name,
+            content_type="application/zip",
+            duration_ms=duration_ms,
+            purpose="output",
+            job_id=ctx.job_id,
+        )
+        return storage.media_ref(media)
+
+
+def _track_result(row: package.TrackSheetRow, folder: str, rate: int) -> dict[str, Any]:
+    return {
+        "name": row.track.name,
+        "stem": f"{folder}/{row.track.stem_ref}",
+        "start_ms": row.start_ms,
+        "duration_ms": round(row.track.audio_frames * 1000 / rate),
+        "gain_db": row.gain_db,
+        "pan": row.pan,
+        "channels": row.track.channels,
+    }
+
+
+def _fetch_tracks(ctx: JobContext) -> list[tuple[StemSpec, MediaInfo]]:
+    """Every input fetched and probed (its header read), so that a bad track fails the job
+    before any credits are reserved or audio rendered."""
+    rate: int = ctx.request["sample_rate"]
+    specs = []
+    for index, track in enumerate(ctx.request["tracks"]):
+        ctx.progress(0.02 * index / len(ctx.request["tracks"]), "fetching")
+        param = f"tracks[{index}].audio_url"
+        source = ctx.workdir / f"input-{index}"
+        with ctx.db.read_session() as session:
+            storage.read_input(session, ctx.settings, track["audio_url"], source, param=param)
+        info = probe(source, param=param)
+        spec = StemSpec(
+            index=index,
+            name=track["name"],
+            source=source,
+            source_rate=info.sample_rate,
+            source_channels=info.channels,
+            offset_frames=round(track["start_ms"] * rate / 1000),
+            # With clip gain, the session applies the gain and the stem stays at unity.
+            gain_db=track["gain_db"] if ctx.request["gain_mode"] == "printed" else 0.0,
+            pan=track["pan"],
+        )
+        check_pannable(spec)
+        specs.append((spec, info))
+    return specs
+
+
+def _check_length(duration_ms: int) -> None:
+    if duration_ms > MAX_SESSION_MS:
+        raise InvalidField(
+            f"tracks: the session would last {duration_ms / 3_600_000:.2f} h; an export "
+            f"lasts at most {MAX_SESSION_MS // 3_600_000} h (the longest track's end).",
+            param="tracks",
+            code="session_too_long",
+        )
+
+
+def _render_stems(
+    ctx: JobContext, specs: list[tuple[StemSpec, MediaInfo]], folder: Path
+) -> tuple[list[BwfWriter], list[RenderedStem]]:
+    request = ctx.request
+    time_reference = samples_at(
+        request["start_timecode"], FRAME_RATES[request["frame_rate"]], request["sample_rate"]
+    )
+    created = datetime.now(UTC)
+    total_ms = sum(max(info.duration_ms, 1) for _, info in specs)
+    done_ms = 0
+    writers: list[BwfWriter] = []
+    stems: list[RenderedStem] = []
+    try:
+        for spec, info in specs:
+            broadcast = BroadcastInfo(
+                description=f"{request['name']}: {spec.name}",
+                originator="Soundstage",
+                originator_reference=f"{ctx.job_id}-{spec.index + 1:02d}",
+                origination=created,
+                time_reference=time_reference,
+                coding_history=(
+                    f"A=PCM,F={request['sample_rate']},W={request['bit_depth']},"
+                    "T=Soundstage DAW export\r\n"
+                ),
+            )
+            name = f"{spec.index + 1:02d}_{storage.safe_filename(spec.name, 'track')}.wav"
+            writer, stem = render_stem(
+                spec,
+                folder / name,
+                sample_rate=request["sample_rate"],
+                bit_depth=request["bit_depth"],
+                info=broadcast,
+                progress=_reporter(ctx, done_ms, total_ms, spec.source_rate),
+            )
+            writers.append(writer)
+            stems.append(stem)
+            done_ms += max(info.duration_ms, 1)
+    except BaseException:
+        for writer in writers:
+            writer.abandon()
+        raise
+    return writers, stems
+
+
+def _reporter(
+    ctx: JobContext, done_ms: int, total_ms: int, source_rate: int
+) -> Callable[[int], None]:
+    """Progress 0.03..0.83 over the stems, from the frames decoded so far."""
+    decoded = 0
+
+    def on_block(frames: int) -> None:
+        nonlocal decoded
+        decoded += frames
+        position_ms = min(done_ms + decoded * 1000 / source_rate, total_ms)
+        ctx.progress(0.03 + 0.8 * position_ms / total_ms, "stems")
+
+    return on_block
+
+
+def _session(
+    request: dict[str, Any],
+    stems: list[RenderedStem],
+    layouts: list[Any],
+    total_frames: int,
+) -> Session:
+    rate = FRAME_RATES[request["frame_rate"]]
+    return Session(
+        name=request["name"],
+        sample_rate=request["sample_rate"],
+        bit_depth=request["bit_depth"],
+        frame_rate=rate,
+        start_frame=frame_count(request["start_timecode"], rate),
+        total_frames=total_frames,
+        media=request["media"],
+        tracks=tuple(
+            SessionTrack(
+                name=stem.spec.name,
+                stem_path=stem.path,
+                stem_ref=f"stems/{stem.path.name}",
+                channels=stem.channels,
+                offset_frames=stem.spec.offset_frames,
+                audio_frames=stem.audio_frames,
+                layout=layout,
+                clip_gain_db=0.0 if request["gain_mode"] == "printed" else track["gain_db"],
+            )
+            for stem, layout, track in zip(stems, layouts, request["tracks"], strict=True)
+        ),
+    )
