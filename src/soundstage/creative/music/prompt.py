@@ -24,6 +24,7 @@ _KEY_IN = re.compile(r"\bin\s+" + _NOTE + _QUALITY + r"(?![\w#])")
 _KEY_OF = re.compile(r"\bkey\s+of\s+" + _NOTE + _QUALITY, re.I)
 _KEY_BEFORE = re.compile(r"\b" + _NOTE + r"\s*(major|minor)\s+key\b", re.I)
 _WITHOUT_DRUMS = re.compile(r"\b(?:no|without|without any)\s+(?:drums|percussion|beat)\b", re.I)
+_THEME_MOODS: Final = frozenset({"love", "summer", "party", "fun"})
 _WORD = re.compile(r"[a-z][a-z']+")
 
 # Mood words: valence (-1 sad .. 1 happy) and energy (-1 calm .. 1 intense).
@@ -201,7 +202,8 @@ def _instruments(lowered: str) -> tuple[Instrument, ...]:
 
 
 def _themes(lowered: str, genre: Genre, instruments: tuple[Instrument, ...]) -> tuple[str, ...]:
-    skip = set(_STOP_WORDS)
+    # Mood adjectives steer the music, not the words ("upbeat" is no image to sing of).
+    skip = set(_STOP_WORDS) | (set(_MOODS) - _THEME_MOODS)
     for alias in genre.aliases:
         skip.update(alias.split())
     for name in INSTRUMENTS:

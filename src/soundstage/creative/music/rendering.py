@@ -5,7 +5,6 @@ process (see get_renderer)."""
 from __future__ import annotations
 
 import ctypes
-import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final, Protocol
@@ -22,6 +21,7 @@ SOUNDFONTS: Final = (
     Path("/usr/share/sounds/sf2/default-GM.sf2"),
 )
 _DRUM_BANK: Final = 128
+_BLOCK_FRAMES: Final = 64  # FluidSynth's internal block
 
 
 class RendererUnavailable(AppError):
@@ -43,23 +43,18 @@ class ScoreRenderer(Protocol):
 
 class FluidSynthRenderer:
     """FluidSynth in process. Its own reverb and chorus are off: the mix adds reverb once,
-    over the whole band. One synthesizer, used by one render at a time."""
+    over the whole band. Each render gets a fresh synthesizer: one that has played before
+    keeps state (voice and block timing) that would make the same score sound a little
+    different from one render to the next, and a seed must give the same bytes."""
 
     name = "fluidsynth"
 
     def __init__(self, soundfont: Path) -> None:
         import fluidsynth  # type: ignore[import-untyped]
 
-        self._library: Any = fluidsynth._fl
-        self._synth: Any = fluidsynth.Synth(
-            gain=0.4,
-            samplerate=float(SAMPLE_RATE),
-            **{"synth.reverb.active": 0, "synth.chorus.active": 0, "synth.polyphony": 512},
-        )
-        self._font = self._synth.sfload(str(soundfont))
-        if self._font < 0:
-            raise RendererUnavailable(f"FluidSynth could not load the soundfont {soundfont}.")
-        self._write = self._library.fluid_synth_write_float
+        self._fluidsynth: Any = fluidsynth
+        self._soundfont = soundfont
+        self._write = fluidsynth._fl.fluid_synth_write_float
         self._write.argtypes = [
             ctypes.c_void_p,
             ctypes.c_int,
@@ -71,22 +66,30 @@ class FluidSynthRenderer:
             ctypes.c_int,
         ]
         self._write.restype = ctypes.c_int
-        self._lock = threading.Lock()
 
     def render(self, score: Score) -> dict[str, Audio]:
         frames = round(score.duration_s * SAMPLE_RATE)
-        with self._lock:
+        synth = self._fluidsynth.Synth(
+            gain=0.4,
+            samplerate=float(SAMPLE_RATE),
+            **{"synth.reverb.active": 0, "synth.chorus.active": 0, "synth.polyphony": 512},
+        )
+        try:
+            font = synth.sfload(str(self._soundfont))
+            if font < 0:
+                raise RendererUnavailable(f"FluidSynth could not load {self._soundfont}.")
             return {
-                track.name: self._render_track(track, frames)
+                track.name: self._render_track(synth, font, track, frames)
                 for track in score.tracks
                 if track.rendered
             }
+        finally:
+            synth.delete()
 
-    def _render_track(self, track: Track, frames: int) -> Audio:
-        synth = self._synth
+    def _render_track(self, synth: Any, font: int, track: Track, frames: int) -> Audio:
         synth.system_reset()
         bank = _DRUM_BANK if track.is_drums else 0
-        synth.program_select(track.channel, self._font, bank, track.program)
+        synth.program_select(track.channel, font, bank, track.program)
         events: list[tuple[int, int, int, int]] = []  # frame, 0 off / 1 on, key, velocity
         for note in track.notes:
             start = round(note.start * SAMPLE_RATE)
@@ -99,21 +102,27 @@ class FluidSynthRenderer:
         position = 0
         for frame, kind, key, velocity in events:
             frame = min(frame, frames)
-            self._fill(left, right, position, frame)
+            self._fill(synth, left, right, position, frame)
             position = max(position, frame)
             if kind:
                 synth.noteon(track.channel, key, velocity)
             else:
                 synth.noteoff(track.channel, key)
-        self._fill(left, right, position, frames)
+        self._fill(synth, left, right, position, frames)
         synth.all_sounds_off(track.channel)
+        # FluidSynth renders in blocks of 64 frames and keeps the rest of a block for the next
+        # call: finish the block, so the next track starts on a block boundary.
+        leftover = (-frames) % _BLOCK_FRAMES
+        if leftover:
+            scratch = np.zeros(leftover, dtype=np.float32)
+            self._fill(synth, scratch, scratch.copy(), 0, leftover)
         return Audio(np.ascontiguousarray(np.stack([left, right], axis=1)), SAMPLE_RATE)
 
-    def _fill(self, left: np.ndarray, right: np.ndarray, start: int, end: int) -> None:
+    def _fill(self, synth: Any, left: np.ndarray, right: np.ndarray, start: int, end: int) -> None:
         if end <= start:
             return
         status = self._write(
-            self._synth.synth,
+            synth.synth,
             end - start,
             left.ctypes.data + 4 * start,
             0,
