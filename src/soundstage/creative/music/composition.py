@@ -98,7 +98,7 @@ def plan_sections(bars: int, genre: Genre, energy: float) -> list[Section]:
     intro = 0 if bars < 5 else 1 if bars < 8 else 2 if bars < 16 else 4
     outro = 1 if bars < 8 else 2 if bars < 16 else 4
     middle = bars - intro - outro
-    unit = 12 if genre.name == "blues" and middle >= 24 else 8 if middle >= 32 else 4
+    unit = 12 if genre.name == "blues" and middle >= 24 else 8 if middle >= 48 else 4
     names = ["verse", "chorus", "verse", "chorus", "bridge", "chorus"]
     parts: list[tuple[str, int]] = []
     remaining = middle
