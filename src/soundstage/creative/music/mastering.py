@@ -10,6 +10,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 import pyloudnorm  # type: ignore[import-untyped]
+import soxr
 from pedalboard._pedalboard import Pedalboard
 from pedalboard_native import Compressor, HighpassFilter, Limiter, PeakFilter, Plugin, Reverb
 
@@ -18,6 +19,7 @@ from soundstage.core.audio import Audio
 TARGET_LUFS: Final = -14.0
 PEAK_CEILING_DB: Final = -1.0
 FADE_IN_S: Final = 0.01
+_BALANCE_RATE: Final = 11_025
 Stereo = npt.NDArray[np.float32]
 
 # Each part's loudness relative to the others (LUFS of the stem before the master), its
@@ -69,17 +71,22 @@ def master(
     reverb: float,
     room: float,
     fade_s: float,
+    keep: tuple[str, ...] = ("vocals",),
 ) -> Master:
-    """Mix stems {name: (role, stereo audio)} of one length and rate into the master."""
+    """Mix stems {name: (role, stereo audio)} of one length and rate into the master; the
+    stems of the roles in `keep` are returned as they sit in it."""
     first = next(iter(stems.values()))[1]
     rate, frames = first.sample_rate, first.frames
     meter = pyloudnorm.Meter(rate)
+    # Balancing parts needs their relative loudness, not the last tenth of a dB: measured at
+    # a quarter of the rate, four times faster.
+    balance_meter = pyloudnorm.Meter(_BALANCE_RATE)
     mix = np.zeros((frames, 2), dtype=np.float32)
     send = np.zeros((frames, 2), dtype=np.float32)
     placed: dict[str, Stereo] = {}
     for name, (role, audio) in stems.items():
         processed = _process(_strip(role), _stereo(audio.samples), rate)
-        level = _loudness(meter, processed)
+        level = _loudness(balance_meter, soxr.resample(processed, rate, _BALANCE_RATE))
         if level is None:
             placed[name] = processed
             continue
@@ -99,11 +106,12 @@ def master(
     mix = _process(glue, mix, rate)
     envelope = fades(frames, rate, fade_s)
     mix *= envelope[:, None]
-    mastered, gain = loudness_master(mix, rate, meter)
+    mastered, gain, loudness = loudness_master(mix, rate, meter)
+    kept = {name for name, (role, _) in stems.items() if role in keep}
     return Master(
         Audio(mastered, rate),
-        {name: Audio(_stereo(s * envelope[:, None] * gain), rate) for name, s in placed.items()},
-        float(meter.integrated_loudness(mastered)),
+        {name: Audio(_stereo(placed[name] * envelope[:, None] * gain), rate) for name in kept},
+        loudness,
     )
 
 
@@ -119,28 +127,28 @@ def fades(frames: int, rate: int, fade_s: float) -> npt.NDArray[np.float32]:
     return envelope
 
 
-def loudness_master(mix: Stereo, rate: int, meter: pyloudnorm.Meter) -> tuple[Stereo, float]:
+def loudness_master(mix: Stereo, rate: int, meter: pyloudnorm.Meter) -> tuple[Stereo, float, float]:
     """Gain to TARGET_LUFS and a limiter at the ceiling, repeated until the limited result
     measures on target (the limiter takes a little loudness off the loudest passages). Also
-    the gain applied before the limiter."""
+    the gain applied before the limiter and the loudness reached."""
     ceiling = 10 ** (PEAK_CEILING_DB / 20)
     gain = 1.0
     measured = _loudness(meter, mix)
     if measured is None:
-        return mix, 1.0
+        return mix, 1.0, float("-inf")
     limited = mix
     for _ in range(4):
         gain *= 10 ** ((TARGET_LUFS - measured) / 20)
         limiter = Limiter(threshold_db=PEAK_CEILING_DB - 0.5, release_ms=80)
         limited = _process(limiter, mix * np.float32(gain), rate)
         measured = _loudness(meter, limited) or TARGET_LUFS
-        if abs(measured - TARGET_LUFS) < 0.1:
+        if abs(measured - TARGET_LUFS) < 0.2:
             break
     # The limiter's own overshoot on the sharpest transients: never let a sample clip.
     peak = float(np.max(np.abs(limited)))
     if peak > ceiling:
         limited = np.clip(limited, -ceiling, ceiling)
-    return limited, gain
+    return limited, gain, measured
 
 
 def _loudness(meter: pyloudnorm.Meter, samples: Stereo) -> float | None:
