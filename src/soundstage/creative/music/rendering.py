@@ -12,8 +12,8 @@ from typing import Any, Final, Protocol
 import numpy as np
 
 from soundstage.core.audio import Audio
-from soundstage.core.errors import AppError
 from soundstage.creative.music.score import Score, Track
+from soundstage.speech.engines.base import EngineUnavailable
 
 SAMPLE_RATE: Final = 44_100
 SOUNDFONTS: Final = (
@@ -24,12 +24,8 @@ _DRUM_BANK: Final = 128
 _BLOCK_FRAMES: Final = 64  # FluidSynth's internal block
 
 
-class RendererUnavailable(AppError):
-    """The synthesizer or its soundfont is missing: not the user's fault."""
-
-    status = 503
-    type = "api_error"
-    code = "engine_unavailable"
+class RendererUnavailable(EngineUnavailable):
+    """The synthesizer or its soundfont is missing: not the user's fault (503)."""
 
 
 class ScoreRenderer(Protocol):
