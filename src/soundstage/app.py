@@ -33,6 +33,7 @@ from soundstage.core.principal import Principal
 from soundstage.core.ratelimit import RateLimiter
 from soundstage.core.responses import error_response
 from soundstage.creative.daw import endpoints as daw_endpoints
+from soundstage.creative.music import endpoints as music_endpoints
 from soundstage.credits import endpoints as credits_endpoints
 from soundstage.jobs import endpoints as jobs_endpoints
 from soundstage.jobs.queue import install_dispatcher
@@ -80,6 +81,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(isolator_endpoints.router)
     api.include_router(voice_changer_endpoints.router)
     api.include_router(daw_endpoints.router)
+    api.include_router(music_endpoints.router)
     app.include_router(api)
     app.include_router(storage_endpoints.public_router)
     app.include_router(voices_endpoints.public_router)

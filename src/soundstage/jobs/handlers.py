@@ -24,6 +24,7 @@ BUILTIN_TASK_MODULES: tuple[str, ...] = (
     "soundstage.speech.isolator.tasks",
     "soundstage.speech.voice_changer.tasks",
     "soundstage.creative.daw.tasks",
+    "soundstage.creative.music.tasks",
 )
 
 

@@ -1,0 +1,1 @@
+"""Music generation: POST /api/v1/creative/music."""

@@ -1,0 +1,29 @@
+"""HTTP endpoint of music generation: POST /api/v1/creative/music."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from soundstage.core.deps import PrincipalDep
+from soundstage.core.openapi import errors
+from soundstage.creative.music import service
+from soundstage.creative.music.schemas import MusicRequest, MusicResponse
+
+router = APIRouter(tags=["Creative"])
+
+
+@router.post(
+    "/creative/music",
+    response_model=MusicResponse,
+    response_model_exclude_none=True,
+    responses=errors(402, 404, 409, 504),
+)
+async def generate_music(
+    body: MusicRequest, request: Request, principal: PrincipalDep
+) -> MusicResponse:
+    """Compose, arrange, render and master a piece from a text prompt, optionally with a sung
+    vocal line. Charged 750 credits per minute of output (per started second), only when the
+    audio is ready. Generated music is licensed for commercial use under the caller's active
+    API plan terms."""
+    state = request.app.state
+    return await service.generate(state.db, state.settings, principal, body)

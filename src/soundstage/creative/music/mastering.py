@@ -1,0 +1,172 @@
+"""Mixing the stems and mastering the mix: per-part EQ and compression, part levels balanced by
+loudness, one shared reverb, bus compression, the closing fade, then -14 LUFS integrated
+(ITU-R BS.1770, pyloudnorm) under a limiter that keeps the peaks below -1 dBFS."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+import pyloudnorm  # type: ignore[import-untyped]
+import soxr
+from pedalboard._pedalboard import Pedalboard
+from pedalboard_native import Compressor, HighpassFilter, Limiter, PeakFilter, Plugin, Reverb
+
+from soundstage.core.audio import Audio
+
+TARGET_LUFS: Final = -14.0
+PEAK_CEILING_DB: Final = -1.0
+FADE_IN_S: Final = 0.01
+_BALANCE_RATE: Final = 11_025
+Stereo = npt.NDArray[np.float32]
+
+# Each part's loudness relative to the others (LUFS of the stem before the master), its
+# reverb send and its channel strip.
+_LEVELS: Final = {
+    "drums": -19.0,
+    "bass": -20.0,
+    "chords": -21.0,
+    "pad": -25.0,
+    "lead": -20.0,
+    "vocals": -17.0,
+}
+_SENDS: Final = {"drums": 0.08, "bass": 0.0, "chords": 0.5, "pad": 0.8, "lead": 0.6, "vocals": 0.5}
+
+
+def _strip(role: str) -> Pedalboard:
+    if role == "drums":
+        return Pedalboard([Compressor(threshold_db=-16, ratio=3, attack_ms=8, release_ms=90)])
+    if role == "bass":
+        return Pedalboard(
+            [
+                HighpassFilter(cutoff_frequency_hz=32),
+                Compressor(threshold_db=-20, ratio=4, attack_ms=10, release_ms=120),
+            ]
+        )
+    if role == "vocals":
+        return Pedalboard(
+            [
+                HighpassFilter(cutoff_frequency_hz=90),
+                Compressor(threshold_db=-22, ratio=3, attack_ms=5, release_ms=100),
+                PeakFilter(cutoff_frequency_hz=3000, gain_db=2.5, q=0.8),
+            ]
+        )
+    cutoff = {"chords": 140, "pad": 200, "lead": 180}.get(role, 120)
+    return Pedalboard([HighpassFilter(cutoff_frequency_hz=cutoff)])
+
+
+@dataclass(frozen=True)
+class Master:
+    mix: Audio
+    # Each input stem as it sits in the master (after its strip, level and the master gain).
+    stems: dict[str, Audio]
+    loudness_lufs: float
+
+
+def master(
+    stems: dict[str, tuple[str, Audio]],
+    *,
+    reverb: float,
+    room: float,
+    fade_s: float,
+    keep: tuple[str, ...] = ("vocals",),
+) -> Master:
+    """Mix stems {name: (role, stereo audio)} of one length and rate into the master; the
+    stems of the roles in `keep` are returned as they sit in it."""
+    first = next(iter(stems.values()))[1]
+    rate, frames = first.sample_rate, first.frames
+    meter = pyloudnorm.Meter(rate)
+    # Balancing parts needs their relative loudness, not the last tenth of a dB: measured at
+    # a quarter of the rate, four times faster.
+    balance_meter = pyloudnorm.Meter(_BALANCE_RATE)
+    mix = np.zeros((frames, 2), dtype=np.float32)
+    send = np.zeros((frames, 2), dtype=np.float32)
+    placed: dict[str, Stereo] = {}
+    for name, (role, audio) in stems.items():
+        processed = _process(_strip(role), _stereo(audio.samples), rate)
+        level = _loudness(balance_meter, soxr.resample(processed, rate, _BALANCE_RATE))
+        if level is None:
+            placed[name] = processed
+            continue
+        processed *= np.float32(10 ** ((_LEVELS.get(role, -21.0) - level) / 20))
+        placed[name] = processed
+        mix += processed
+        send += processed * np.float32(_SENDS.get(role, 0.3) * reverb)
+    if reverb > 0:
+        space = Reverb(room_size=room, damping=0.5, wet_level=1.0, dry_level=0.0, width=1.0)
+        mix += _process(space, send, rate)
+    glue = Pedalboard(
+        [
+            HighpassFilter(cutoff_frequency_hz=25),
+            Compressor(threshold_db=-18, ratio=2, attack_ms=20, release_ms=200),
+        ]
+    )
+    mix = _process(glue, mix, rate)
+    envelope = fades(frames, rate, fade_s)
+    mix *= envelope[:, None]
+    mastered, gain, loudness = loudness_master(mix, rate, meter)
+    kept = {name for name, (role, _) in stems.items() if role in keep}
+    return Master(
+        Audio(mastered, rate),
+        {name: Audio(_stereo(placed[name] * envelope[:, None] * gain), rate) for name in kept},
+        loudness,
+    )
+
+
+def fades(frames: int, rate: int, fade_s: float) -> npt.NDArray[np.float32]:
+    """A 10 ms fade-in and a raised-cosine fade-out over the last fade_s seconds."""
+    envelope = np.ones(frames, dtype=np.float32)
+    fade_in = min(frames, round(FADE_IN_S * rate))
+    envelope[:fade_in] = np.linspace(0, 1, fade_in, dtype=np.float32)
+    fade_out = min(frames, round(fade_s * rate))
+    if fade_out > 0:
+        curve = 0.5 * (1 + np.cos(np.linspace(0, np.pi, fade_out)))
+        envelope[frames - fade_out :] *= curve.astype(np.float32)
+    return envelope
+
+
+def loudness_master(mix: Stereo, rate: int, meter: pyloudnorm.Meter) -> tuple[Stereo, float, float]:
+    """Gain to TARGET_LUFS and a limiter at the ceiling, repeated until the limited result
+    measures on target (the limiter takes a little loudness off the loudest passages). Also
+    the gain applied before the limiter and the loudness reached."""
+    ceiling = 10 ** (PEAK_CEILING_DB / 20)
+    gain = 1.0
+    measured = _loudness(meter, mix)
+    if measured is None:
+        return mix, 1.0, float("-inf")
+    limited = mix
+    for _ in range(4):
+        gain *= 10 ** ((TARGET_LUFS - measured) / 20)
+        limiter = Limiter(threshold_db=PEAK_CEILING_DB - 0.5, release_ms=80)
+        limited = _process(limiter, mix * np.float32(gain), rate)
+        measured = _loudness(meter, limited) or TARGET_LUFS
+        if abs(measured - TARGET_LUFS) < 0.2:
+            break
+    # The limiter's own overshoot on the sharpest transients: never let a sample clip.
+    peak = float(np.max(np.abs(limited)))
+    if peak > ceiling:
+        limited = np.clip(limited, -ceiling, ceiling)
+    return limited, gain, measured
+
+
+def _loudness(meter: pyloudnorm.Meter, samples: Stereo) -> float | None:
+    """Integrated loudness in LUFS; None for silence (or anything too short to gate)."""
+    if samples.shape[0] < meter.rate * 0.4 or not np.any(samples):
+        return None
+    value = float(meter.integrated_loudness(samples))
+    return value if np.isfinite(value) else None
+
+
+def _process(effect: Plugin, samples: Stereo, rate: int) -> Stereo:
+    """Run a pedalboard effect on (frames, channels) audio (it works on channels first)."""
+    return _stereo(effect(np.ascontiguousarray(samples.T), rate).T)
+
+
+def _stereo(samples: npt.NDArray[np.floating]) -> Stereo:
+    if samples.ndim == 1:
+        samples = samples[:, None]
+    if samples.shape[1] == 1:
+        samples = np.repeat(samples, 2, axis=1)
+    return np.ascontiguousarray(samples, dtype=np.float32)

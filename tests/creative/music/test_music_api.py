@@ -1,0 +1,215 @@
+"""POST /api/v1/creative/music end to end: real composition, FluidSynth, mastering and encoding
+in the real worker; the audio decoded and measured by independent tools (librosa's tempo, a
+Krumhansl key finder, pyloudnorm); the MIDI read back with mido."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from soundstage.config import Settings
+from soundstage.core.audio import Audio
+from soundstage.core.db import Database
+from tests.accounts.test_auth import assert_error
+from tests.conftest import Customer, create_customer
+from tests.creative.music import analysis
+from tests.creative.music.conftest import (
+    MUSIC,
+    compose,
+    fetch,
+    fetch_audio,
+    fetch_midi,
+    midi_notes,
+    programs,
+)
+
+pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker")]
+
+RATE = 750  # credits per minute of output
+
+
+def balance(client: TestClient, customer: Customer) -> tuple[int, int]:
+    body = client.get("/api/v1/credits", headers=customer.auth()).json()
+    return body["balance"], body["reserved"]
+
+
+def assert_mastered(audio: Audio, seconds: int) -> None:
+    """Exact length, -14 +/- 1 LUFS, no clipping."""
+    assert abs(audio.frames / audio.sample_rate - seconds) <= 0.05
+    assert abs(analysis.loudness(audio) - (-14.0)) <= 1.0, analysis.loudness(audio)
+    assert float(np.max(np.abs(audio.samples))) < 0.999
+
+
+def test_duration_cadence_fade_loudness_and_price(
+    client: TestClient, settings: Settings, db: Database
+) -> None:
+    customer = create_customer(db, credits_each=1000)
+    for seconds, fmt in ((10, "wav"), (30, "mp3")):
+        body = compose(
+            client, customer, prompt="a happy pop song", duration_seconds=seconds, format=fmt
+        )
+        assert body["status"] == "completed"
+        assert abs(body["duration_ms"] - seconds * 1000) <= 50
+        assert body["credits_used"] == math.ceil(seconds * RATE / 60)
+        assert body["output_url"].split("?")[0].endswith(f".{fmt}")
+        assert "vocals_url" not in body
+        audio = fetch_audio(client, settings, body["output_url"])
+        assert_mastered(audio, seconds)
+        # The plan covers the piece and ends at its end, with an outro.
+        sections = body["sections"]
+        assert (sections[0]["start_ms"], sections[-1]["end_ms"]) == (0, seconds * 1000)
+        assert sections[-1]["name"] == "outro"
+        assert all(a["end_ms"] == b["start_ms"] for a, b in itertools.pairwise(sections))
+        # A cadence: the bass ends on the tonic, held to the end (not cut by the end).
+        midi = fetch_midi(client, settings, body["midi_url"])
+        last_bass = midi_notes(midi, "Bass")[-1]
+        tonic = analysis.NOTE_NAMES.index(body["key"].split()[0])
+        assert last_bass[2] % 12 == tonic
+        assert seconds - last_bass[0] >= 1.5
+        assert seconds - last_bass[1] < 0.1
+        # A short fade: the last 100 ms are near silence, the second before them is not.
+        mono = analysis.mono(audio)
+        rate = audio.sample_rate
+        tail = float(np.sqrt(np.mean(mono[-rate // 10 :] ** 2)))
+        whole = float(np.sqrt(np.mean(mono**2)))
+        assert tail < whole * 0.1
+        before_fade = mono[-4 * rate : -3 * rate]
+        assert float(np.sqrt(np.mean(before_fade**2))) > whole * 0.2
+    assert balance(client, customer) == (1000 - 125 - 375, 0)
+
+
+@pytest.mark.slow
+def test_five_minutes_are_exact(client: TestClient, settings: Settings, rich: Customer) -> None:
+    body = compose(client, rich, prompt="chill lo-fi beats", duration_seconds=300, format="flac")
+    assert abs(body["duration_ms"] - 300_000) <= 50
+    assert body["credits_used"] == 3750
+    audio = fetch_audio(client, settings, body["output_url"])
+    assert abs(audio.frames / audio.sample_rate - 300) <= 0.05
+    names = [section["name"] for section in body["sections"]]
+    assert (names[0], names[-1]) == ("intro", "outro")
+    assert {"verse", "chorus", "bridge"} <= set(names)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "genre", "bpm", "key"),
+    [
+        ("an upbeat pop song in D minor at 104 bpm", "pop", 104, "D minor"),
+        ("a driving rock anthem in E major, 132 bpm", "rock", 132, "E major"),
+        ("deep house in A minor", "electronic", None, "A minor"),
+        ("a country song in the key of G major at 110 bpm", "country", 110, "G major"),
+        ("gentle folk in C major", "folk", None, "C major"),
+    ],
+)
+def test_tempo_and_key_are_heard(
+    client: TestClient,
+    settings: Settings,
+    rich: Customer,
+    prompt: str,
+    genre: str,
+    bpm: int | None,
+    key: str,
+) -> None:
+    body = compose(client, rich, prompt=prompt, duration_seconds=30, format="wav", seed=7)
+    assert body["genre"] == genre
+    assert body["key"] == key
+    if bpm is not None:
+        assert body["bpm"] == bpm
+    audio = fetch_audio(client, settings, body["output_url"])
+    assert_mastered(audio, 30)
+    heard_tempo = analysis.tempo(audio)
+    assert analysis.tempo_agrees(heard_tempo, body["bpm"]), (heard_tempo, body["bpm"])
+    assert analysis.key(audio) == key
+
+
+def test_named_instruments_play(client: TestClient, settings: Settings, rich: Customer) -> None:
+    body = compose(
+        client,
+        rich,
+        prompt="a tender ballad for piano and strings with a cello and a flute",
+        duration_seconds=10,
+    )
+    midi = fetch_midi(client, settings, body["midi_url"])
+    # Acoustic grand piano, string ensemble, cello, flute (General MIDI programs).
+    assert {0, 48, 42, 73} <= programs(midi)
+    named = {p["program"]: p for p in body["instruments"] if p["part"] != "drums"}
+    assert {0, 48, 42, 73} <= set(named)
+    assert named[0]["name"] == "Acoustic Grand Piano"
+    assert {named[program]["part"] for program in (0, 48, 42, 73)} >= {"chords", "pad", "lead"}
+
+
+def test_genres_differ_in_instruments_and_tempo(
+    client: TestClient, settings: Settings, rich: Customer
+) -> None:
+    metal = compose(client, rich, prompt="heavy metal", duration_seconds=10, seed=1)
+    ambient = compose(client, rich, prompt="ambient soundscape", duration_seconds=10, seed=1)
+    assert (metal["genre"], ambient["genre"]) == ("metal", "ambient")
+    assert metal["bpm"] >= 140 > 90 >= ambient["bpm"]
+    metal_programs = programs(fetch_midi(client, settings, metal["midi_url"]))
+    ambient_programs = programs(fetch_midi(client, settings, ambient["midi_url"]))
+    assert 30 in metal_programs  # distortion guitar
+    assert not metal_programs & ambient_programs
+    assert "drums" in {p["part"] for p in metal["instruments"]}
+    assert "drums" not in {p["part"] for p in ambient["instruments"]}
+
+
+def test_same_seed_same_bytes(client: TestClient, settings: Settings, rich: Customer) -> None:
+    request = {"prompt": "jazz trio", "duration_seconds": 10, "format": "wav", "seed": 42}
+    first, second = compose(client, rich, **request), compose(client, rich, **request)
+    other = compose(client, rich, **{**request, "seed": 43})
+    assert first["seed"] == 42
+    audio = [fetch(client, settings, body["output_url"]) for body in (first, second, other)]
+    assert audio[0] == audio[1] != audio[2]
+    unseeded = compose(client, rich, prompt="jazz trio", duration_seconds=10)
+    assert isinstance(unseeded["seed"], int)
+
+
+def test_bounds_and_errors_charge_nothing(client: TestClient, db: Database) -> None:
+    customer = create_customer(db, credits_each=200)
+    cases = [
+        ({"prompt": ""}, "prompt"),
+        ({"prompt": "   "}, "prompt"),
+        ({"prompt": "x" * 501}, "prompt"),
+        ({"prompt": "pop", "duration_seconds": 9}, "duration_seconds"),
+        ({"prompt": "pop", "duration_seconds": 301}, "duration_seconds"),
+        ({"prompt": "pop", "duration_seconds": 12.5}, "duration_seconds"),
+        ({"prompt": "pop", "format": "ogg"}, "format"),
+        ({"prompt": "pop", "seed": -1}, "seed"),
+        ({"prompt": "pop", "seed": 2**32}, "seed"),
+        ({"prompt": "pop at 300 bpm"}, "prompt"),
+        ({"prompt": "pop at 39 bpm"}, "prompt"),
+        ({"prompt": "pop", "voice_id": "voice_joe"}, "voice_id"),
+        ({"prompt": "pop", "mood": "happy"}, "mood"),
+    ]
+    for payload, param in cases:
+        response = client.post(MUSIC, headers=customer.auth(), json=payload)
+        assert response.status_code == 422, (payload, response.text)
+        assert response.json()["error"]["param"] == param, payload
+    # 30 s cost 375 credits: more than this customer has.
+    assert_error(
+        client.post(MUSIC, headers=customer.auth(), json={"prompt": "pop"}),
+        402,
+        "insufficient_credits",
+    )
+    assert balance(client, customer) == (200, 0)
+    # The bounds themselves are accepted: 500 characters, 40 and 240 bpm, 16 s for 200 credits.
+    body = compose(client, customer, prompt=("pop at 240 bpm " * 40)[:500], duration_seconds=16)
+    assert (body["bpm"], body["credits_used"]) == (240, 200)
+    assert balance(client, customer) == (0, 0)
+
+
+@pytest.mark.usefixtures("demo_catalog")
+def test_voice_errors(client: TestClient, rich: Customer) -> None:
+    def sing(voice: str) -> object:
+        return client.post(
+            MUSIC,
+            headers=rich.auth(),
+            json={"prompt": "pop", "instrumental": False, "voice_id": voice},
+        )
+
+    assert_error(sing("voice_nobody"), 404, "voice_not_found")
+    assert_error(sing("voice_es_lucia"), 422, "voice_not_supported")
+    assert balance(client, rich) == (20_000, 0)
