@@ -15,6 +15,7 @@ from sqlalchemy import (
     exists,
     func,
     insert,
+    literal_column,
     select,
     text,
     tuple_,
@@ -162,7 +163,7 @@ def _discover_query(session: Session, filters: StudioFilters) -> Select[Studio]:
         if not located and _sqlite_and_rare_capacity(session, filters.capacity):
             # SQLite keeps no value statistics: say the term is selective, so that it takes
             # the capacity index instead of scanning the rating order for rare matches.
-            wanted = func.likelihood(wanted, 0.001)
+            wanted = func.likelihood(wanted, literal_column("0.001"))
         stmt = stmt.where(wanted)
     return stmt
 
