@@ -22,6 +22,7 @@ from soundstage.studios.availability import (
     Interval,
     WeeklySession,
     blocked,
+    ceil_quarter,
     clip,
     clock_text,
     day_window,
@@ -178,7 +179,7 @@ def free_intervals(
         reach[0][0],
         reach[-1][1] + MAX_BUFFER,
     )
-    earliest = math.ceil(now.timestamp() / 60)
+    earliest = _next_quarter(now)
     return {
         room.id: clip(
             subtract(reach, blocked(taken[room.id], room.buffer_minutes)), earliest, FOREVER
@@ -194,7 +195,7 @@ def availability(
     studio_day = load_day(session, studio_id, day, now)
     window = studio_day.window
     free = free_intervals(session, principal.environment, studio_day, now)
-    earliest = math.ceil(now.timestamp() / 60)
+    earliest = _next_quarter(now)
     rooms = []
     for room in studio_day.rooms:
         starts = start_times(
@@ -226,6 +227,11 @@ def availability(
         opening_hours=[time_range(studio_day, interval) for interval in window.opening],
         rooms=rooms,
     )
+
+
+def _next_quarter(now: datetime) -> int:
+    """Bookings start on the quarter hour: the first one still ahead."""
+    return ceil_quarter(math.ceil(now.timestamp() / 60))
 
 
 def _start_labels(studio_day: StudioDay, starts: list[int]) -> list[str]:
