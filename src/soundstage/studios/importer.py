@@ -47,7 +47,8 @@ def _problem(error: Any, document: Any) -> str:
     for part in error["loc"]:
         location += f"[{part}]" if isinstance(part, int) else (f".{part}" if location else part)
     # Name the studio too: an index alone is hard to find in a big file.
-    studio_index = error["loc"][1] if error["loc"][:1] == ("studios",) else None
+    loc = error["loc"]
+    studio_index = loc[1] if len(loc) > 1 and loc[0] == "studios" else None
     studio_id = None
     if isinstance(studio_index, int) and isinstance(document, dict):
         studios = document.get("studios")
