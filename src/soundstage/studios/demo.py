@@ -11,7 +11,6 @@ and the availability rules must get right. Demo studios have no photos.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from dataclasses import dataclass
 from datetime import date
 from typing import Final
@@ -240,15 +239,19 @@ def load_demo_studios(session: Session) -> StudioCounts:
 
 def demo_studios(count: int = DEMO_STUDIOS) -> list[StudioSpec]:
     """`count` studios, the cities taken in turn; the same list on every call."""
-    rng = random.Random(SEED)  # noqa: S311 (made up content, not secrets)
-    per_city: Counter[str] = Counter()
-    studios = []
-    for index in range(count):
-        city = CITIES[index % len(CITIES)]
-        slug = _slug(city.name)
-        per_city[slug] += 1
-        studios.append(_studio(rng, city, f"{slug}_{per_city[slug]:03d}"))
-    return studios
+    return [demo_studio(index) for index in range(count)]
+
+
+def demo_studio(index: int) -> StudioSpec:
+    """The demo catalog's studio number `index`, the same whatever the catalog's size (each
+    studio has its own seeded generator, so a big catalog can be made in parallel)."""
+    city = CITIES[index % len(CITIES)]
+    slug = _slug(city.name)
+    # Cities sharing a slug (the two Portlands) share one numbering.
+    same_slug = [i for i, c in enumerate(CITIES) if _slug(c.name) == slug]
+    number = (index // len(CITIES)) * len(same_slug) + same_slug.index(index % len(CITIES)) + 1
+    rng = random.Random(f"{SEED}:{index}")  # noqa: S311 (made-up content, not secrets)
+    return _studio(rng, city, f"{slug}_{number:03d}")
 
 
 def _studio(rng: random.Random, city: City, suffix: str) -> StudioSpec:

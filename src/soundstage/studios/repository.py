@@ -21,10 +21,12 @@ from sqlalchemy import (
     tuple_,
     update,
 )
+from sqlalchemy.engine import Row
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from soundstage.core.pagination import PageParams
 from soundstage.models import Room, RoomOccupancy, Studio, StudioBooking, StudioClosure, StudioHours
+from soundstage.studios.catalog import STUDIO_TYPES
 
 CHUNK: Final = 500  # ids per IN (...) and rows per INSERT batch
 # A capacity matched by fewer active studios than this is "rare": the capacity index finds
@@ -108,15 +110,28 @@ class StudioFilters:
     capacity: int | None = None
 
 
+# What a discover page shows of each studio: no long text, read as plain rows (no ORM
+# objects to build for a list).
+SUMMARY_COLUMNS: Final = tuple(
+    getattr(Studio, name)
+    for name in (
+        "id", "name", *(f"type_{t}" for t in STUDIO_TYPES),
+        "address_line1", "city", "state", "state_code", "postal_code", "country", "timezone",
+        "latitude", "longitude", "photos", "rating", "review_count", "max_booth_capacity",
+        "room_count", "hourly_rate_from_cents", "currency",
+    )
+)  # fmt: skip
+
+
 def discover_page(
     session: Session, filters: StudioFilters, page: PageParams
-) -> tuple[list[Studio], bool] | None:
-    """A page of active studios, best rated first (rating, then id, descending), after or
-    before the cursor studio; None when the cursor is no studio."""
+) -> tuple[list[Row[Any]], bool] | None:
+    """A page of active studios (SUMMARY_COLUMNS), best rated first (rating, then id,
+    descending), after or before the cursor studio; None when the cursor is no studio."""
     stmt = discover_statement(session, filters, page)
     if stmt is None:
         return None
-    rows = list(session.scalars(stmt))
+    rows = list(session.execute(stmt))
     has_more = len(rows) > page.limit
     rows = rows[: page.limit]
     if page.ending_before is not None:
@@ -126,7 +141,7 @@ def discover_page(
 
 def discover_statement(
     session: Session, filters: StudioFilters, page: PageParams
-) -> Select[Studio] | None:
+) -> Select[Any] | None:
     """The query of a discover page (one row more than the page, to tell `has_more`); None
     when the cursor is no studio. Every filter is an indexed equality or a filter on an
     index walked in rating order (see bench/studios_discover.py's EXPLAIN check)."""
@@ -149,8 +164,8 @@ def discover_statement(
     return stmt.order_by(*order).limit(page.limit + 1)
 
 
-def _discover_query(session: Session, filters: StudioFilters) -> Select[Studio]:
-    stmt = select(Studio).where(Studio.is_active.is_(True))
+def _discover_query(session: Session, filters: StudioFilters) -> Select[Any]:
+    stmt = select(*SUMMARY_COLUMNS).where(Studio.is_active.is_(True))
     if filters.city_key is not None:
         stmt = stmt.where(Studio.city_key == filters.city_key)
     if filters.state_key is not None:
@@ -183,9 +198,10 @@ def _state_column(session: Session, key: str) -> InstrumentedAttribute[Any]:
 def _sqlite_and_rare_capacity(session: Session, capacity: int) -> bool:
     if session.get_bind().dialect.name != "sqlite":
         return False  # PostgreSQL's planner has the column's histogram
+    # Counted on the capacity index alone (retired studios too: an estimate is enough).
     probe = (
-        select(Studio.id)
-        .where(Studio.is_active.is_(True), Studio.max_booth_capacity >= capacity)
+        select(Studio.max_booth_capacity)
+        .where(Studio.max_booth_capacity >= capacity)
         .limit(RARE_CAPACITY_MATCHES)
         .subquery()
     )

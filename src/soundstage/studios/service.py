@@ -6,9 +6,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Final
+from typing import Any, Final
 from zoneinfo import ZoneInfo
 
+from sqlalchemy.engine import Row
 from sqlalchemy.orm import Session
 
 from soundstage.core.errors import InvalidField, NotFound
@@ -258,7 +259,8 @@ def time_range(studio_day: StudioDay, interval: Interval) -> TimeRangeOut:
     )
 
 
-def summary_out(studio: Studio) -> StudioSummaryOut:
+def summary_out(studio: Studio | Row[Any]) -> StudioSummaryOut:
+    """From a studio, or a discover row of its summary columns."""
     return StudioSummaryOut(
         id=studio.id,
         name=studio.name,
