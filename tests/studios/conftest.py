@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Sequence
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from sqlalchemy import func, select
 
 from soundstage.core.db import Database
 from soundstage.core.timeutil import utcnow
+from soundstage.models import RoomOccupancy, StudioBooking
 from soundstage.studios.catalog import WEEKDAYS, StudioSpec
 from soundstage.studios.demo import load_demo_studios
 from soundstage.studios.importer import StudioCounts, upsert_studios
@@ -107,6 +109,13 @@ def next_weekday(timezone: str, weekday: int, at_least: int = 3) -> date:
     return day + timedelta(days=(weekday - day.weekday()) % 7)
 
 
-def local(day: date, clock: str, timezone: str) -> datetime:
-    hour, minute = map(int, clock.split(":"))
-    return datetime(day.year, day.month, day.day, hour, minute, tzinfo=ZoneInfo(timezone))
+def rows_of_room(db: Database, room_id: str) -> tuple[int, int]:
+    """Bookings and occupied units of a room, all environments."""
+    with db.read_session() as session:
+        bookings = session.scalar(
+            select(func.count()).select_from(StudioBooking).where(StudioBooking.room_id == room_id)
+        )
+        units = session.scalar(
+            select(func.count()).select_from(RoomOccupancy).where(RoomOccupancy.room_id == room_id)
+        )
+    return int(bookings or 0), int(units or 0)

@@ -76,7 +76,7 @@ def test_hours_less_a_booking_and_its_buffer(
     assert (body["closed"], body["closure_reason"]) == (False, None)
     assert spans(body["opening_hours"]) == [("09:00", "18:00", False)]
     first, second = body["rooms"]
-    assert first["room_id"] == room_a
+    assert (first["object"], first["id"], first["min_booking_hours"]) == ("room", room_a, 2)
     # The booking holds 12:00-14:00 and its 30-minute buffer; a new booking's own buffer
     # must not reach 12:00 either.
     assert spans(first["free"]) == [("09:00", "11:30", False), ("14:30", "18:00", False)]

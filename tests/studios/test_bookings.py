@@ -11,14 +11,18 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from httpx import Response
-from sqlalchemy import func, select
 
 from soundstage.core.db import Database
 from soundstage.core.timeutil import travel, utcnow
-from soundstage.models import RoomOccupancy, StudioBooking
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer, create_customer
-from tests.studios.conftest import MakeStudio, days_ahead, local_today, next_weekday
+from tests.studios.conftest import (
+    MakeStudio,
+    days_ahead,
+    local_today,
+    next_weekday,
+    rows_of_room,
+)
 from tests.studios.test_availability import ALWAYS_OPEN, _dst_change, availability
 
 pytestmark = pytest.mark.services
@@ -57,18 +61,6 @@ def booked(response: Response) -> dict[str, Any]:
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     return body
-
-
-def rows_of_room(db: Database, room_id: str) -> tuple[int, int]:
-    """Bookings and occupied units of a room, all environments."""
-    with db.read_session() as session:
-        bookings = session.scalar(
-            select(func.count()).select_from(StudioBooking).where(StudioBooking.room_id == room_id)
-        )
-        units = session.scalar(
-            select(func.count()).select_from(RoomOccupancy).where(RoomOccupancy.room_id == room_id)
-        )
-    return int(bookings or 0), int(units or 0)
 
 
 def test_checkout_confirms_and_prices_the_booking(

@@ -15,11 +15,9 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import func, select
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
-from soundstage.models import RoomOccupancy, StudioBooking
 from tests.conftest import (
     REPO_ROOT,
     Customer,
@@ -28,7 +26,7 @@ from tests.conftest import (
     settings_env,
     wait_for_port,
 )
-from tests.studios.conftest import MakeStudio, days_ahead
+from tests.studios.conftest import MakeStudio, days_ahead, rows_of_room
 
 pytestmark = pytest.mark.services
 
@@ -81,17 +79,6 @@ def race(
         return list(pool.map(attempt, range(len(bodies))))
 
 
-def counts(db: Database, room_id: str) -> tuple[int, int]:
-    with db.read_session() as session:
-        bookings = session.scalar(
-            select(func.count()).select_from(StudioBooking).where(StudioBooking.room_id == room_id)
-        )
-        units = session.scalar(
-            select(func.count()).select_from(RoomOccupancy).where(RoomOccupancy.room_id == room_id)
-        )
-    return int(bookings or 0), int(units or 0)
-
-
 def body(day: date, start: str, end: str, room_id: str) -> dict[str, Any]:
     return {"date": str(day), "start_time": start, "end_time": end, "room_id": room_id}
 
@@ -110,7 +97,7 @@ def test_50_attempts_at_one_slot_make_one_booking(
     assert {r.json()["error"]["code"] for r in responses if r.status_code == 409} == {
         "slot_unavailable"
     }
-    assert counts(db, room.id) == (1, 10)  # 8 quarter hours and 2 of buffer
+    assert rows_of_room(db, room.id) == (1, 10)  # 8 quarter hours and 2 of buffer
     winner = next(r.json() for r in responses if r.status_code == 200)
     assert (winner["status"], winner["total_cents"]) == ("confirmed", 10_250)
 
@@ -131,4 +118,4 @@ def test_overlapping_slots_race_to_one_booking(
     statuses = [r.status_code for r in responses]
     assert statuses.count(200) == 1, statuses
     assert statuses.count(409) == len(bodies) - 1, statuses
-    assert counts(db, room.id) == (1, 10)
+    assert rows_of_room(db, room.id) == (1, 10)

@@ -155,14 +155,9 @@ class TimeRangeOut(BaseModel):
     end: datetime
 
 
-class RoomAvailabilityOut(BaseModel):
-    room_id: str
-    name: str
-    booth_capacity: int
-    hourly_rate_cents: int
-    currency: str
-    min_booking_hours: int
-    buffer_minutes: int
+class RoomAvailabilityOut(RoomOut):
+    """A room (its `id` is the booking's `room_id`) and its time on the date."""
+
     free: list[TimeRangeOut] = Field(
         description="Where a booking of this room can be: opening hours less closures, "
         "other bookings and their buffers, and the past."

@@ -208,13 +208,7 @@ def availability(
         shown = [r for o in window.opening for r in clip(free[room.id], o[0], o[1])]
         rooms.append(
             RoomAvailabilityOut(
-                room_id=room.id,
-                name=room.name,
-                booth_capacity=room.booth_capacity,
-                hourly_rate_cents=room.hourly_rate_cents,
-                currency=room.currency,
-                min_booking_hours=room.min_booking_hours,
-                buffer_minutes=room.buffer_minutes,
+                **room_out(room).model_dump(),
                 free=[time_range(studio_day, interval) for interval in shown],
                 start_times=_start_labels(studio_day, starts),
             )
