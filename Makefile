@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 # Debian packages the service and its tests use.
 APT_PACKAGES := redis-server openssl espeak-ng festival festvox-us-slt-hts festvox-kallpc16k flite rubberband-cli \
-	fluidsynth fluid-soundfont-gm
+	fluidsynth fluid-soundfont-gm tzdata
 
 .PHONY: install serve test lint format clean
 

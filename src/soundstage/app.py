@@ -42,6 +42,7 @@ from soundstage.speech.stt import endpoints as stt_endpoints
 from soundstage.speech.tts import endpoints as tts_endpoints
 from soundstage.speech.voice_changer import endpoints as voice_changer_endpoints
 from soundstage.storage import endpoints as storage_endpoints
+from soundstage.studios import endpoints as studios_endpoints
 from soundstage.voices import endpoints as voices_endpoints
 from soundstage.webhooks import endpoints as webhooks_endpoints
 
@@ -82,6 +83,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(voice_changer_endpoints.router)
     api.include_router(daw_endpoints.router)
     api.include_router(music_endpoints.router)
+    api.include_router(studios_endpoints.router)
     app.include_router(api)
     app.include_router(storage_endpoints.public_router)
     app.include_router(voices_endpoints.public_router)

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
-from typing import Any
+from typing import Any, BinaryIO, NoReturn
 
 import click
 from sqlalchemy.orm import Session
@@ -23,6 +23,14 @@ from soundstage.core.db import Database
 from soundstage.core.errors import AppError
 from soundstage.core.migrate import upgrade_database
 from soundstage.credits import service as credits
+from soundstage.studios.demo import load_demo_studios
+from soundstage.studios.errors import CatalogInvalid
+from soundstage.studios.importer import (
+    MAX_PROBLEMS_SHOWN,
+    StudioCounts,
+    parse_catalog,
+    upsert_studios,
+)
 from soundstage.voices.demo import load_demo_catalog
 
 json_option = click.option(
@@ -42,6 +50,8 @@ def unit_of_work() -> Iterator[Session]:
     try:
         with db.session() as session:
             yield session
+    except CatalogInvalid:
+        raise  # its command lists the problems
     except AppError as exc:
         raise click.ClickException(exc.message) from exc
     finally:
@@ -231,23 +241,57 @@ def buyers_verify(account_id: str, environment: str, as_json: bool) -> None:
 
 @main.group("catalog")
 def catalog_group() -> None:
-    """The voice catalog: platform data, the same for every account and environment."""
+    """The voice and studio catalogs: platform data, the same for every account and
+    environment."""
 
 
 @catalog_group.command("load-demo")
 @json_option
 def catalog_load_demo(as_json: bool) -> None:
-    """Load the demo voices of the engines installed here, each with its creator. Running it
-    again creates or updates only what changed; voice ids never change."""
+    """Load the demo voices of the engines installed here, each with its creator, and the
+    demo studios. Running it again creates or updates only what changed; ids never change."""
     with unit_of_work() as session:
         counts = load_demo_catalog(session)
+        studios = load_demo_studios(session)
     emit(
         as_json,
-        asdict(counts),
+        asdict(counts) | asdict(studios),
         f"creators: {counts.creators_created} created, {counts.creators_updated} updated, "
         f"{counts.creators_unchanged} unchanged; voices: {counts.voices_created} created, "
-        f"{counts.voices_updated} updated, {counts.voices_unchanged} unchanged",
+        f"{counts.voices_updated} updated, {counts.voices_unchanged} unchanged; "
+        + _studio_counts(studios),
     )
+
+
+@catalog_group.command("import-studios")
+@click.argument("file", type=click.File("rb"))
+@json_option
+def catalog_import_studios(file: BinaryIO, as_json: bool) -> None:
+    """Create or replace the studios of a JSON file (`{"studios": [...]}`, see the README),
+    all or nothing: any problem is listed and nothing is written."""
+    try:
+        specs = parse_catalog(file.read())
+        with unit_of_work() as session:
+            counts = upsert_studios(session, specs)
+    except CatalogInvalid as exc:
+        _fail_import(exc)
+    emit(as_json, asdict(counts), _studio_counts(counts))
+
+
+def _studio_counts(counts: StudioCounts) -> str:
+    return (
+        f"studios: {counts.studios_created} created, {counts.studios_updated} updated, "
+        f"{counts.studios_unchanged} unchanged"
+    )
+
+
+def _fail_import(error: CatalogInvalid) -> NoReturn:
+    shown = error.problems[:MAX_PROBLEMS_SHOWN]
+    lines = [error.message, *(f"  {problem}" for problem in shown)]
+    if len(error.problems) > len(shown):
+        lines.append(f"  ... and {len(error.problems) - len(shown)} more")
+    lines.append("Nothing was imported.")
+    raise click.ClickException("\n".join(lines))
 
 
 @main.command()

@@ -19,6 +19,7 @@ from soundstage.core.timeutil import utcnow
 from soundstage.models import Creator, Voice
 from soundstage.speech.engines.base import EngineVoice
 from soundstage.speech.engines.registry import all_voices
+from soundstage.studios.demo import DEMO_STUDIOS
 from soundstage.voices import service as voices
 from soundstage.voices.demo import build_demo_catalog, load_demo_catalog
 from soundstage.voices.errors import VoiceNotFound
@@ -338,6 +339,9 @@ def test_cli_loads_the_demo_catalog(settings: Settings, demo_catalog: CatalogCou
     )
     counts = json.loads(result.stdout)
     demo = len(all_voices())
+    # The same command loads the demo studios (tests/studios checks them).
+    studios = {k: counts.pop(k) for k in list(counts) if k.startswith("studios_")}
+    assert sum(studios.values()) == DEMO_STUDIOS
     assert counts == {
         "creators_created": 0,
         "creators_updated": 0,
@@ -351,5 +355,6 @@ def test_cli_loads_the_demo_catalog(settings: Settings, demo_catalog: CatalogCou
     ).stdout
     assert sentence.strip() == (
         f"creators: 0 created, 0 updated, {demo} unchanged; "
-        f"voices: 0 created, 0 updated, {demo} unchanged"
+        f"voices: 0 created, 0 updated, {demo} unchanged; "
+        f"studios: 0 created, 0 updated, {DEMO_STUDIOS} unchanged"
     )

@@ -11,6 +11,14 @@ from soundstage.models.credits import (
 from soundstage.models.idempotency import IdempotencyRecord
 from soundstage.models.jobs import Job
 from soundstage.models.media import MediaObject
+from soundstage.models.studios import (
+    Room,
+    RoomOccupancy,
+    Studio,
+    StudioBooking,
+    StudioClosure,
+    StudioHours,
+)
 from soundstage.models.voices import Voice
 from soundstage.models.webhooks import (
     Event,
@@ -34,6 +42,12 @@ __all__ = [
     "IdempotencyRecord",
     "Job",
     "MediaObject",
+    "Room",
+    "RoomOccupancy",
+    "Studio",
+    "StudioBooking",
+    "StudioClosure",
+    "StudioHours",
     "Voice",
     "WebhookDelivery",
     "WebhookDeliveryAttempt",
