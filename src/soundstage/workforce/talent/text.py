@@ -1,0 +1,86 @@
+"""What the search and filter indexes hold for a creator, derived from the profile: folded
+tokens for full-text search and `kind:value` tags for filters. Both databases are given the
+same folded tokens, so that SQLite's FTS5 and PostgreSQL's full-text search agree."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import pycountry
+
+from soundstage.models import Creator
+from soundstage.workforce.vocabulary import language_ranges
+
+_WORD = re.compile(r"[^\W_]+")
+MAX_QUERY_TERMS = 16
+
+
+def fold(text: str) -> str:
+    """Lower case, accents removed, words joined by single spaces: "Zoë's voice-over" ->
+    "zoe s voice over"."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return " ".join(_WORD.findall(stripped.lower()))
+
+
+def query_terms(text: str) -> list[str]:
+    """The words of a free-text query, folded like the index, at most MAX_QUERY_TERMS."""
+    return fold(text).split()[:MAX_QUERY_TERMS]
+
+
+def language_name(tag: str) -> str:
+    """English name of a tag's language (`en-GB` -> "English"), or "" when unknown."""
+    base = tag.split("-")[0].lower()
+    language = (
+        pycountry.languages.get(alpha_2=base)
+        if len(base) == 2
+        else pycountry.languages.get(alpha_3=base)
+    )
+    return str(language.name) if language is not None else ""
+
+
+def _words(values: Iterable[str | None]) -> str:
+    return " ".join(fold(v.replace("_", " ")) for v in values if v)
+
+
+@dataclass(frozen=True)
+class SearchText:
+    name_text: str
+    attributes_text: str
+    bio_text: str
+
+
+def search_text(creator: Creator) -> SearchText:
+    attributes = [
+        *creator.roles,
+        *creator.genres,
+        *(language_name(tag) for tag in creator.languages),
+        *creator.languages,
+        *creator.accents,
+        *creator.vocal_styles,
+        creator.gender,
+        creator.age_range,
+    ]
+    return SearchText(
+        name_text=fold(creator.display_name),
+        attributes_text=_words(attributes),
+        bio_text=fold(creator.bio),
+    )
+
+
+def tag(kind: str, value: str) -> str:
+    return f"{kind}:{fold(value) if kind in ('accent', 'style') else value.lower()}"
+
+
+def tags(creator: Creator) -> set[str]:
+    """The filter tags of a creator: roles, genres, every prefix of each language, accents
+    and vocal styles (the scalar attributes are filtered on their own columns)."""
+    found = {tag("role", r) for r in creator.roles}
+    found |= {tag("genre", g) for g in creator.genres}
+    found |= {tag("language", prefix) for t in creator.languages for prefix in language_ranges(t)}
+    found |= {tag("accent", a) for a in creator.accents if fold(a)}
+    found |= {tag("style", s) for s in creator.vocal_styles if fold(s)}
+    return found
