@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Final, Literal, get_args
 
+import pycountry
 from pydantic import AfterValidator, Field
 
 Role = Literal["voice_actor", "narrator", "host", "announcer"]
@@ -39,9 +40,18 @@ def canonical_tag(tag: str) -> str:
     return "-".join(parts)
 
 
+def language_name(tag: str) -> str | None:
+    """English name of a tag's ISO 639 language (`en-GB` -> "English"), None if unknown."""
+    primary = tag.split("-")[0].lower()
+    if len(primary) not in (2, 3):
+        return None
+    language = pycountry.languages.get(**{f"alpha_{len(primary)}": primary})
+    return str(language.name) if language is not None else None
+
+
 def _language_tag(value: str) -> str:
-    if not _LANGUAGE.match(value):
-        raise ValueError("must be a BCP-47 language tag such as `en` or `en-GB`")
+    if not _LANGUAGE.match(value) or language_name(value) is None:
+        raise ValueError("must be a BCP-47 tag of an ISO 639 language, such as `en` or `en-GB`")
     return canonical_tag(value)
 
 

@@ -4,6 +4,7 @@ listed, each with a signed URL and its license terms, only while the license run
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 
 from sqlalchemy.orm import Session
 
@@ -32,10 +33,10 @@ def grant(
                 environment=buyer.environment,
                 license_id=license_id,
                 demo_id=demo.id,
-                # Kept in the demos' order within one license: newest first lists demo 0 first.
-                created_at=now,
+                # Lists are newest first: demo 0 is stamped newest, so it is listed first.
+                created_at=now - timedelta(microseconds=position),
             )
-            for demo in granted
+            for position, demo in enumerate(granted)
         ],
     )
 

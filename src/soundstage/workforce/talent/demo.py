@@ -25,8 +25,7 @@ from soundstage.voices import previews
 from soundstage.voices import service as voices
 from soundstage.workforce.talent import repository
 from soundstage.workforce.talent.catalog import DemoIn, TalentCounts, TalentIn, upsert_talent
-from soundstage.workforce.talent.text import language_name
-from soundstage.workforce.vocabulary import AGE_RANGES, GENRES, ROLES
+from soundstage.workforce.vocabulary import AGE_RANGES, GENRES, ROLES, language_name
 
 GENERATED_TALENTS: Final = 370
 SEED: Final = 8

@@ -9,10 +9,8 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import pycountry
-
 from soundstage.models import Creator
-from soundstage.workforce.vocabulary import language_ranges
+from soundstage.workforce.vocabulary import language_name, language_ranges
 
 _WORD = re.compile(r"[^\W_]+")
 MAX_QUERY_TERMS = 16
@@ -31,17 +29,6 @@ def query_terms(text: str) -> list[str]:
     return fold(text).split()[:MAX_QUERY_TERMS]
 
 
-def language_name(tag: str) -> str:
-    """English name of a tag's language (`en-GB` -> "English"), or "" when unknown."""
-    base = tag.split("-")[0].lower()
-    language = (
-        pycountry.languages.get(alpha_2=base)
-        if len(base) == 2
-        else pycountry.languages.get(alpha_3=base)
-    )
-    return str(language.name) if language is not None else ""
-
-
 def _words(values: Iterable[str | None]) -> str:
     return " ".join(fold(v.replace("_", " ")) for v in values if v)
 
@@ -57,7 +44,7 @@ def search_text(creator: Creator) -> SearchText:
     attributes = [
         *creator.roles,
         *creator.genres,
-        *(language_name(tag) for tag in creator.languages),
+        *(language_name(tag) or "" for tag in creator.languages),
         *creator.languages,
         *creator.accents,
         *creator.vocal_styles,
