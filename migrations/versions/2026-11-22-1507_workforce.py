@@ -70,6 +70,7 @@ def upgrade() -> None:
         sa.Column("name_text", sa.Text(), nullable=False),
         sa.Column("attributes_text", sa.Text(), nullable=False),
         sa.Column("bio_text", sa.Text(), nullable=False),
+        sa.Column("tags_text", sa.Text(), nullable=False),
         sa.ForeignKeyConstraint(
             ["creator_id"],
             ["creator.id"],
@@ -308,31 +309,33 @@ def downgrade() -> None:
 # folded (lower case, no accents), so the plain unicode61 tokenizer sees what PostgreSQL sees.
 SQLITE_FTS = (
     """CREATE VIRTUAL TABLE creator_fts USING fts5(
-        name_text, attributes_text, bio_text,
+        name_text, attributes_text, bio_text, tags_text,
         content='creator_search', content_rowid='id', tokenize='unicode61'
     )""",
     """CREATE TRIGGER creator_search_ai AFTER INSERT ON creator_search BEGIN
-        INSERT INTO creator_fts(rowid, name_text, attributes_text, bio_text)
-        VALUES (new.id, new.name_text, new.attributes_text, new.bio_text);
+        INSERT INTO creator_fts(rowid, name_text, attributes_text, bio_text, tags_text)
+        VALUES (new.id, new.name_text, new.attributes_text, new.bio_text, new.tags_text);
     END""",
     """CREATE TRIGGER creator_search_ad AFTER DELETE ON creator_search BEGIN
-        INSERT INTO creator_fts(creator_fts, rowid, name_text, attributes_text, bio_text)
-        VALUES ('delete', old.id, old.name_text, old.attributes_text, old.bio_text);
+        INSERT INTO creator_fts(creator_fts, rowid, name_text, attributes_text, bio_text, tags_text)
+        VALUES ('delete', old.id, old.name_text, old.attributes_text, old.bio_text, old.tags_text);
     END""",
     """CREATE TRIGGER creator_search_au AFTER UPDATE ON creator_search BEGIN
-        INSERT INTO creator_fts(creator_fts, rowid, name_text, attributes_text, bio_text)
-        VALUES ('delete', old.id, old.name_text, old.attributes_text, old.bio_text);
-        INSERT INTO creator_fts(rowid, name_text, attributes_text, bio_text)
-        VALUES (new.id, new.name_text, new.attributes_text, new.bio_text);
+        INSERT INTO creator_fts(creator_fts, rowid, name_text, attributes_text, bio_text, tags_text)
+        VALUES ('delete', old.id, old.name_text, old.attributes_text, old.bio_text, old.tags_text);
+        INSERT INTO creator_fts(rowid, name_text, attributes_text, bio_text, tags_text)
+        VALUES (new.id, new.name_text, new.attributes_text, new.bio_text, new.tags_text);
     END""",
 )
-# PostgreSQL: a generated tsvector (names weigh most, then attributes, then the bio) and a GIN
-# index. 'simple': no stemming and no stop words, like the SQLite side.
+# PostgreSQL: a generated tsvector (names weigh most, then attributes, then the bio; the tag
+# words, class C, are given no weight by the query) and a GIN index. 'simple': no stemming and
+# no stop words, like the SQLite side.
 POSTGRES_FTS = (
     """ALTER TABLE creator_search ADD COLUMN document tsvector GENERATED ALWAYS AS (
         setweight(to_tsvector('simple'::regconfig, name_text), 'A')
         || setweight(to_tsvector('simple'::regconfig, attributes_text), 'B')
         || setweight(to_tsvector('simple'::regconfig, bio_text), 'D')
+        || setweight(to_tsvector('simple'::regconfig, tags_text), 'C')
     ) STORED""",
     "CREATE INDEX ix_creator_search_document ON creator_search USING gin (document)",
 )

@@ -268,8 +268,12 @@ def catalog_import_talent(file: Path, as_json: bool) -> None:
     """Create or update talent profiles from a JSON file ({"talent": [...]}, format in the
     README), by creator id. The whole file is checked first: any invalid profile, unknown
     voice or unknown account imports nothing."""
+    try:  # parsed before the transaction: no lock is held while a large file is read
+        profiles = talent_catalog.parse_file(file)
+    except AppError as exc:
+        raise click.ClickException(exc.message) from exc
     with unit_of_work() as session:
-        counts = talent_catalog.import_file(session, file)
+        counts = talent_catalog.import_profiles(session, profiles)
     emit(as_json, asdict(counts), f"talent: {_talent_sentence(counts)}")
 
 

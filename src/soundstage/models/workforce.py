@@ -111,6 +111,9 @@ class CreatorSearch(Base):
     # Roles, genres, languages, accents, vocal styles, gender and age range.
     attributes_text: Mapped[str] = mapped_column(Text)
     bio_text: Mapped[str] = mapped_column(Text)
+    # The filter tags as opaque words (text.tag_token): the index answers filters too, and
+    # they weigh nothing in the ranking.
+    tags_text: Mapped[str] = mapped_column(Text)
 
 
 class TalentDemo(Timestamped, Base):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Annotated, Final, Literal, get_args
 
@@ -40,6 +41,7 @@ def canonical_tag(tag: str) -> str:
     return "-".join(parts)
 
 
+@functools.lru_cache(maxsize=4096)
 def language_name(tag: str) -> str | None:
     """English name of a tag's ISO 639 language (`en-GB` -> "English"), None if unknown."""
     primary = tag.split("-")[0].lower()

@@ -150,7 +150,12 @@ def check_references(session: Session, profiles: Sequence[TalentIn]) -> None:
 
 def import_file(session: Session, path: Path) -> TalentCounts:
     """Validate the whole file, then write it; any problem writes nothing."""
-    profiles = parse_file(path)
+    return import_profiles(session, parse_file(path))
+
+
+def import_profiles(session: Session, profiles: Sequence[TalentIn]) -> TalentCounts:
+    """Profiles parsed by parse_file (before the transaction, which on SQLite holds the
+    write lock from its first statement to its commit)."""
     check_references(session, profiles)
     return upsert_talent(session, profiles)
 

@@ -110,14 +110,21 @@ def build_demo_talent(session: Session) -> list[TalentIn]:
     owners = repository.creators_by_id(session, (v.creator_id for v in catalog))
     profiles = [_voice_owner(owners[v.creator_id], v) for v in _one_voice_per_creator(catalog)]
     taken = {p.creator_id for p in profiles}
+    return profiles + generate_talent(catalog, GENERATED_TALENTS, taken=taken)
+
+
+def generate_talent(
+    catalog: Sequence[Voice], count: int, *, seed: int = SEED, taken: set[str] | None = None
+) -> list[TalentIn]:
+    """`count` generated talents speaking the catalog's languages, with ids not in `taken`
+    (the same seed and catalog give the same talents; the benchmark asks for 100,000)."""
     spoken = {v.language.split("-")[0].lower() for v in catalog}
     languages = {tag: w for tag, w in _LANGUAGES.items() if tag.split("-")[0].lower() in spoken}
-    rng = random.Random(SEED)  # noqa: S311 - reproducible demo data, not secrets
-    for _ in range(GENERATED_TALENTS if languages else 0):
-        profile = _generated(rng, catalog, languages, taken)
-        taken.add(profile.creator_id)
-        profiles.append(profile)
-    return profiles
+    if not languages:
+        return []
+    rng = random.Random(seed)  # noqa: S311 - reproducible demo data, not secrets
+    ids = _Ids(taken or set())
+    return [_generated(rng, catalog, languages, ids) for _ in range(count)]
 
 
 def _one_voice_per_creator(catalog: Sequence[Voice]) -> list[Voice]:
@@ -147,7 +154,7 @@ def _voice_owner(creator: Creator, voice: Voice) -> TalentIn:
 
 
 def _generated(
-    rng: random.Random, catalog: Sequence[Voice], weights: dict[str, int], taken: set[str]
+    rng: random.Random, catalog: Sequence[Voice], weights: dict[str, int], ids: _Ids
 ) -> TalentIn:
     language = rng.choices(list(weights), weights=list(weights.values()))[0]
     base = language.split("-")[0]
@@ -170,7 +177,7 @@ def _generated(
     )
     return _profile(
         rng,
-        creator_id=_free_id(f"{first} {last}", taken),
+        creator_id=ids.allocate(f"{first} {last}"),
         display_name=f"{first} {last}",
         bio=bio,
         gender=gender,
@@ -268,10 +275,20 @@ def _stand_in(catalog: Sequence[Voice], language: str, gender: str, rng: random.
     return rng.choice([v for v in speakers if v.gender == gender] or speakers)
 
 
-def _free_id(name: str, taken: set[str]) -> str:
-    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
-    slug = re.sub(r"[^a-z0-9]+", "_", ascii_name.lower()).strip("_")[:30]
-    candidate, number = f"cr_{slug}", 2
-    while candidate in taken:
-        candidate, number = f"cr_{slug}_{number}", number + 1
-    return candidate
+class _Ids:
+    """Readable creator ids from names (`cr_amelia_hart`), numbered from 2 when taken."""
+
+    def __init__(self, taken: set[str]) -> None:
+        self.taken = set(taken)
+        self.next_number: dict[str, int] = {}
+
+    def allocate(self, name: str) -> str:
+        ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+        slug = "cr_" + re.sub(r"[^a-z0-9]+", "_", ascii_name.lower()).strip("_")[:30]
+        candidate = slug
+        while candidate in self.taken:
+            number = self.next_number.get(slug, 2)
+            self.next_number[slug] = number + 1
+            candidate = f"{slug}_{number}"
+        self.taken.add(candidate)
+        return candidate

@@ -34,12 +34,14 @@ from soundstage.models import (
     TalentDemo,
 )
 from soundstage.models.workforce import FTS_TABLE
-from soundstage.workforce.talent.text import SearchText, search_text, tag, tags
+from soundstage.workforce.talent.text import SearchText, search_text, tag, tag_token, tags
 
 # Column weights of relevance: a match in the name counts most, then in the attributes
-# (roles, genres, languages, accents, styles), then in the bio. FTS5's bm25 takes them per
-# column; PostgreSQL's setweight classes A, B, D carry ts_rank's default 1.0, 0.4, 0.1.
-BM25_WEIGHTS = (10.0, 4.0, 1.0)
+# (roles, genres, languages, accents, styles), then in the bio; the tag words count nothing.
+# FTS5's bm25 takes them per column; PostgreSQL's ts_rank per weight class {D, C, B, A}: the
+# bio is D, the tags C, the attributes B, the name A.
+BM25_WEIGHTS = (10.0, 4.0, 1.0, 0.0)
+TS_RANK_WEIGHTS = "'{0.1, 0.0, 0.4, 1.0}'::float4[]"
 _fts = table(FTS_TABLE, column("rowid"))
 _document: ColumnElement[Any] = literal_column("creator_search.document")
 
@@ -64,6 +66,14 @@ class TalentFilters:
             ("accent", self.accent),
         ]
         return [tag(kind, value) for kind, value in wanted if value is not None]
+
+    def tokens(self) -> list[str]:
+        """Every filter as a word of the full-text index (text.search_tags)."""
+        scalar = [("gender", self.gender), ("age_range", self.age_range)]
+        found = self.tags() + [tag(kind, v) for kind, v in scalar if v is not None]
+        if self.verified:
+            found.append(tag("verified", "true"))
+        return [tag_token(t) for t in found]
 
 
 def _has_tag(value: str) -> ColumnElement[bool]:
@@ -101,31 +111,45 @@ def search_statement(
     dialect: str, terms: Sequence[str], filters: TalentFilters, limit: int, offset: int
 ) -> Select[Any]:
     """(creator_id, score) of the creators matching every term and the filters, best first
-    (ties by id). Terms are folded words (text.query_terms), so neither FTS5's query syntax
-    nor tsquery's can be injected."""
-    score: ColumnElement[float]
+    (ties in catalog order). The filters are tag words in the same full-text index, so the
+    index intersects them with the terms and no row is read before the page is chosen. Terms
+    are folded words (text.query_terms) and tags hex words: neither FTS5's query syntax nor
+    tsquery's can be injected."""
+    words = [*terms, *filters.tokens()]
     if dialect == "sqlite":
-        score = -func.bm25(literal_column(FTS_TABLE), *BM25_WEIGHTS)
-        match = " ".join(f'"{term}"' for term in terms)
-        stmt = (
-            select(CreatorSearch.creator_id, score.label("score"))
-            .select_from(_fts)
-            .join(CreatorSearch, CreatorSearch.id == _fts.c.rowid)
-            .where(literal_column(FTS_TABLE).op("MATCH")(bindparam("match", match)))
+        ranked = (
+            select(
+                _fts.c.rowid.label("rowid"),
+                (-func.bm25(literal_column(FTS_TABLE), *BM25_WEIGHTS)).label("score"),
+            )
+            .where(
+                literal_column(FTS_TABLE).op("MATCH")(
+                    bindparam("match", " ".join(f'"{word}"' for word in words))
+                )
+            )
+            .order_by(literal_column("score").desc(), _fts.c.rowid)
+            .limit(limit)
+            .offset(offset)
+            .subquery("ranked")
         )
-    elif dialect == "postgresql":
+        return (
+            select(CreatorSearch.creator_id, ranked.c.score)
+            .join(ranked, ranked.c.rowid == CreatorSearch.id)
+            .order_by(ranked.c.score.desc(), ranked.c.rowid)
+        )
+    if dialect == "postgresql":
         query = func.plainto_tsquery(
-            literal_column("'simple'::regconfig"), bindparam("terms", " ".join(terms))
+            literal_column("'simple'::regconfig"), bindparam("words", " ".join(words))
         )
-        score = func.ts_rank(_document, query, type_=Float)
-        stmt = select(CreatorSearch.creator_id, score.label("score")).where(
-            _document.op("@@")(query)
+        score = func.ts_rank(literal_column(TS_RANK_WEIGHTS), _document, query, type_=Float)
+        return (
+            select(CreatorSearch.creator_id, score.label("score"))
+            .where(_document.op("@@")(query))
+            .order_by(literal_column("score").desc(), CreatorSearch.id)
+            .limit(limit)
+            .offset(offset)
         )
-    else:
-        raise NotImplementedError(f"full-text search on {dialect}")
-    stmt = stmt.join(Creator, Creator.id == CreatorSearch.creator_id)
-    ranked = _filtered(stmt, filters).order_by(literal_column("score").desc(), Creator.id)
-    return ranked.limit(limit).offset(offset)
+    raise NotImplementedError(f"full-text search on {dialect}")
 
 
 def search(
@@ -172,9 +196,10 @@ def demos_by_id(session: Session, demo_ids: Iterable[str]) -> dict[str, TalentDe
 
 
 def insert_rows(session: Session, model: type[Any], rows: Sequence[Mapping[str, Any]]) -> None:
-    """Bulk insert (one executemany): the catalog loads hundreds of thousands of rows."""
+    """Bulk insert (one Core executemany, no ORM bookkeeping): the catalog loads hundreds of
+    thousands of rows."""
     if rows:
-        session.execute(insert(model), list(rows))
+        session.execute(insert(model.__table__), list(rows))
 
 
 def add(session: Session, row: Any) -> None:
@@ -249,14 +274,10 @@ def reindex(session: Session, creator: Creator) -> None:
     ).first()
     if current is None:
         insert_rows(session, CreatorSearch, [{"creator_id": creator.id, **vars(text)}])
-    elif (current.name_text, current.attributes_text, current.bio_text) != (
-        text.name_text,
-        text.attributes_text,
-        text.bio_text,
-    ):
-        current.name_text = text.name_text
-        current.attributes_text = text.attributes_text
-        current.bio_text = text.bio_text
+    else:
+        for name, value in vars(text).items():
+            if getattr(current, name) != value:
+                setattr(current, name, value)
     session.flush()
 
 

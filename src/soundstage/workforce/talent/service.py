@@ -16,7 +16,7 @@ from soundstage.models import Creator, TalentDemo
 from soundstage.voices import service as voices
 from soundstage.workforce.errors import CreatorNotFound
 from soundstage.workforce.talent import demos, repository
-from soundstage.workforce.talent.repository import Match, TalentFilters
+from soundstage.workforce.talent.repository import TalentFilters
 from soundstage.workforce.talent.schemas import (
     CreatorOut,
     DemoOut,
@@ -167,25 +167,9 @@ def set_owner(session: Session, creator_id: str, account_id: str | None) -> Crea
     return creator
 
 
-def best_matches(
-    session: Session,
-    *,
-    languages: Sequence[str],
-    usage_type: str,
-    budget_cents: int,
-    roles: Sequence[str],
-    genres: Sequence[str],
-    limit: int,
-) -> list[Match]:
-    return repository.best_matches(
-        session,
-        languages=languages,
-        usage_type=usage_type,
-        budget_cents=budget_cents,
-        roles=roles,
-        genres=genres,
-        limit=limit,
-    )
+# Campaign matching: creators who speak one of the brief's languages and offer its usage
+# within budget, scored by shared roles and genres (see the repository).
+best_matches = repository.best_matches
 
 
 def demos_of(session: Session, creator_id: str) -> list[TalentDemo]:

@@ -4,6 +4,8 @@ same folded tokens, so that SQLite's FTS5 and PostgreSQL's full-text search agre
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -19,9 +21,23 @@ MAX_QUERY_TERMS = 16
 def fold(text: str) -> str:
     """Lower case, accents removed, words joined by single spaces: "Zoë's voice-over" ->
     "zoe s voice over"."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return " ".join(_WORD.findall(stripped.lower()))
+    # Attributes repeat across a catalog (styles, accents, roles): fold each once.
+    return _fold_short(text) if len(text) <= _SHORT else _fold(text)
+
+
+_SHORT = 100
+
+
+@functools.lru_cache(maxsize=65_536)
+def _fold_short(text: str) -> str:
+    return _fold(text)
+
+
+def _fold(text: str) -> str:
+    if not text.isascii():
+        decomposed = unicodedata.normalize("NFKD", text)
+        text = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return " ".join(_WORD.findall(text.lower()))
 
 
 def query_terms(text: str) -> list[str]:
@@ -38,6 +54,8 @@ class SearchText:
     name_text: str
     attributes_text: str
     bio_text: str
+    # The filter tags as opaque words, so that the full-text index answers the filters too.
+    tags_text: str
 
 
 def search_text(creator: Creator) -> SearchText:
@@ -55,6 +73,7 @@ def search_text(creator: Creator) -> SearchText:
         name_text=fold(creator.display_name),
         attributes_text=_words(attributes),
         bio_text=fold(creator.bio),
+        tags_text=" ".join(sorted(tag_token(t) for t in search_tags(creator))),
     )
 
 
@@ -71,3 +90,22 @@ def tags(creator: Creator) -> set[str]:
     found |= {tag("accent", a) for a in creator.accents if fold(a)}
     found |= {tag("style", s) for s in creator.vocal_styles if fold(s)}
     return found
+
+
+def search_tags(creator: Creator) -> set[str]:
+    """The tags, and the scalar attributes as tags, for the full-text index."""
+    found = tags(creator)
+    if creator.gender:
+        found.add(tag("gender", creator.gender))
+    if creator.age_range:
+        found.add(tag("age_range", creator.age_range))
+    if creator.verified:
+        found.add(tag("verified", "true"))
+    return found
+
+
+@functools.lru_cache(maxsize=65_536)
+def tag_token(value: str) -> str:
+    """A tag as one word that no text holds and both tokenizers keep whole (letters and digits
+    only): `genre:gaming` -> "tg" + 20 hex digits."""
+    return "tg" + hashlib.sha256(value.encode()).hexdigest()[:20]
