@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -160,6 +161,7 @@ def main() -> None:
                 start = time.perf_counter()
                 sql(q, filters)
                 bare_times.append(time.perf_counter() - start)
+    shutil.rmtree(data_dir, ignore_errors=True)  # hundreds of MB
     database = "PostgreSQL" if args.database_url else "SQLite"
     n = len(service_times)
     print(
