@@ -99,6 +99,12 @@ def speak_to_file(engine_name: str, engine_voice: str, text: str, path: Path) ->
     partial.replace(path)
 
 
+def wait_seconds(settings: Settings, longest: float) -> float:
+    """How long a request waits for a worker's file: `longest`, or less when synchronous
+    requests are configured to wait less (a deployment, or tests without workers)."""
+    return min(longest, settings.jobs.sync_timeout_seconds)
+
+
 async def wait_for_file(path: Path, seconds: float) -> bool:
     """Whether `path` exists within `seconds` (a worker is rendering it)."""
     deadline = time.monotonic() + seconds

@@ -82,10 +82,12 @@ async def preview_file(db: Database, settings: Settings, voice_id: str) -> Path:
     if path.exists():
         return path
     get_queue(settings).enqueue_preview(voice_id)
-    if await previews.wait_for_file(path, PREVIEW_WAIT_SECONDS):
+    if await previews.wait_for_file(path, previews.wait_seconds(settings, PREVIEW_WAIT_SECONDS)):
         return path
     raise ServiceUnavailable(
-        "The preview is being generated; try again in a few seconds.", param="voice_id"
+        "The preview is being generated; try again in a few seconds.",
+        param="voice_id",
+        headers={"Retry-After": "5"},
     )
 
 

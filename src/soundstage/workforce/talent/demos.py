@@ -89,7 +89,7 @@ async def demo_file(
     if path.exists():
         return path
     get_queue(settings).enqueue_demo(demo_id)
-    if await previews.wait_for_file(path, RENDER_WAIT_SECONDS):
+    if await previews.wait_for_file(path, previews.wait_seconds(settings, RENDER_WAIT_SECONDS)):
         return path
     raise ServiceUnavailable(
         "The demo is being rendered; try again in a few seconds.", headers={"Retry-After": "5"}
