@@ -5,6 +5,7 @@ URLs, rendered by a real worker and decoded."""
 from __future__ import annotations
 
 import subprocess
+import time
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -113,9 +114,16 @@ def test_each_running_license_lists_its_own_media(
         assert {m["creator_id"] for m in media(client, buyer)} == {second}
 
 
-def fetch(client: TestClient, url: str) -> Any:
+def fetch(client: TestClient, url: str, patience_seconds: float = 180) -> Any:
+    """GET a signed URL as a client would: a 503 (a worker is still rendering; it may have a
+    queue of other files first) is retried after its Retry-After."""
     parts = urlsplit(url)
-    return client.get(f"{parts.path}?{parts.query}")
+    deadline = time.monotonic() + patience_seconds
+    while True:
+        response = client.get(f"{parts.path}?{parts.query}")
+        if response.status_code != 503 or time.monotonic() > deadline:
+            return response
+        time.sleep(float(response.headers["Retry-After"]))
 
 
 @pytest.mark.slow

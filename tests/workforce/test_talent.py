@@ -13,6 +13,7 @@ from sqlalchemy import func, select, text
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
+from soundstage.core.timeutil import utcnow
 from soundstage.models import Creator, CreatorSearch, Voice
 from soundstage.workforce.talent.catalog import TalentCounts, upsert_talent
 from soundstage.workforce.talent.demo import build_demo_talent, load_demo_talent
@@ -39,7 +40,7 @@ def test_the_demo_catalog_is_hundreds_of_talents_with_every_voice_owner(
         demo = build_demo_talent(session)
         assert len(demo) >= 300
         assert build_demo_talent(session) == demo  # deterministic
-        owners = set(session.scalars(select(Voice.creator_id)))
+        owners = set(session.scalars(select(Voice.creator_id).where(Voice.is_active.is_(True))))
         profiled = {p.creator_id for p in demo}
         assert owners <= profiled
         for creator in session.scalars(select(Creator).where(Creator.id.in_(owners))):
@@ -358,3 +359,32 @@ def test_the_index_follows_a_changed_profile(
     assert ids_of(search(client, buyer, f"q={before}")) == []
     assert ids_of(search(client, buyer, f"q={after}&role=host")) == [changed.creator_id]
     assert ids_of(search(client, buyer, f"q={after}&role=voice_actor")) == []
+
+
+def test_creators_written_by_anyone_are_indexed(
+    client: TestClient, db: Database, buyer: Customer
+) -> None:
+    """The voice catalog (or an operator) writes creators through the ORM, not the talent
+    import: the index follows them all the same."""
+    word, later = unique_word(), unique_word()
+    creator_id = f"cr_test_{word}"
+    with db.session() as session:
+        session.add(
+            Creator(
+                id=creator_id,
+                display_name=f"Orm {word}",
+                languages=["pt-BR"],
+                gender="female",
+                created_at=utcnow(),
+            )
+        )
+    assert ids_of(search(client, buyer, f"q={word}&language=pt&gender=female")) == [creator_id]
+    found = every_page(client, buyer, "/api/v1/workforce/discover?language=pt-BR")
+    assert creator_id in [c["creator_id"] for c in found]
+    with db.session() as session:
+        creator = session.get(Creator, creator_id)
+        assert creator is not None
+        creator.bio = f"Now known for {later}."
+        creator.languages = ["de-DE"]
+    assert ids_of(search(client, buyer, f"q={later}&language=de")) == [creator_id]
+    assert ids_of(search(client, buyer, f"q={word}&language=pt")) == []

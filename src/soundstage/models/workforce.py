@@ -22,8 +22,9 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    event,
 )
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, Session, UOWTransaction, mapped_column
 
 from soundstage.models.base import UNMANAGED_NAMES, Base, CustomerOwned, Timestamped
 
@@ -203,3 +204,22 @@ class LicensedMedia(CustomerOwned, Timestamped, Base):
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     license_id: Mapped[str] = mapped_column(ForeignKey("license.id"), index=True)
     demo_id: Mapped[str] = mapped_column(ForeignKey("talent_demo.id"))
+
+
+@event.listens_for(Session, "after_flush")
+def _index_changed_creators(session: Session, _flush: UOWTransaction) -> None:
+    """Keep the search rows and filter tags of creators in step with their profiles, however
+    a creator is written through the ORM (the voice catalog, a talent import, an operator):
+    after the flush that writes it, in the same transaction. Bulk imports index their rows
+    themselves (workforce/talent/repository.insert_index)."""
+    changed = [
+        obj
+        for obj in (*session.new, *session.dirty)
+        if isinstance(obj, Creator) and (obj in session.new or session.is_modified(obj))
+    ]
+    if changed:
+        # The derived rows have one writer, the talent repository (imported here, lazily,
+        # because models are imported before any feature).
+        from soundstage.workforce.talent import repository
+
+        repository.reindex(session.connection(), changed)

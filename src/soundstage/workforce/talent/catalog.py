@@ -287,8 +287,7 @@ def _update(session: Session, creator: Creator, profile: TalentIn, now: datetime
     if current != wanted:
         repository.replace_demos(session, creator.id, wanted)
         changed = True
-    if changed:
-        repository.reindex(session, creator)
+    # A changed profile is re-indexed when it is flushed (models/workforce.py).
     return changed
 
 

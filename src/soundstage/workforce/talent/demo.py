@@ -24,7 +24,13 @@ from soundstage.models import Creator, Voice
 from soundstage.voices import previews
 from soundstage.voices import service as voices
 from soundstage.workforce.talent import repository
-from soundstage.workforce.talent.catalog import DemoIn, TalentCounts, TalentIn, upsert_talent
+from soundstage.workforce.talent.catalog import (
+    DemoIn,
+    TalentCounts,
+    TalentIn,
+    index_unindexed,
+    upsert_talent,
+)
 from soundstage.workforce.vocabulary import AGE_RANGES, GENRES, ROLES, language_name
 
 GENERATED_TALENTS: Final = 370
@@ -102,7 +108,11 @@ _PRONOUNS: Final = {"female": "She", "male": "He", "non_binary": "They"}
 def load_demo_talent(session: Session) -> TalentCounts:
     """The talent catalog, on top of the voice catalog (load_demo_catalog first); flushes, the
     caller commits."""
-    return upsert_talent(session, build_demo_talent(session))
+    counts = upsert_talent(session, build_demo_talent(session))
+    # Creators made before the search index existed (the voice catalog, before this
+    # migration) have no search rows until they change: give them theirs now.
+    index_unindexed(session)
+    return counts
 
 
 def build_demo_talent(session: Session) -> list[TalentIn]:

@@ -22,7 +22,9 @@ from sqlalchemy import (
     literal_column,
     select,
     table,
+    update,
 )
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from soundstage.models import (
@@ -263,22 +265,24 @@ def insert_index(session: Session, creators: Sequence[Creator]) -> None:
     insert_rows(session, CreatorSearch, search_rows)
 
 
-def reindex(session: Session, creator: Creator) -> None:
-    """Rewrite a creator's tags and search row from its profile (after an update)."""
-    session.flush()
-    rows, text = index_rows(creator)
-    session.execute(delete(CreatorTag).where(CreatorTag.creator_id == creator.id))
-    insert_rows(session, CreatorTag, rows)
-    current = session.scalars(
-        select(CreatorSearch).where(CreatorSearch.creator_id == creator.id)
-    ).first()
-    if current is None:
-        insert_rows(session, CreatorSearch, [{"creator_id": creator.id, **vars(text)}])
-    else:
-        for name, value in vars(text).items():
-            if getattr(current, name) != value:
-                setattr(current, name, value)
-    session.flush()
+def reindex(connection: Connection, creators: Sequence[Creator]) -> None:
+    """Rewrite the tags and search rows of creators from their profiles, with Core statements
+    on the flushing connection (models/workforce.py calls it after every flush that creates or
+    changes a creator, whoever writes it: the voice catalog, an import, an operator)."""
+    ids = [c.id for c in creators]
+    tag_rows: list[dict[str, str]] = []
+    for creator in creators:
+        rows, text = index_rows(creator)
+        tag_rows.extend(rows)
+        values = vars(text)
+        updated = connection.execute(
+            update(CreatorSearch).where(CreatorSearch.creator_id == creator.id).values(**values)
+        )
+        if updated.rowcount == 0:
+            connection.execute(insert(CreatorSearch).values(creator_id=creator.id, **values))
+    connection.execute(delete(CreatorTag).where(CreatorTag.creator_id.in_(ids)))
+    if tag_rows:
+        connection.execute(insert(CreatorTag), tag_rows)
 
 
 def unindexed_creators(session: Session) -> list[Creator]:
