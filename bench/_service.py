@@ -24,9 +24,11 @@ def _free_port() -> int:
 
 
 @contextmanager
-def served(*, demo_catalog: bool = False, credits: int = 0) -> Iterator[tuple[httpx.Client, Path]]:
+def served(
+    *, demo_catalog: bool = False, credits: int = 0, database_url: str | None = None
+) -> Iterator[tuple[httpx.Client, Path]]:
     """The running service's client (authenticated) and its data directory; the server stops
-    on exit."""
+    on exit. SQLite in the data directory unless `database_url` names another database."""
     data_dir = Path(tempfile.mkdtemp())
     env = {
         **os.environ,
@@ -36,6 +38,8 @@ def served(*, demo_catalog: bool = False, credits: int = 0) -> Iterator[tuple[ht
     }
     for name in ("SOUNDSTAGE_DATABASE_URL", "SOUNDSTAGE_REDIS_URL"):
         env.pop(name, None)
+    if database_url:
+        env["SOUNDSTAGE_DATABASE_URL"] = database_url
     cli = [sys.executable, "-m", "soundstage.cli"]
     if demo_catalog:
         subprocess.run([*cli, "catalog", "load-demo"], env=env, check=True, capture_output=True)

@@ -8,6 +8,7 @@ from sqlalchemy.engine import Connection
 
 from soundstage.config import get_settings
 from soundstage.models import Base
+from soundstage.models.base import include_name
 
 config = context.config
 
@@ -16,6 +17,7 @@ def run_on(connection: Connection) -> None:
     context.configure(
         connection=connection,
         target_metadata=Base.metadata,
+        include_name=include_name,
         render_as_batch=connection.dialect.name == "sqlite",
     )
     with context.begin_transaction():

@@ -1,7 +1,7 @@
 """studios marketplace: catalog, bookings, occupied units
 
 Revision ID: e5a7c2d9b4f1
-Revises: c3d8e1f4a6b2
+Revises: e5a7c9d1b3f8
 Create Date: 2026-11-22 15:17:34.912612
 """
 
@@ -13,7 +13,7 @@ from alembic import op
 import soundstage.core.timeutil
 
 revision: str = "e5a7c2d9b4f1"
-down_revision: str | None = "c3d8e1f4a6b2"
+down_revision: str | None = "e5a7c9d1b3f8"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

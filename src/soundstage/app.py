@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse
 from soundstage import __version__
 from soundstage.accounts import endpoints as accounts_endpoints
 from soundstage.accounts import service as accounts
+from soundstage.agents import endpoints as agents_endpoints
 from soundstage.config import Settings, get_settings
 from soundstage.core import openapi
 from soundstage.core.db import Database
@@ -45,6 +46,10 @@ from soundstage.storage import endpoints as storage_endpoints
 from soundstage.studios import endpoints as studios_endpoints
 from soundstage.voices import endpoints as voices_endpoints
 from soundstage.webhooks import endpoints as webhooks_endpoints
+from soundstage.workforce.campaigns import endpoints as campaigns_endpoints
+from soundstage.workforce.licensing import endpoints as licensing_endpoints
+from soundstage.workforce.media import endpoints as licensed_media_endpoints
+from soundstage.workforce.talent import endpoints as talent_endpoints
 
 log = logging.getLogger("soundstage")
 
@@ -84,9 +89,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(daw_endpoints.router)
     api.include_router(music_endpoints.router)
     api.include_router(studios_endpoints.router)
+    api.include_router(talent_endpoints.router)
+    api.include_router(campaigns_endpoints.router)
+    api.include_router(licensing_endpoints.router)
+    api.include_router(licensed_media_endpoints.router)
+    api.include_router(agents_endpoints.router)
     app.include_router(api)
     app.include_router(storage_endpoints.public_router)
     app.include_router(voices_endpoints.public_router)
+    app.include_router(talent_endpoints.public_router)
 
     @app.get("/healthz", tags=["Operations"], include_in_schema=True)
     def healthz() -> dict[str, str]:

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
 
 import click
@@ -32,6 +33,9 @@ from soundstage.studios.importer import (
     upsert_studios,
 )
 from soundstage.voices.demo import load_demo_catalog
+from soundstage.workforce.talent import catalog as talent_catalog
+from soundstage.workforce.talent import service as talent
+from soundstage.workforce.talent.demo import load_demo_talent
 
 json_option = click.option(
     "--json", "as_json", is_flag=True, help="Print JSON instead of a sentence."
@@ -248,18 +252,59 @@ def catalog_group() -> None:
 @catalog_group.command("load-demo")
 @json_option
 def catalog_load_demo(as_json: bool) -> None:
-    """Load the demo voices of the engines installed here, each with its creator, and the
+    """Load the demo voices of the engines installed here, each with its creator, then the
+    demo talent catalog (full profiles for those creators and several hundred more) and the
     demo studios. Running it again creates or updates only what changed; ids never change."""
     with unit_of_work() as session:
         counts = load_demo_catalog(session)
+        talent_counts = load_demo_talent(session)
         studios = load_demo_studios(session)
     emit(
         as_json,
-        asdict(counts) | asdict(studios),
+        asdict(counts)
+        | {f"talent_{k}": v for k, v in asdict(talent_counts).items()}
+        | asdict(studios),
         f"creators: {counts.creators_created} created, {counts.creators_updated} updated, "
         f"{counts.creators_unchanged} unchanged; voices: {counts.voices_created} created, "
         f"{counts.voices_updated} updated, {counts.voices_unchanged} unchanged; "
-        + _studio_counts(studios),
+        f"talent: {_talent_sentence(talent_counts)}; " + _studio_counts(studios),
+    )
+
+
+def _talent_sentence(counts: talent_catalog.TalentCounts) -> str:
+    return f"{counts.created} created, {counts.updated} updated, {counts.unchanged} unchanged"
+
+
+@catalog_group.command("import-talent")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@json_option
+def catalog_import_talent(file: Path, as_json: bool) -> None:
+    """Create or update talent profiles from a JSON file ({"talent": [...]}, format in the
+    README), by creator id. The whole file is checked first: any invalid profile, unknown
+    voice or unknown account imports nothing."""
+    try:  # parsed before the transaction: no lock is held while a large file is read
+        profiles = talent_catalog.parse_file(file)
+    except AppError as exc:
+        raise click.ClickException(exc.message) from exc
+    with unit_of_work() as session:
+        counts = talent_catalog.import_profiles(session, profiles)
+    emit(as_json, asdict(counts), f"talent: {_talent_sentence(counts)}")
+
+
+@catalog_group.command("set-owner")
+@click.option("--creator", "creator_id", required=True)
+@click.option("--account", "account_id", required=True)
+@json_option
+def catalog_set_owner(creator_id: str, account_id: str, as_json: bool) -> None:
+    """Let an account speak for a creator: its keys see and answer the creator's license
+    requests (POST /api/v1/workforce/talent/licenses/{id}/accept or /decline)."""
+    with unit_of_work() as session:
+        accounts.get_account(session, account_id)
+        creator = talent.set_owner(session, creator_id, account_id)
+    emit(
+        as_json,
+        {"creator_id": creator.id, "account_id": account_id},
+        f"{account_id} now speaks for {creator.id} ({creator.display_name})",
     )
 
 

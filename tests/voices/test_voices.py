@@ -339,7 +339,10 @@ def test_cli_loads_the_demo_catalog(settings: Settings, demo_catalog: CatalogCou
     )
     counts = json.loads(result.stdout)
     demo = len(all_voices())
-    # The same command loads the demo studios (tests/studios checks them).
+    # The same command loads the talent catalog and the demo studios (tests/workforce and
+    # tests/studios check them).
+    talent = {k: counts.pop(k) for k in list(counts) if k.startswith("talent_")}
+    assert set(talent) == {"talent_created", "talent_updated", "talent_unchanged"}
     studios = {k: counts.pop(k) for k in list(counts) if k.startswith("studios_")}
     assert sum(studios.values()) == DEMO_STUDIOS
     assert counts == {
@@ -353,8 +356,8 @@ def test_cli_loads_the_demo_catalog(settings: Settings, demo_catalog: CatalogCou
     sentence = subprocess.run(
         command, env=env, cwd=REPO_ROOT, capture_output=True, text=True, check=True
     ).stdout
-    assert sentence.strip() == (
+    assert sentence.strip().startswith(
         f"creators: 0 created, 0 updated, {demo} unchanged; "
-        f"voices: 0 created, 0 updated, {demo} unchanged; "
-        f"studios: 0 created, 0 updated, {DEMO_STUDIOS} unchanged"
+        f"voices: 0 created, 0 updated, {demo} unchanged; talent: "
     )
+    assert sentence.strip().endswith(f"studios: 0 created, 0 updated, {DEMO_STUDIOS} unchanged")

@@ -14,8 +14,9 @@ log = logging.getLogger("soundstage.jobs")
 
 
 class JobQueue:
-    """Three tasks: run a job, deliver a webhook, render a voice preview. Each takes only an
-    id: the database is the source of truth, so a lost or repeated message is harmless."""
+    """Four tasks: run a job, deliver a webhook, render a voice preview or a talent demo. Each
+    takes only an id: the database is the source of truth, so a lost or repeated message is
+    harmless."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -36,9 +37,15 @@ class JobQueue:
 
             worker.render_preview(worker.environment(settings), voice_id)
 
+        def render_demo(demo_id: str) -> None:
+            from soundstage.jobs import worker
+
+            worker.render_demo(worker.environment(settings), demo_id)
+
         self._run_job = self.huey.task(name="soundstage.run_job")(run_job)
         self._deliver_webhook = self.huey.task(name="soundstage.deliver_webhook")(deliver_webhook)
         self._render_preview = self.huey.task(name="soundstage.render_preview")(render_preview)
+        self._render_demo = self.huey.task(name="soundstage.render_demo")(render_demo)
 
     def enqueue_job(self, job_id: str) -> None:
         self._run_job(job_id)
@@ -51,6 +58,9 @@ class JobQueue:
 
     def enqueue_preview(self, voice_id: str) -> None:
         self._render_preview(voice_id)
+
+    def enqueue_demo(self, demo_id: str) -> None:
+        self._render_demo(demo_id)
 
 
 def make_huey(settings: Settings) -> Huey:

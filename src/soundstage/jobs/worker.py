@@ -239,6 +239,15 @@ def render_preview(env: WorkerEnvironment, voice_id: str) -> None:
         log.warning("preview of voice %s failed: %s", voice_id, exc.message)
 
 
+def render_demo(env: WorkerEnvironment, demo_id: str) -> None:
+    from soundstage.workforce.talent import demos
+
+    try:
+        demos.render(env.db, env.settings, demo_id)
+    except AppError as exc:
+        log.warning("demo %s failed: %s", demo_id, exc.message)
+
+
 def sweep(env: WorkerEnvironment) -> int:
     """Re-queue jobs whose worker died (lease ran out) and queued jobs nobody took, and
     deliveries that are due. Repeated messages are harmless: claiming is conditional."""

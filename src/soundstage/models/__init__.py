@@ -1,6 +1,7 @@
 """SQLAlchemy tables, one module per table group; importing this registers them all."""
 
 from soundstage.models.accounts import Account, ApiKey, BuyerVerification
+from soundstage.models.agents import Agent
 from soundstage.models.base import Base
 from soundstage.models.credits import (
     CreditBalance,
@@ -26,14 +27,28 @@ from soundstage.models.webhooks import (
     WebhookDeliveryAttempt,
     WebhookEndpoint,
 )
-from soundstage.models.workforce import Creator
+from soundstage.models.workforce import (
+    Campaign,
+    Creator,
+    CreatorRate,
+    CreatorSearch,
+    CreatorTag,
+    License,
+    LicensedMedia,
+    TalentDemo,
+)
 
 __all__ = [
     "Account",
+    "Agent",
     "ApiKey",
     "Base",
     "BuyerVerification",
+    "Campaign",
     "Creator",
+    "CreatorRate",
+    "CreatorSearch",
+    "CreatorTag",
     "CreditBalance",
     "CreditEntry",
     "CreditReservation",
@@ -41,6 +56,8 @@ __all__ = [
     "Event",
     "IdempotencyRecord",
     "Job",
+    "License",
+    "LicensedMedia",
     "MediaObject",
     "Room",
     "RoomOccupancy",
@@ -48,6 +65,7 @@ __all__ = [
     "StudioBooking",
     "StudioClosure",
     "StudioHours",
+    "TalentDemo",
     "Voice",
     "WebhookDelivery",
     "WebhookDeliveryAttempt",

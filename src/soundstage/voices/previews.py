@@ -7,8 +7,10 @@ voice's engine settings or its sample text makes a new preview; the URL stays th
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
+import time
 from pathlib import Path
 from typing import Final
 
@@ -79,8 +81,15 @@ def render(db: Database, settings: Settings, voice_id: str) -> Path | None:
         engine_name, engine_voice, language = voice.engine, voice.engine_voice, voice.language
     if path.exists():
         return path
+    speak_to_file(engine_name, engine_voice, sample_text(language), path)
+    return path
+
+
+def speak_to_file(engine_name: str, engine_voice: str, text: str, path: Path) -> None:
+    """Worker side: `text` read by an engine voice, sentence by sentence, as an MP3 at `path`
+    (voice previews, talent demos)."""
     engine = get_engine(engine_name)
-    pieces = text_pieces.split(sample_text(language))
+    pieces = text_pieces.split(text)
     clips = [engine.synthesize(piece.text, engine_voice) for piece in pieces]
     audio = dsp.join(clips, [piece.pause_after_ms for piece in pieces])
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -88,4 +97,19 @@ def render(db: Database, settings: Settings, voice_id: str) -> Path | None:
     partial = path.with_name(f"{path.stem}.{os.getpid()}{FILE_SUFFIX}")
     encode(audio, partial, "mp3")
     partial.replace(path)
-    return path
+
+
+def wait_seconds(settings: Settings, longest: float) -> float:
+    """How long a request waits for a worker's file: `longest`, or less when synchronous
+    requests are configured to wait less (a deployment, or tests without workers)."""
+    return min(longest, settings.jobs.sync_timeout_seconds)
+
+
+async def wait_for_file(path: Path, seconds: float) -> bool:
+    """Whether `path` exists within `seconds` (a worker is rendering it)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+        if path.exists():
+            return True
+    return False

@@ -51,3 +51,25 @@ def voice_ids_by_engine_voice(session: Session) -> dict[tuple[str, str], str]:
     """Every voice's id (active or not) by its (engine, engine_voice)."""
     rows = session.execute(select(Voice.engine, Voice.engine_voice, Voice.id))
     return {(engine, engine_voice): voice_id for engine, engine_voice, voice_id in rows}
+
+
+def active_voices(session: Session) -> list[Voice]:
+    stmt = active_voices_query(language=None, gender=None).order_by(Voice.created_at.desc())
+    return list(session.scalars(stmt))
+
+
+def active_voice_ids_by_creator(
+    session: Session, creator_ids: Iterable[str]
+) -> dict[str, list[str]]:
+    ids = set(creator_ids)
+    found: dict[str, list[str]] = {}
+    if not ids:
+        return found
+    stmt = (
+        select(Voice.creator_id, Voice.id)
+        .where(Voice.is_active.is_(True), Voice.creator_id.in_(ids))
+        .order_by(Voice.id)
+    )
+    for creator_id, voice_id in session.execute(stmt):
+        found.setdefault(creator_id, []).append(voice_id)
+    return found

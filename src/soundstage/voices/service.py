@@ -3,10 +3,8 @@ for synthesis, and upsert catalog content (the demo loader, later the talent imp
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -39,6 +37,16 @@ def get_active_voice(session: Session, voice_id: str) -> Voice:
     if voice is None:
         raise VoiceNotFound(f"No such voice: {voice_id}", param="voice_id")
     return voice
+
+
+def active_voices(session: Session) -> list[Voice]:
+    """Every active voice of the catalog, newest first (the talent catalog's demos)."""
+    return repository.active_voices(session)
+
+
+def voice_ids_by_creator(session: Session, creator_ids: Iterable[str]) -> dict[str, list[str]]:
+    """The active voices each creator performs, by creator id (creators without any absent)."""
+    return repository.active_voice_ids_by_creator(session, creator_ids)
 
 
 def get_voice(session: Session, settings: Settings, voice_id: str) -> VoiceOut:
@@ -74,13 +82,12 @@ async def preview_file(db: Database, settings: Settings, voice_id: str) -> Path:
     if path.exists():
         return path
     get_queue(settings).enqueue_preview(voice_id)
-    deadline = time.monotonic() + PREVIEW_WAIT_SECONDS
-    while time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-        if path.exists():
-            return path
+    if await previews.wait_for_file(path, previews.wait_seconds(settings, PREVIEW_WAIT_SECONDS)):
+        return path
     raise ServiceUnavailable(
-        "The preview is being generated; try again in a few seconds.", param="voice_id"
+        "The preview is being generated; try again in a few seconds.",
+        param="voice_id",
+        headers={"Retry-After": "5"},
     )
 
 

@@ -1,0 +1,31 @@
+"""All SQL of voice agents; every query carries the owner's account and environment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Select, select
+from sqlalchemy.orm import Session
+
+from soundstage.models import Agent
+
+
+def add(session: Session, agent: Agent) -> None:
+    session.add(agent)
+    session.flush()
+
+
+def owned_query(account_id: str, environment: str) -> Select[Any]:
+    return select(Agent).where(Agent.account_id == account_id, Agent.environment == environment)
+
+
+def get_owned(session: Session, account_id: str, environment: str, agent_id: str) -> Agent | None:
+    found: Agent | None = session.scalars(
+        owned_query(account_id, environment).where(Agent.id == agent_id)
+    ).first()
+    return found
+
+
+def delete(session: Session, agent: Agent) -> None:
+    session.delete(agent)
+    session.flush()

@@ -1,0 +1,59 @@
+"""HTTP endpoints of campaign briefs (verified buyers only: the answer names talent)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query
+
+from soundstage.accounts.verification import VerifiedBuyerDep
+from soundstage.core.deps import SessionDep
+from soundstage.core.openapi import errors
+from soundstage.core.pagination import ListResponse, PageParams, page_params
+from soundstage.workforce.campaigns import service
+from soundstage.workforce.campaigns.schemas import CampaignCreate, CampaignOut, CampaignStatus
+
+router = APIRouter(tags=["Workforce"])
+
+
+@router.post("/workforce/campaign", response_model=CampaignOut, responses=errors(403))
+def create_campaign(
+    body: CampaignCreate, session: SessionDep, buyer: VerifiedBuyerDep
+) -> CampaignOut:
+    """Post a casting brief. The answer is the campaign, `open`, with the best-matching
+    talent: creators who speak one of `languages` and offer `usage_type` at a base fee within
+    `budget_cents`, ranked by shared roles and genres, verification and rating. Requires a
+    verified buyer."""
+    campaign = service.create(session, buyer, body)
+    return service.campaigns_out(session, [campaign])[0]
+
+
+@router.get("/workforce/campaigns", response_model=ListResponse[CampaignOut], responses=errors(403))
+def list_campaigns(
+    session: SessionDep,
+    buyer: VerifiedBuyerDep,
+    page: Annotated[PageParams, Depends(page_params)],
+    status: Annotated[
+        CampaignStatus | None, Query(description="Only campaigns in this state.")
+    ] = None,
+) -> ListResponse[CampaignOut]:
+    """The caller's campaigns, newest first."""
+    campaigns, has_more = service.list_owned(session, buyer, page, status=status)
+    return ListResponse[CampaignOut](
+        data=service.campaigns_out(session, campaigns), has_more=has_more
+    )
+
+
+@router.get("/workforce/campaigns/{campaign_id}", response_model=CampaignOut, responses=errors(403))
+def get_campaign(campaign_id: str, session: SessionDep, buyer: VerifiedBuyerDep) -> CampaignOut:
+    """One of the caller's campaigns (404 `campaign_not_found`)."""
+    return service.campaigns_out(session, [service.get_owned(session, buyer, campaign_id)])[0]
+
+
+@router.post(
+    "/workforce/campaigns/{campaign_id}/close", response_model=CampaignOut, responses=errors(403)
+)
+def close_campaign(campaign_id: str, session: SessionDep, buyer: VerifiedBuyerDep) -> CampaignOut:
+    """Close an open campaign (409 `campaign_state_conflict` if it is closed already)."""
+    campaign = service.close(session, service.get_owned(session, buyer, campaign_id))
+    return service.campaigns_out(session, [campaign])[0]

@@ -1,0 +1,39 @@
+"""All SQL of campaigns; every query carries the owner's account and environment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Select, select, update
+from sqlalchemy.orm import Session
+
+from soundstage.models import Campaign
+
+
+def add(session: Session, campaign: Campaign) -> None:
+    session.add(campaign)
+    session.flush()
+
+
+def owned_query(account_id: str, environment: str) -> Select[Any]:
+    return select(Campaign).where(
+        Campaign.account_id == account_id, Campaign.environment == environment
+    )
+
+
+def first(session: Session, stmt: Select[Any]) -> Campaign | None:
+    found: Campaign | None = session.scalars(stmt).first()
+    return found
+
+
+def close(session: Session, campaign: Campaign, values: dict[str, Any]) -> bool:
+    """Close it if it is still open (one conditional UPDATE); whether it was."""
+    result = session.execute(
+        update(Campaign)
+        .where(Campaign.id == campaign.id, Campaign.status == "open")
+        .values(**values)
+        .execution_options(synchronize_session=False)
+    )
+    session.flush()
+    session.refresh(campaign)
+    return bool(result.rowcount == 1)  # type: ignore[attr-defined]

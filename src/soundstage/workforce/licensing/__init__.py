@@ -1,0 +1,1 @@
+"""Licensing: quotes from rate cards, the license lifecycle and its 1% success fee."""

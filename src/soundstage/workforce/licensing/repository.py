@@ -1,0 +1,68 @@
+"""All SQL of licenses. A buyer sees its own (account and environment); a creator's account
+sees the requests addressed to its creators in the environment of its key."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, and_, select, update
+from sqlalchemy.orm import Session
+
+from soundstage.models import Creator, License
+
+
+def add(session: Session, license_: License) -> None:
+    session.add(license_)
+    session.flush()
+
+
+def owned_query(account_id: str, environment: str) -> Select[Any]:
+    return select(License).where(
+        License.account_id == account_id, License.environment == environment
+    )
+
+
+def addressed_query(account_id: str, environment: str) -> Select[Any]:
+    """Licenses of the creators the account speaks for, requested in this environment."""
+    return (
+        select(License)
+        .join(Creator, Creator.id == License.creator_id)
+        .where(Creator.account_id == account_id, License.environment == environment)
+    )
+
+
+def status_is(status: str, now: datetime) -> ColumnElement[bool]:
+    """Stored states, and `expired`: a completed license whose term has ended."""
+    if status == "expired":
+        return and_(License.status == "completed", License.ends_at <= now)
+    if status == "completed":
+        return and_(License.status == "completed", License.ends_at > now)
+    return License.status == status
+
+
+def first(session: Session, stmt: Select[Any]) -> License | None:
+    found: License | None = session.scalars(stmt).first()
+    return found
+
+
+def transition(
+    session: Session, license_id: str, from_states: Sequence[str], values: dict[str, Any]
+) -> bool:
+    """Move the license on if it is still in one of `from_states` (one conditional UPDATE,
+    so two concurrent answers cannot both win); whether it moved."""
+    result = session.execute(
+        update(License)
+        .where(License.id == license_id, License.status.in_(from_states))
+        .values(**values)
+        .execution_options(synchronize_session=False)
+    )
+    moved = bool(result.rowcount == 1)  # type: ignore[attr-defined]
+    session.flush()
+    return moved
+
+
+def refresh(session: Session, license_: License) -> License:
+    session.refresh(license_)
+    return license_

@@ -1,0 +1,1 @@
+"""Licensed media: the creator's media a completed license grants its buyer, while it runs."""

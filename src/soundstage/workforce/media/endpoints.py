@@ -1,0 +1,45 @@
+"""HTTP endpoint of licensed media (verified buyers only)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request
+
+from soundstage.accounts.verification import VerifiedBuyerDep
+from soundstage.core.deps import SessionDep
+from soundstage.core.openapi import errors
+from soundstage.core.pagination import ListResponse, PageParams, page_params
+from soundstage.workforce.media import service
+from soundstage.workforce.media.schemas import LicensedMediaOut
+
+router = APIRouter(tags=["Workforce"])
+
+
+@router.get(
+    "/workforce/media", response_model=ListResponse[LicensedMediaOut], responses=errors(403)
+)
+def list_licensed_media(
+    session: SessionDep,
+    request: Request,
+    buyer: VerifiedBuyerDep,
+    page: Annotated[PageParams, Depends(page_params)],
+    creator_id: Annotated[
+        str | None, Query(min_length=1, max_length=40, description="Only this creator's.")
+    ] = None,
+    license_id: Annotated[
+        str | None, Query(min_length=1, max_length=40, description="Only this license's.")
+    ] = None,
+) -> ListResponse[LicensedMediaOut]:
+    """The media assets the caller holds under completed licenses whose term has not ended,
+    newest first, each with a signed URL and its license terms. Nothing is listed for
+    creators never licensed, or once a license has expired. Requires a verified buyer."""
+    media, has_more = service.list_held(
+        session,
+        request.app.state.settings,
+        buyer,
+        page,
+        creator_id=creator_id,
+        license_id=license_id,
+    )
+    return ListResponse[LicensedMediaOut](data=media, has_more=has_more)

@@ -1,0 +1,135 @@
+"""HTTP endpoints of talent: discover, search, one creator (verified buyers only), and the
+signed demo files (the signature is the credential)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import FileResponse
+
+from soundstage.accounts.verification import VerifiedBuyerDep
+from soundstage.core.deps import SessionDep
+from soundstage.core.openapi import errors
+from soundstage.core.pagination import ListResponse, PageParams, page_params
+from soundstage.workforce.talent import demos, service
+from soundstage.workforce.talent.repository import TalentFilters
+from soundstage.workforce.talent.schemas import CreatorOut, TalentSearchResult
+from soundstage.workforce.vocabulary import LANGUAGE_PATTERN, AgeRange, Gender, Genre, Role
+
+router = APIRouter(tags=["Workforce"])
+public_router = APIRouter(tags=["Workforce"])
+
+GenreQuery = Annotated[Genre | None, Query(description="Only creators working in this genre.")]
+RoleQuery = Annotated[Role | None, Query(description="Only creators taking this role.")]
+LanguageQuery = Annotated[
+    str | None,
+    Query(
+        max_length=35,
+        pattern=LANGUAGE_PATTERN,
+        description="BCP-47 tag, case-insensitive; a base tag takes in its regional variants "
+        "(`en` finds `en-GB` and `en-US`; `en-GB` finds `en-GB` only).",
+    ),
+]
+VerifiedQuery = Annotated[
+    bool | None,
+    Query(description="`true`: only creators verified by the platform (`false`: any)."),
+]
+
+
+def _filters(
+    genre: GenreQuery = None,
+    language: LanguageQuery = None,
+    role: RoleQuery = None,
+    verified: VerifiedQuery = None,
+) -> TalentFilters:
+    return TalentFilters(genre=genre, language=language, role=role, verified=verified)
+
+
+@router.get("/workforce/discover", response_model=ListResponse[CreatorOut], responses=errors(403))
+def discover_talent(
+    session: SessionDep,
+    request: Request,
+    _buyer: VerifiedBuyerDep,
+    page: Annotated[PageParams, Depends(page_params)],
+    filters: Annotated[TalentFilters, Depends(_filters)],
+) -> ListResponse[CreatorOut]:
+    """Browse voice talent, newest first, with cursor pagination. Requires a verified buyer
+    (403 `buyer_not_verified`). Each creator carries its rate card, signed demo URLs and the
+    catalog `voice_ids` it performs."""
+    creators, has_more = service.discover(session, request.app.state.settings, page, filters)
+    return ListResponse[CreatorOut](data=creators, has_more=has_more)
+
+
+@router.get("/workforce/search", response_model=TalentSearchResult, responses=errors(403))
+def search_talent(
+    session: SessionDep,
+    request: Request,
+    _buyer: VerifiedBuyerDep,
+    q: Annotated[
+        str,
+        Query(
+            min_length=1,
+            max_length=200,
+            description="Free text matched against names, bios, roles, genres, languages, "
+            "accents and vocal styles; every word must match (case and accents ignored).",
+        ),
+    ],
+    base: Annotated[TalentFilters, Depends(_filters)],
+    gender: Annotated[Gender | None, Query(description="Only creators of this gender.")] = None,
+    accent: Annotated[
+        str | None,
+        Query(
+            min_length=1,
+            max_length=100,
+            description='Only creators with this accent, e.g. "Scottish".',
+        ),
+    ] = None,
+    age_range: Annotated[
+        AgeRange | None, Query(description="Only creators whose voice sounds this age.")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=100, description="Page size, 1 to 100.")] = 20,
+    page: Annotated[
+        str | None,
+        Query(min_length=1, max_length=64, description="`next_page` of the previous answer."),
+    ] = None,
+) -> TalentSearchResult:
+    """Full-text talent search ranked by relevance (names weigh most, then attributes, then
+    bios), with the discovery filters plus gender, accent and age range. Requires a verified
+    buyer (403 `buyer_not_verified`)."""
+    filters = TalentFilters(
+        genre=base.genre,
+        language=base.language,
+        role=base.role,
+        verified=base.verified,
+        gender=gender,
+        accent=accent,
+        age_range=age_range,
+    )
+    return service.search(session, request.app.state.settings, q, filters, limit=limit, page=page)
+
+
+@router.get("/workforce/creators/{creator_id}", response_model=CreatorOut, responses=errors(403))
+def get_creator(
+    creator_id: str, session: SessionDep, request: Request, _buyer: VerifiedBuyerDep
+) -> CreatorOut:
+    """One creator's profile (404 `creator_not_found`). Requires a verified buyer."""
+    return service.get_creator(session, request.app.state.settings, creator_id)
+
+
+@public_router.get(
+    "/demos/{demo_id}/{filename}",
+    response_class=FileResponse,
+    responses={
+        200: {"description": "The demo's MP3.", "content": {"audio/mpeg": {}}},
+        **errors(403, 404, 503),
+    },
+)
+async def demo_audio(demo_id: str, filename: str, request: Request) -> FileResponse:
+    """A demo's signed URL (no API key: the signature is the credential). Tampered or expired
+    URLs are 403. The first request has a worker render the demo."""
+    state = request.app.state
+    path = await demos.demo_file(state.db, state.settings, demo_id, filename, request.url.query)
+    return FileResponse(
+        path, media_type=demos.CONTENT_TYPE, filename=filename, content_disposition_type="inline"
+    )

@@ -1,0 +1,180 @@
+"""Talent as buyers see it: discovery (filtered, newest first), full-text search (by
+relevance), creator profiles, and what campaigns and licensing need to know about creators."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Sequence
+
+from sqlalchemy.orm import Session
+
+from soundstage.config import Settings
+from soundstage.core.errors import InvalidField
+from soundstage.core.pagination import PageParams, paginate
+from soundstage.models import Creator, TalentDemo
+from soundstage.voices import service as voices
+from soundstage.workforce.errors import CreatorNotFound
+from soundstage.workforce.talent import demos, repository
+from soundstage.workforce.talent.repository import TalentFilters
+from soundstage.workforce.talent.schemas import (
+    CreatorOut,
+    DemoOut,
+    RateOut,
+    TalentSearchResult,
+)
+from soundstage.workforce.talent.text import query_terms
+
+_PAGE_PREFIX = "offset:"
+# Search pages reach this deep at most; narrow the query or the filters beyond it.
+MAX_SEARCH_OFFSET = 10_000
+
+
+def creators_out(
+    session: Session, settings: Settings, creators: Sequence[Creator]
+) -> list[CreatorOut]:
+    """Profiles with rate cards, voices and signed demo URLs (three queries for any number)."""
+    ids = [c.id for c in creators]
+    rates = repository.rates_of(session, ids)
+    demos_by_creator = repository.demos_of(session, ids)
+    voice_ids = voices.voice_ids_by_creator(session, ids)
+    return [
+        CreatorOut(
+            creator_id=c.id,
+            display_name=c.display_name,
+            bio=c.bio,
+            roles=c.roles,
+            genres=c.genres,
+            languages=c.languages,
+            accents=c.accents,
+            vocal_styles=c.vocal_styles,
+            gender=c.gender,
+            age_range=c.age_range,
+            verified=c.verified,
+            rating=c.rating,
+            ratings_count=c.ratings_count,
+            rate_card=[
+                RateOut(usage_type=r.usage_type, base_fee_cents=r.base_fee_cents)
+                for r in rates.get(c.id, [])
+            ],
+            voice_ids=voice_ids.get(c.id, []),
+            demos=[demo_out(settings, d) for d in demos_by_creator.get(c.id, [])],
+            created_at=c.created_at,
+        )
+        for c in creators
+    ]
+
+
+def demo_out(settings: Settings, demo: TalentDemo) -> DemoOut:
+    url, expires_at = demos.signed_url(settings, demo)
+    return DemoOut(
+        demo_id=demo.id,
+        title=demo.title,
+        genre=demo.genre,
+        language=demo.language,
+        voice_id=demo.voice_id,
+        url=url,
+        url_expires_at=expires_at,
+    )
+
+
+def discover(
+    session: Session, settings: Settings, page: PageParams, filters: TalentFilters
+) -> tuple[list[CreatorOut], bool]:
+    """Creators matching the filters, newest first, cursor-paginated."""
+    creators, has_more = paginate(session, repository.creators_query(filters), Creator, page)
+    return creators_out(session, settings, creators), has_more
+
+
+def search(
+    session: Session,
+    settings: Settings,
+    q: str,
+    filters: TalentFilters,
+    *,
+    limit: int,
+    page: str | None,
+) -> TalentSearchResult:
+    """Creators whose name, bio or attributes hold every word of `q`, best first."""
+    terms = query_terms(q)
+    if not terms:
+        raise InvalidField("q: must contain at least one word.", param="q")
+    offset = _offset(page)
+    # One more than asked tells whether another page follows.
+    hits = repository.search(session, terms, filters, limit + 1, offset)
+    has_more = len(hits) > limit and offset + limit < MAX_SEARCH_OFFSET
+    ids = [creator_id for creator_id, _ in hits[:limit]]
+    found = repository.creators_by_id(session, ids)
+    return TalentSearchResult(
+        data=creators_out(session, settings, [found[i] for i in ids]),
+        has_more=has_more,
+        next_page=_page_token(offset + limit) if has_more else None,
+    )
+
+
+def _page_token(offset: int) -> str:
+    return base64.urlsafe_b64encode(f"{_PAGE_PREFIX}{offset}".encode()).decode().rstrip("=")
+
+
+def _offset(page: str | None) -> int:
+    if page is None:
+        return 0
+    try:
+        decoded = base64.urlsafe_b64decode(page + "=" * (-len(page) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        decoded = ""
+    number = decoded.removeprefix(_PAGE_PREFIX)
+    if not decoded.startswith(_PAGE_PREFIX) or not number.isdigit() or len(number) > 6:
+        raise InvalidField("page: not a page token of this search (use `next_page`).", param="page")
+    offset = int(number)
+    if offset > MAX_SEARCH_OFFSET:
+        raise InvalidField("page: beyond the last page of results.", param="page")
+    return offset
+
+
+def require_creator(session: Session, creator_id: str, *, param: str = "creator_id") -> Creator:
+    creator = repository.get_creator(session, creator_id)
+    if creator is None:
+        raise CreatorNotFound(f"No such creator: {creator_id}", param=param)
+    return creator
+
+
+def get_creator(session: Session, settings: Settings, creator_id: str) -> CreatorOut:
+    return creators_out(session, settings, [require_creator(session, creator_id)])[0]
+
+
+def base_fee_cents(session: Session, creator_id: str, usage_type: str) -> int | None:
+    """The creator's rate-card fee for the usage, or None if the creator does not offer it."""
+    rate = repository.rate_of(session, creator_id, usage_type)
+    return rate.base_fee_cents if rate is not None else None
+
+
+def creators_by_id(session: Session, creator_ids: Sequence[str]) -> dict[str, Creator]:
+    return repository.creators_by_id(session, creator_ids)
+
+
+def owns_creator(session: Session, account_id: str, creator_id: str) -> bool:
+    """Whether the account speaks for the creator (answers its license requests)."""
+    creator = repository.get_creator(session, creator_id)
+    return creator is not None and creator.account_id == account_id
+
+
+def set_owner(session: Session, creator_id: str, account_id: str | None) -> Creator:
+    """Operators link a creator profile to the account that speaks for it (or unlink it)."""
+    creator = require_creator(session, creator_id, param="creator")
+    creator.account_id = account_id
+    session.flush()
+    return creator
+
+
+# Campaign matching: creators who speak one of the brief's languages and offer its usage
+# within budget, scored by shared roles and genres (see the repository).
+best_matches = repository.best_matches
+
+
+def demos_of(session: Session, creator_id: str) -> list[TalentDemo]:
+    return repository.demos_of(session, [creator_id]).get(creator_id, [])
+
+
+def demos_by_id(session: Session, demo_ids: Sequence[str]) -> dict[str, TalentDemo]:
+    return repository.demos_by_id(session, demo_ids)

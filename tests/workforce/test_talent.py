@@ -1,0 +1,390 @@
+"""Talent over HTTP: the demo catalog, discovery with each filter alone and combined
+(language variants included) and cursor pagination, creator profiles, and full-text search
+ranked by relevance with its filters and pages, on the database at hand."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select, text
+
+from soundstage.config import Settings
+from soundstage.core.db import Database
+from soundstage.core.timeutil import utcnow
+from soundstage.models import Creator, CreatorSearch, Voice
+from soundstage.workforce.talent.catalog import TalentCounts, upsert_talent
+from soundstage.workforce.talent.demo import build_demo_talent, load_demo_talent
+from tests.accounts.test_auth import assert_error
+from tests.conftest import Customer
+from tests.workforce.conftest import add_talent, every_page, profile, unique_word
+
+pytestmark = pytest.mark.services
+
+Predicate = Callable[[dict[str, Any]], bool]
+
+
+def speaks(prefix: str) -> Predicate:
+    prefix = prefix.lower()
+    return lambda c: any(
+        t.lower() == prefix or t.lower().startswith(prefix + "-") for t in c["languages"]
+    )
+
+
+def test_the_demo_catalog_is_hundreds_of_talents_with_every_voice_owner(
+    db: Database, talent_catalog: TalentCounts
+) -> None:
+    with db.read_session() as session:
+        demo = build_demo_talent(session)
+        assert len(demo) >= 300
+        assert build_demo_talent(session) == demo  # deterministic
+        owners = set(session.scalars(select(Voice.creator_id).where(Voice.is_active.is_(True))))
+        profiled = {p.creator_id for p in demo}
+        assert owners <= profiled
+        for creator in session.scalars(select(Creator).where(Creator.id.in_(owners))):
+            assert creator.roles
+            assert creator.genres
+            assert creator.vocal_styles
+        unindexed = select(func.count()).where(Creator.id.not_in(select(CreatorSearch.creator_id)))
+        assert session.scalar(unindexed) == 0
+    with db.session() as session:
+        again = load_demo_talent(session)
+    assert again == TalentCounts(created=0, updated=0, unchanged=len(demo))
+
+
+def test_the_full_text_index_is_the_databases_own(db: Database) -> None:
+    with db.engine.connect() as conn:
+        if conn.dialect.name == "sqlite":
+            names = set(conn.scalars(text("SELECT name FROM sqlite_master")))
+            assert {"creator_fts", "creator_search_ai", "creator_search_au"} <= names
+        else:
+            kind = conn.scalar(
+                text(
+                    "SELECT data_type FROM information_schema.columns "
+                    "WHERE table_name = 'creator_search' AND column_name = 'document'"
+                )
+            )
+            assert kind == "tsvector"
+            index = conn.scalar(
+                text(
+                    "SELECT indexdef FROM pg_indexes WHERE indexname = 'ix_creator_search_document'"
+                )
+            )
+            assert "gin" in index.lower()
+
+
+@pytest.fixture(scope="module")
+def everyone(
+    client: TestClient, db: Database, talent_catalog: TalentCounts
+) -> list[dict[str, Any]]:
+    from tests.conftest import create_customer
+    from tests.workforce.conftest import verify_buyer
+
+    reader = verify_buyer(db, create_customer(db), "sandbox")
+    return list(every_page(client, reader, "/api/v1/workforce/discover"))
+
+
+FILTERS: list[tuple[str, Predicate]] = [
+    ("genre=audiobook", lambda c: "audiobook" in c["genres"]),
+    ("role=narrator", lambda c: "narrator" in c["roles"]),
+    ("language=es", speaks("es")),
+    ("verified=true", lambda c: c["verified"]),
+    ("verified=false", lambda c: True),
+    (
+        "genre=gaming&role=voice_actor",
+        lambda c: "gaming" in c["genres"] and "voice_actor" in c["roles"],
+    ),
+    (
+        "genre=commercial&language=en&role=announcer&verified=true",
+        lambda c: (
+            "commercial" in c["genres"]
+            and speaks("en")(c)
+            and "announcer" in c["roles"]
+            and c["verified"]
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("query", "predicate"), FILTERS, ids=[q for q, _ in FILTERS])
+def test_discover_filters_alone_and_combined(
+    client: TestClient,
+    buyer: Customer,
+    everyone: list[dict[str, Any]],
+    query: str,
+    predicate: Predicate,
+) -> None:
+    found = [
+        c["creator_id"] for c in every_page(client, buyer, f"/api/v1/workforce/discover?{query}")
+    ]
+    expected = [c["creator_id"] for c in everyone if predicate(c)]
+    assert found
+    assert found == expected
+
+
+@pytest.mark.parametrize(
+    ("language", "predicate"),
+    [
+        ("en", speaks("en")),
+        ("EN", speaks("en")),
+        ("en-GB", speaks("en-gb")),
+        ("en-gb", speaks("en-gb")),
+        ("es-MX", speaks("es-mx")),
+    ],
+)
+def test_a_base_language_finds_its_regional_variants(
+    client: TestClient,
+    buyer: Customer,
+    everyone: list[dict[str, Any]],
+    language: str,
+    predicate: Predicate,
+) -> None:
+    found = list(every_page(client, buyer, f"/api/v1/workforce/discover?language={language}"))
+    assert [c["creator_id"] for c in found] == [c["creator_id"] for c in everyone if predicate(c)]
+    tags = {t for c in found for t in c["languages"]}
+    if language.lower() == "en":
+        assert {"en-US", "en-GB"} <= tags
+    else:
+        assert {t.lower() for t in tags if t.lower().startswith(language.lower()[:2])} == {
+            language.lower()
+        }
+
+
+def test_discover_pages_with_cursors(
+    client: TestClient, buyer: Customer, everyone: list[dict[str, Any]]
+) -> None:
+    auth = buyer.auth()
+    first = client.get("/api/v1/workforce/discover?limit=7", headers=auth).json()
+    second = client.get(
+        f"/api/v1/workforce/discover?limit=7&starting_after={first['data'][-1]['creator_id']}",
+        headers=auth,
+    ).json()
+    ids = [c["creator_id"] for c in first["data"] + second["data"]]
+    assert ids == [c["creator_id"] for c in everyone[:14]]
+    assert first["has_more"]
+    assert second["has_more"]
+    back = client.get(
+        f"/api/v1/workforce/discover?limit=7&ending_before={second['data'][0]['creator_id']}",
+        headers=auth,
+    ).json()
+    assert [c["creator_id"] for c in back["data"]] == ids[:7]
+    for limit, status in ((1, 200), (100, 200), (0, 422), (101, 422)):
+        response = client.get(f"/api/v1/workforce/discover?limit={limit}", headers=auth)
+        assert response.status_code == status
+
+
+@pytest.mark.parametrize(
+    ("query", "param"),
+    [("genre=jazz", "genre"), ("role=singer", "role"), ("language=e", "language"),
+     ("language=en_US", "language"), ("verified=maybe", "verified")],
+)  # fmt: skip
+def test_bad_discover_filters_are_422_naming_them(
+    client: TestClient, buyer: Customer, query: str, param: str
+) -> None:
+    response = client.get(f"/api/v1/workforce/discover?{query}", headers=buyer.auth())
+    assert assert_error(response, 422, "parameter_invalid")["param"] == param
+
+
+def test_a_creator_profile_has_rates_voices_and_signed_demos(
+    client: TestClient, buyer: Customer, settings: Settings
+) -> None:
+    response = client.get("/api/v1/workforce/creators/cr_alan", headers=buyer.auth())
+    assert response.status_code == 200, response.text
+    alan = response.json()
+    assert alan["object"] == "creator"
+    assert alan["voice_ids"] == ["voice_alan"]
+    assert alan["accents"] == ["Scottish"]
+    assert alan["languages"] == ["en-GB"]
+    assert alan["verified"] is True
+    assert alan["currency"] == "USD"
+    usages = [r["usage_type"] for r in alan["rate_card"]]
+    assert usages == sorted(usages)
+    assert {"internet", "non_broadcast"} <= set(usages)
+    assert all(
+        r["base_fee_cents"] >= 100 and r["base_fee_cents"] % 500 == 0 for r in alan["rate_card"]
+    )
+    demo = alan["demos"][0]
+    assert demo["voice_id"] == "voice_alan"
+    assert demo["url"].startswith(f"{settings.public_base_url}/demos/{demo['demo_id']}/")
+    assert "expires=" in demo["url"]
+    assert "signature=" in demo["url"]
+    missing = client.get("/api/v1/workforce/creators/cr_nobody", headers=buyer.auth())
+    assert assert_error(missing, 404, "creator_not_found")["param"] == "creator_id"
+
+
+def search(client: TestClient, buyer: Customer, query: str) -> dict[str, Any]:
+    response = client.get(f"/api/v1/workforce/search?{query}", headers=buyer.auth())
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    assert body["object"] == "search_result"
+    return body
+
+
+def ids_of(body: dict[str, Any]) -> list[str]:
+    return [c["creator_id"] for c in body["data"]]
+
+
+def test_search_ranks_a_name_then_an_attribute_match_above_a_bio_mention(
+    client: TestClient, db: Database, buyer: Customer
+) -> None:
+    word = unique_word()
+    filler = " ".join(["She reads long novels, recipes and product tours."] * 4)
+    in_bio, as_accent, in_name, as_style = add_talent(
+        db,
+        profile(bio=f"{filler} Her grandmother was {word}."),
+        profile(accents=[word.capitalize()]),
+        profile(display_name=f"Mara {word.capitalize()}"),
+        profile(vocal_styles=["warm", word]),
+    )
+    ranked = ids_of(search(client, buyer, f"q={word}"))
+    assert ranked[0] == in_name
+    assert set(ranked[1:3]) == {as_accent, as_style}
+    assert ranked[3] == in_bio
+    assert len(ranked) == 4
+
+
+def test_every_word_must_match_ignoring_case_and_accents(
+    client: TestClient, db: Database, buyer: Customer
+) -> None:
+    first, second = unique_word(), unique_word()
+    both, one = add_talent(
+        db,
+        profile(bio=f"Known for {first} reads and {second.upper()} promos."),
+        profile(bio=f"Known for {first} reads."),
+    )
+    assert set(ids_of(search(client, buyer, f"q={first}"))) == {both, one}
+    assert ids_of(search(client, buyer, f"q={first.upper()}+{second}")) == [both]
+    accented = add_talent(db, profile(bio=f"Voice of {first[:4]}é{first[4:]}."))[0]
+    assert ids_of(search(client, buyer, f"q={first[:4]}E{first[4:]}")) == [accented]
+
+
+def test_search_finds_roles_genres_and_language_names(
+    client: TestClient, db: Database, buyer: Customer
+) -> None:
+    word = unique_word()
+    narrator = add_talent(
+        db, profile(bio=word, roles=["narrator"], genres=["audiobook"], languages=["es-MX"])
+    )[0]
+    for q in ("narrator", "audiobook", "spanish", "es+mx"):
+        assert ids_of(search(client, buyer, f"q={word}+{q}")) == [narrator], q
+
+
+def test_search_filters_alone_and_combined(
+    client: TestClient, db: Database, buyer: Customer
+) -> None:
+    word = unique_word()
+    base, male, scot, senior, narrator, unverified, british = add_talent(
+        db,
+        profile(bio=word),
+        profile(bio=word, gender="male"),
+        profile(bio=word, accents=["Scottish"], languages=["en-GB"]),
+        profile(bio=word, age_range="senior"),
+        profile(bio=word, roles=["narrator"], genres=["audiobook"]),
+        profile(bio=word, verified=False),
+        profile(bio=word, languages=["en-GB"], gender="male", age_range="senior"),
+    )
+    everyone = {base, male, scot, senior, narrator, unverified, british}
+    cases = {
+        "": everyone,
+        "gender=male": {male, british},
+        "accent=scottish": {scot},
+        "accent=Scottish": {scot},
+        "age_range=senior": {senior, british},
+        "role=narrator": {narrator},
+        "genre=audiobook": {narrator},
+        "verified=true": everyone - {unverified},
+        "language=en-GB": {scot, british},
+        "language=en": everyone,
+        "gender=male&age_range=senior&language=en-gb": {british},
+        "gender=female&accent=scottish&verified=true": {scot},
+        "gender=non_binary": set(),
+    }
+    for query, expected in cases.items():
+        assert set(ids_of(search(client, buyer, f"q={word}&{query}"))) == expected, query
+
+
+def test_search_pages_follow_next_page(client: TestClient, db: Database, buyer: Customer) -> None:
+    word = unique_word()
+    created = set(add_talent(db, *(profile(bio=f"{word} {'x' * n}") for n in range(5))))
+    whole = ids_of(search(client, buyer, f"q={word}&limit=10"))
+    assert set(whole) == created
+    pages, page = [], ""
+    while True:
+        body = search(client, buyer, f"q={word}&limit=2{page}")
+        pages.append(ids_of(body))
+        if not body["has_more"]:
+            assert body["next_page"] is None
+            break
+        page = f"&page={body['next_page']}"
+    assert [len(p) for p in pages] == [2, 2, 1]
+    assert [i for p in pages for i in p] == whole
+
+
+@pytest.mark.parametrize(
+    ("query", "param"),
+    [("q=", "q"), ("q=%21%21%21", "q"), (f"q={'a' * 201}", "q"), ("", "q"),
+     ("q=x&page=bm9wZQ", "page"), ("q=x&page=%25%25", "page"), ("q=x&limit=0", "limit"),
+     ("q=x&limit=101", "limit"), ("q=x&gender=robot", "gender"),
+     ("q=x&age_range=old", "age_range")],
+)  # fmt: skip
+def test_bad_search_parameters_are_422_naming_them(
+    client: TestClient, buyer: Customer, query: str, param: str
+) -> None:
+    response = client.get(f"/api/v1/workforce/search?{query}", headers=buyer.auth())
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["param"] == param
+
+
+def test_search_bounds_inside_are_accepted(client: TestClient, buyer: Customer) -> None:
+    for query in (f"q={'a' * 200}", "q=a&limit=1", "q=a&limit=100"):
+        assert (
+            client.get(f"/api/v1/workforce/search?{query}", headers=buyer.auth()).status_code == 200
+        )
+
+
+def test_the_index_follows_a_changed_profile(
+    client: TestClient, db: Database, buyer: Customer
+) -> None:
+    before, after = unique_word(), unique_word()
+    changed = profile(bio=f"Famous for {before}.")
+    add_talent(db, changed)
+    assert ids_of(search(client, buyer, f"q={before}")) == [changed.creator_id]
+    with db.session() as session:
+        counts = upsert_talent(
+            session, [changed.model_copy(update={"bio": f"Famous for {after}.", "roles": ["host"]})]
+        )
+    assert counts == TalentCounts(created=0, updated=1, unchanged=0)
+    assert ids_of(search(client, buyer, f"q={before}")) == []
+    assert ids_of(search(client, buyer, f"q={after}&role=host")) == [changed.creator_id]
+    assert ids_of(search(client, buyer, f"q={after}&role=voice_actor")) == []
+
+
+def test_creators_written_by_anyone_are_indexed(
+    client: TestClient, db: Database, buyer: Customer
+) -> None:
+    """The voice catalog (or an operator) writes creators through the ORM, not the talent
+    import: the index follows them all the same."""
+    word, later = unique_word(), unique_word()
+    creator_id = f"cr_test_{word}"
+    with db.session() as session:
+        session.add(
+            Creator(
+                id=creator_id,
+                display_name=f"Orm {word}",
+                languages=["pt-BR"],
+                gender="female",
+                created_at=utcnow(),
+            )
+        )
+    assert ids_of(search(client, buyer, f"q={word}&language=pt&gender=female")) == [creator_id]
+    found = every_page(client, buyer, "/api/v1/workforce/discover?language=pt-BR")
+    assert creator_id in [c["creator_id"] for c in found]
+    with db.session() as session:
+        creator = session.get(Creator, creator_id)
+        assert creator is not None
+        creator.bio = f"Now known for {later}."
+        creator.languages = ["de-DE"]
+    assert ids_of(search(client, buyer, f"q={later}&language=de")) == [creator_id]
+    assert ids_of(search(client, buyer, f"q={word}&language=pt")) == []
