@@ -41,6 +41,13 @@ def get_active_voice(session: Session, voice_id: str) -> Voice:
     return voice
 
 
+def active_voices(session: Session, language: str | None = None) -> list[Voice]:
+    """Every active voice (of a language: a base tag takes in its regional variants), in id
+    order, for features that choose voices themselves (dubbing)."""
+    query = repository.active_voices_query(language=language, gender=None)
+    return list(session.scalars(query.order_by(Voice.id)))
+
+
 def get_voice(session: Session, settings: Settings, voice_id: str) -> VoiceOut:
     voice = get_active_voice(session, voice_id)
     return voice_out(settings, voice, _creators_of(session, [voice])[voice.creator_id])
