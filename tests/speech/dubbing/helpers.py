@@ -29,7 +29,9 @@ def joined_clips(clips: list[Clip]) -> tuple[Audio, list[ReferenceWord]]:
     for clip in clips:
         audio = decode(clip.path, sample_rate=16_000, channels=1)
         offset_ms = round(offset * 1000 / 16_000)
-        words += [ReferenceWord(w.word, w.start_ms + offset_ms, w.end_ms + offset_ms) for w in clip.words]
+        words += [
+            ReferenceWord(w.word, w.start_ms + offset_ms, w.end_ms + offset_ms) for w in clip.words
+        ]
         gap = np.zeros((round(GAP_S * 16_000), 1), dtype=np.float32)
         pieces += [audio.samples, gap]
         offset += audio.frames + gap.shape[0]
@@ -45,7 +47,9 @@ def submit(client: TestClient, customer: Customer, **body: Any) -> dict[str, Any
     return answer
 
 
-def wait(client: TestClient, customer: Customer, job_id: str, timeout: float = 600) -> dict[str, Any]:
+def wait(
+    client: TestClient, customer: Customer, job_id: str, timeout: float = 600
+) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         job = client.get(f"/api/v1/jobs/{job_id}", headers=customer.auth()).json()

@@ -34,6 +34,9 @@ _PARAGRAPH: Final = "\n\n"
 _MARKS: Final = re.compile(r"(?<!\w)[#@*](?=\w)")
 _SPACE_BEFORE_PUNCTUATION: Final = re.compile(r"\s+([,.;:!?\u2026)\]\u00bb])")
 _SPACE_AFTER_OPENING: Final = re.compile(r"([(\[\u00ab\u00bf\u00a1])\s+")
+# Apertium keeps English compounds' hyphens between the translated parts ("enfermo-hombre"),
+# which voices then run together: they are read as two words.
+_HYPHEN: Final = re.compile(r"(?<=\w)-(?=\w)")
 
 
 def _language(code: str) -> str | None:
@@ -65,10 +68,12 @@ def parse_modes(listing: str) -> dict[tuple[str, str], str]:
 
 
 def tidy(text: str) -> str:
-    """Apertium's output as a reader expects it: no marks, no space before punctuation."""
+    """Apertium's output as a reader expects it: no marks, no space before punctuation, no
+    hyphens between words."""
     text = _MARKS.sub("", text)
     text = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", text)
     text = _SPACE_AFTER_OPENING.sub(r"\1", text)
+    text = _HYPHEN.sub(" ", text)
     return " ".join(text.split())
 
 
