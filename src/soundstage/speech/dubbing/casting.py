@@ -40,14 +40,25 @@ _GENDER_BONUS: Final = 0.15
 _PITCH_PENALTY: Final = 0.01
 # At most this much of a speaker's speech is embedded (resemblyzer averages it anyway).
 MAX_PROFILE_S: Final = 60.0
-# The espeak variants speakers are cast from, most intelligible first (whisper-base's word
-# error rate on four Spanish sentences at espeak's own speed: m7 31%, m3 33%, f5 36%, m5
-# 40%, f2 53%, f1 55%; left out: m4 41%, m6 45%, m1 47%, f3 62%, m2 66%, f4 74%), in the
-# order default voices are given out: men and women in turn.
-_DEFAULT_VARIANTS: Final = ("m7", "f5", "m3", "f2", "m5", "f1")
-# With preserve_voice, the clearer variants get a head start of about the spread of their
-# similarities to one speaker (0.02-0.06): of two voices alike, the one understood better.
-_CLARITY_BONUS: Final = {"m7": 0.06, "m3": 0.05, "f5": 0.05, "m5": 0.02}
+# The espeak variants speakers are cast from, in the order default voices are given out
+# (men and women in turn), and their word error rates: whisper-base transcribing five
+# Spanish lines said at dubbing's clear rate (fitting.CLEAR_RATE, WORD_GAP_MS): m3 21%,
+# m1 25%, m7 27%, m4 34%, f5 42%, f2 45%. Left out as less intelligible: m5 and m6 39%,
+# f1 52%, f3 (the catalog's Lucía) 55%.
+_DEFAULT_VARIANTS: Final = ("m3", "f5", "m1", "f2", "m7", "m4")
+# With preserve_voice, a clearer voice gets a head start over a less clear one of about
+# the spread of the voices' similarities to one speaker: 0.3 x (50% - its error rate).
+_CLARITY_BONUS: Final = {
+    variant: 0.3 * (0.5 - error)
+    for variant, error in (
+        ("m3", 0.21),
+        ("m1", 0.25),
+        ("m7", 0.27),
+        ("m4", 0.34),
+        ("f5", 0.42),
+        ("f2", 0.45),
+    )
+}
 # Each candidate voice is profiled once per process on a sample of its language.
 _SAMPLES: Final = {
     "en": "It was a bright cold day in April, and the clocks were striking thirteen. "

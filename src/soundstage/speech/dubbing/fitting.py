@@ -4,12 +4,13 @@ span, by these rules, in order:
 1. It starts when the source utterance starts, always.
 2. It is synthesized at CLEAR_RATE (engines that have a rate: espeak-ng, Piper; others at
    their own), espeak-ng with WORD_GAP_MS between words, silences trimmed. If that is
-   longer than the source span, it is said again faster by the engine itself, up to
-   MAX_ENGINE_RATE: a voice speaking a little faster sounds better than one stretched.
+   longer than the source span plus MAX_OVERRUN_MS of the pause after it (if there is
+   such a pause), it is said again faster by the engine itself, up to MAX_ENGINE_RATE: a
+   voice speaking a little faster sounds better than one stretched.
 3. Rubber Band (formants kept) then brings it to the span: slowed down at most
-   MAX_SLOWDOWN (a shorter line ends early and silence follows), sped up at most
-   MAX_SPEEDUP, and only as far as needed to end before the next utterance starts (of any
-   speaker) or the media ends: it may run into the pause after its span.
+   MAX_SLOWDOWN (a shorter line ends early and silence follows); a longer one is left as
+   it is up to MAX_OVERRUN_MS past the span (never past the next utterance, of any
+   speaker, or the media's end), and sped up beyond, at most MAX_SPEEDUP.
 4. A line that still does not fit overlaps what follows (two voices at once, as in a
    heated exchange) rather than being cut, except at the end of the media, where it is
    faded out.
@@ -41,6 +42,7 @@ from soundstage.speech.engines.registry import get_engine
 CLEAR_RATE: Final = 0.85
 WORD_GAP_MS: Final = 30
 MAX_ENGINE_RATE: Final = 1.3
+MAX_OVERRUN_MS: Final = 600
 MAX_SLOWDOWN: Final = 1.15
 MAX_SPEEDUP: Final = 1.25
 
@@ -77,13 +79,14 @@ def say_in_span(
     media ends); source_voice is the isolated source voice in [start_ms, end_ms)."""
     synthesizer = get_engine(engine)
     span_s = max(end_ms - start_ms, 1) / 1000
-    room_s = max(limit_ms - start_ms, 1) / 1000
+    room_s = max(min(limit_ms, end_ms + MAX_OVERRUN_MS) - start_ms, 1) / 1000
+    room_s = max(room_s, span_s)
     try:
         engine_rate = CLEAR_RATE if synthesizer.supports_rate else 1.0
         clip = _spoken(synthesizer, text, voice, engine_rate)
         clip_s = clip.frames / clip.sample_rate
-        if clip_s > span_s and synthesizer.supports_rate:
-            engine_rate = round(min(engine_rate * clip_s / span_s, MAX_ENGINE_RATE), 3)
+        if clip_s > room_s and synthesizer.supports_rate:
+            engine_rate = round(min(engine_rate * clip_s / room_s, MAX_ENGINE_RATE), 3)
             clip = _spoken(synthesizer, text, voice, engine_rate)
     except UnknownVoice:
         raise

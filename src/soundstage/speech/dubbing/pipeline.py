@@ -16,11 +16,12 @@ from soundstage.speech.dubbing import casting
 from soundstage.speech.dubbing.casting import Candidate, Casting, SpeakerProfile
 from soundstage.speech.dubbing.fitting import Line, say_in_span, voice_of
 from soundstage.speech.dubbing.tiers import Tier
-from soundstage.speech.dubbing.utterances import Utterance, utterances
+from soundstage.speech.dubbing.utterances import Utterance, snapped, utterances
 from soundstage.speech.separators.base import Separation, with_residual
 from soundstage.speech.separators.registry import get_separator
 from soundstage.speech.speakers.audio16k import SAMPLE_RATE, mono_16k
 from soundstage.speech.speakers.diarize import assign_speakers, diarize
+from soundstage.speech.speakers.vad import speech_regions
 from soundstage.speech.transcribers import sphinx
 from soundstage.speech.transcribers.base import Transcriber, Transcript
 from soundstage.speech.transcribers.registry import get_transcriber
@@ -85,8 +86,11 @@ def hear(
         segments = sphinx.refine_segments(voice16, transcript.segments, transcript.language)
         transcript = replace(transcript, segments=tuple(segments))
     words = transcript.words
-    turns = diarize(voice16, progress=lambda d: progress(0.8 + 0.2 * d)) if words else []
-    return Heard(transcript, utterances(words, assign_speakers(words, turns)))
+    if not words:
+        return Heard(transcript, [])
+    turns = diarize(voice16, progress=lambda d: progress(0.8 + 0.2 * d))
+    lines = utterances(words, assign_speakers(words, turns))
+    return Heard(transcript, snapped(lines, speech_regions(voice16)))
 
 
 def translate(
