@@ -165,27 +165,11 @@ def _store(
     source_srt.write_text(cues.to_srt(heard), encoding="utf-8")
     target_srt.write_text(cues.to_srt(said), encoding="utf-8")
     return {
-        "output_url": _save(ctx, path, content_type, output.duration_ms),
+        "output_url": ctx.save_file(path, content_type, output.duration_ms),
         "duration_ms": output.duration_ms,
-        "source_transcript_url": _save(ctx, source_srt, "application/x-subrip", None),
-        "target_transcript_url": _save(ctx, target_srt, "application/x-subrip", None),
+        "source_transcript_url": ctx.save_file(source_srt, "application/x-subrip"),
+        "target_transcript_url": ctx.save_file(target_srt, "application/x-subrip"),
     }
-
-
-def _save(ctx: JobContext, path: Path, content_type: str, duration_ms: int | None) -> Any:
-    with ctx.db.session() as session:
-        stored = storage.save(
-            session,
-            ctx.settings,
-            ctx.principal,
-            path,
-            filename=path.name,
-            content_type=content_type,
-            duration_ms=duration_ms,
-            purpose="output",
-            job_id=ctx.job_id,
-        )
-        return storage.media_ref(stored)
 
 
 def _speaker(role: Casting, median_hz: float | None) -> dict[str, Any]:
