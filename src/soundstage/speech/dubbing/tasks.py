@@ -26,6 +26,7 @@ from soundstage.speech.dubbing.utterances import Utterance
 from soundstage.speech.engines.base import EngineVoice, Gender
 from soundstage.speech.speakers.base import NoSpeech
 from soundstage.speech.stt import cues
+from soundstage.speech.translators.base import UnsupportedLanguagePair
 from soundstage.speech.translators.registry import route
 from soundstage.storage import service as storage
 from soundstage.voices import service as voices
@@ -82,6 +83,10 @@ def dub(ctx: JobContext) -> JobOutcome:
                 (voice.id, _engine_voice(voice))
                 for voice in voices.active_voices(session, target_language)
             ]
+        )
+    if not pool:
+        raise UnsupportedLanguagePair(
+            f"No voice speaks {target_language!r} here any more.", param="target_language"
         )
     with stages.stage("decoding"):
         info = probe(source, param=PARAM)
