@@ -74,21 +74,26 @@ def transcriber(settings: Settings, beam_size: int) -> Transcriber:
         return _BEAMS[key]
 
 
-def hear(
+def transcribe(
     voice16: Audio, *, language: str, tier: Tier, settings: Settings, progress: Progress
-) -> Heard:
-    """Transcribe the isolated voice (16 kHz mono) with word times, find who speaks when,
-    and cut the words into utterances. progress covers transcription then diarization."""
+) -> Transcript:
+    """The isolated voice (16 kHz mono) transcribed with word times (force-aligned English
+    words with the premium tier)."""
     transcript = transcriber(settings, tier.beam_size).transcribe(
-        voice16, language=language, word_timestamps=True, progress=lambda d: progress(0.8 * d)
+        voice16, language=language, word_timestamps=True, progress=progress
     )
     if tier.align_words:
         segments = sphinx.refine_segments(voice16, transcript.segments, transcript.language)
         transcript = replace(transcript, segments=tuple(segments))
+    return transcript
+
+
+def hear(transcript: Transcript, voice16: Audio, progress: Progress) -> Heard:
+    """Find who speaks when, and cut the transcript's words into utterances."""
     words = transcript.words
     if not words:
         return Heard(transcript, [])
-    turns = diarize(voice16, progress=lambda d: progress(0.8 + 0.2 * d))
+    turns = diarize(voice16, progress=progress)
     lines = utterances(words, assign_speakers(words, turns))
     return Heard(transcript, snapped(lines, speech_regions(voice16)))
 

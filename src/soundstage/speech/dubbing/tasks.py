@@ -39,7 +39,8 @@ PARAM: Final = "media_url"
 STAGES: Final = {
     "decoding": 0.03,
     "separating": 0.22,
-    "transcribing": 0.25,
+    "transcribing": 0.17,
+    "diarizing": 0.08,
     "translating": 0.05,
     "casting": 0.1,
     "synthesizing": 0.3,
@@ -95,13 +96,15 @@ def dub(ctx: JobContext) -> JobOutcome:
         stems = pipeline.isolate(original, tier, progress)
         voice16 = pipeline.mono16(stems.vocals)
     with stages.stage("transcribing") as progress:
-        heard = pipeline.hear(
+        transcript = pipeline.transcribe(
             voice16,
             language=source_language,
             tier=tier,
             settings=ctx.settings,
             progress=progress,
         )
+    with stages.stage("diarizing") as progress:
+        heard = pipeline.hear(transcript, voice16, progress)
     if not heard.utterances:
         raise NoSpeech("The media has no speech to dub.", param=PARAM)
     lines = heard.utterances

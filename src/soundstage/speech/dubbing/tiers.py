@@ -23,8 +23,9 @@ class Tier:
     # Passes of the voice isolation: the second runs the recording backwards and averages
     # the two voice estimates (+0.5 dB SI-SDR on speech over music, at twice the cost).
     isolation_passes: int
-    # Seconds of work per second of media, measured by bench/dubbing_rtf.py on 2 cores, and
-    # the fixed cost of a job (model loads in a fresh worker, input and output): they make
+    # Seconds of work per second of media, measured by bench/dubbing_rtf.py on 2 cores
+    # shared with other work (load average 6-8): 0.88 standard, 1.98 premium; and the fixed
+    # cost of a job (model loads in a fresh worker, input and output). They make
     # estimated_completion_ms.
     realtime_factor: float
     overhead_ms: int
@@ -37,7 +38,7 @@ TIERS: Final[dict[TierName, Tier]] = {
         beam_size=1,
         align_words=False,
         isolation_passes=1,
-        realtime_factor=1.0,
+        realtime_factor=0.9,
         overhead_ms=10_000,
     ),
     "premium": Tier(
@@ -46,7 +47,7 @@ TIERS: Final[dict[TierName, Tier]] = {
         beam_size=5,
         align_words=True,
         isolation_passes=2,
-        realtime_factor=1.5,
+        realtime_factor=2.0,
         overhead_ms=10_000,
     ),
 }
