@@ -39,11 +39,12 @@ def rich(db: Database, demo_catalog: CatalogCounts) -> Customer:
 
 
 def conversation() -> Audio:
-    """A man (Piper joe) and a woman (Festival slt) taking turns, a second between lines."""
+    """A man (flite rms) and a woman (Festival slt) taking turns, a second between lines
+    (engines that say a text the same way every time: Piper's decoder is random)."""
     lines = [
-        ("piper", "en_US-joe-medium", "Good morning, I would like to book a table for dinner."),
+        ("flite", "rms", "Good morning, I would like to book a table for dinner."),
         ("festival", "cmu_us_slt_arctic_hts", "Of course. How many people are coming tonight?"),
-        ("piper", "en_US-joe-medium", "There will be four of us, around eight o'clock."),
+        ("flite", "rms", "There will be four of us, around eight o'clock."),
         ("festival", "cmu_us_slt_arctic_hts", "Perfect, I have a quiet table by the window."),
     ]
     parts: list[np.ndarray] = []
@@ -128,12 +129,13 @@ def test_music_under_the_speech_stays_in_the_dub(
     output = decode(download(client, settings, job["result"]["output_url"]), channels=1)
     assert output.sample_rate == RATE
     dubbed = output.samples[: voice.size, 0]
-    # The music is still there (it is most of what the output shares with the source) and
-    # the original voice is gone.
+    # The music is still there, about as much as in the source, and the original voice is
+    # gone but for what isolation leaves of it (the source correlates 0.9 with it).
     with_music = float(np.corrcoef(dubbed, music)[0, 1])
     with_voice = float(np.corrcoef(dubbed, voice)[0, 1])
-    assert with_music > 0.3, (with_music, with_voice)
-    assert with_voice < 0.1, (with_music, with_voice)
+    source_with_music = float(np.corrcoef(voice + music, music)[0, 1])
+    assert with_music > 0.7 * source_with_music, (with_music, source_with_music)
+    assert with_voice < 0.2, (with_music, with_voice)
     # Whisper hears Spanish, not the English under it.
     assert (
         get_transcriber().transcribe(output, language=None, word_timestamps=False).language == "es"
