@@ -8,7 +8,8 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 # Debian packages the service and its tests use.
 APT_PACKAGES := redis-server openssl espeak-ng festival festvox-us-slt-hts festvox-kallpc16k flite rubberband-cli \
-	fluidsynth fluid-soundfont-gm tzdata
+	fluidsynth fluid-soundfont-gm tzdata \
+	apertium apertium-eng-spa apertium-fr-es apertium-es-pt apertium-spa-ita apertium-es-ro
 
 .PHONY: install serve test lint format clean
 

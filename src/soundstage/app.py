@@ -38,6 +38,7 @@ from soundstage.creative.music import endpoints as music_endpoints
 from soundstage.credits import endpoints as credits_endpoints
 from soundstage.jobs import endpoints as jobs_endpoints
 from soundstage.jobs.queue import install_dispatcher
+from soundstage.speech.dubbing import endpoints as dubbing_endpoints
 from soundstage.speech.isolator import endpoints as isolator_endpoints
 from soundstage.speech.stt import endpoints as stt_endpoints
 from soundstage.speech.tts import endpoints as tts_endpoints
@@ -94,6 +95,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(licensing_endpoints.router)
     api.include_router(licensed_media_endpoints.router)
     api.include_router(agents_endpoints.router)
+    api.include_router(dubbing_endpoints.router)
     app.include_router(api)
     app.include_router(storage_endpoints.public_router)
     app.include_router(voices_endpoints.public_router)

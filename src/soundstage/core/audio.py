@@ -119,7 +119,7 @@ def probe(path: Path, *, param: str = "audio_url") -> MediaInfo:
     """Describe a media file from its headers; demuxes (never decodes) only if they lack a
     duration, as in browser-recorded WebM."""
     _check_file(path, param)
-    with _open(path, param) as container:
+    with open_input(path, param) as container:
         try:
             stream = _audio_stream(container, param)
             ctx = stream.codec_context
@@ -263,7 +263,9 @@ def _check_file(path: Path, param: str) -> None:
         raise InvalidMedia("The media file is empty.", param=param)
 
 
-def _open(path: Path, param: str) -> InputContainer:
+def open_input(path: Path, param: str) -> InputContainer:
+    """The media file opened for reading through the allowed demuxers only (InvalidMedia,
+    naming param, if none reads it)."""
     try:
         # An absolute path is never taken for "protocol:..." by FFmpeg.
         return av.open(
@@ -319,7 +321,7 @@ def _decode_blocks(
     path: Path, sample_rate: int | None, channels: int | None, block_frames: int, param: str
 ) -> Iterator[Audio]:
     produced = False
-    with _open(path, param) as container:
+    with open_input(path, param) as container:
         stream = _audio_stream(container, param)
         try:
             for block in _convert(

@@ -25,6 +25,7 @@ BUILTIN_TASK_MODULES: tuple[str, ...] = (
     "soundstage.speech.voice_changer.tasks",
     "soundstage.creative.daw.tasks",
     "soundstage.creative.music.tasks",
+    "soundstage.speech.dubbing.tasks",
 )
 
 
@@ -76,19 +77,27 @@ class JobContext:
         the result (shown as a signed URL) and the file's real duration in milliseconds."""
         path = self.workdir / filename
         encoded = encode(audio, path, fmt)
+        reference = self.save_file(path, encoded.content_type, encoded.duration_ms)
+        return reference, encoded.duration_ms
+
+    def save_file(
+        self, path: Path, content_type: str, duration_ms: int | None = None
+    ) -> dict[str, Any]:
+        """Store a file written in the work directory as an output of this job: the media
+        reference to put in the result."""
         with self.db.session() as session:
             media = storage.save(
                 session,
                 self.settings,
                 self.principal,
                 path,
-                filename=filename,
-                content_type=encoded.content_type,
-                duration_ms=encoded.duration_ms,
+                filename=path.name,
+                content_type=content_type,
+                duration_ms=duration_ms,
                 purpose="output",
                 job_id=self.job_id,
             )
-            return storage.media_ref(media), encoded.duration_ms
+            return storage.media_ref(media)
 
     def check_cancelled(self) -> None:
         if self.cancelled.is_set():

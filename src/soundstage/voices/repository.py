@@ -53,8 +53,8 @@ def voice_ids_by_engine_voice(session: Session) -> dict[tuple[str, str], str]:
     return {(engine, engine_voice): voice_id for engine, engine_voice, voice_id in rows}
 
 
-def active_voices(session: Session) -> list[Voice]:
-    stmt = active_voices_query(language=None, gender=None).order_by(Voice.created_at.desc())
+def active_voices(session: Session, language: str | None) -> list[Voice]:
+    stmt = active_voices_query(language=language, gender=None).order_by(Voice.id)
     return list(session.scalars(stmt))
 
 

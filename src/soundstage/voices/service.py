@@ -39,9 +39,10 @@ def get_active_voice(session: Session, voice_id: str) -> Voice:
     return voice
 
 
-def active_voices(session: Session) -> list[Voice]:
-    """Every active voice of the catalog, newest first (the talent catalog's demos)."""
-    return repository.active_voices(session)
+def active_voices(session: Session, language: str | None = None) -> list[Voice]:
+    """Every active voice (of a language: a base tag takes in its regional variants), in id
+    order, for features that choose voices themselves (talent demos, dubbing)."""
+    return repository.active_voices(session, language)
 
 
 def voice_ids_by_creator(session: Session, creator_ids: Iterable[str]) -> dict[str, list[str]]:

@@ -9,7 +9,6 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 import numpy as np
-import soxr
 
 from soundstage.core.audio import Audio, Samples
 from soundstage.speech.conversion.base import Converted, ConvertedPhrase, NothingToSay, Progress
@@ -18,7 +17,9 @@ from soundstage.speech.conversion.phrases import Phrase, phrases
 from soundstage.speech.conversion.timing import (
     KeyFrame,
     bounded_key_frames,
-    exact_length,
+    match_level,
+    place,
+    resampled_mono,
     trim_silence,
     warp,
 )
@@ -49,16 +50,11 @@ _RESPEAK_ABOVE: Final = 1.33
 # fade, where the next phrase starts or the input ends).
 MIN_PHRASE_RATIO: Final = 0.5
 MAX_PHRASE_RATIO: Final = 2.0
-_FADE_MS: Final = 10
 # Each voice's median pitch is measured once per process on this text.
 _REFERENCE_TEXT: Final = (
     "It was a bright cold day in April, and the clocks were striking thirteen. "
     "She opened the window and looked out over the quiet town."
 )
-# Level matching never raises a phrase by more than this (a whisper stays soft) nor lets it
-# peak above _PEAK.
-_MAX_GAIN: Final = 10.0
-_PEAK: Final = 0.97
 # Whisper's codes of languages written without spaces between words.
 _UNSPACED: Final = frozenset({"zh", "yue", "ja", "th", "lo", "km", "my", "bo"})
 
@@ -192,9 +188,9 @@ def _revoice(phrase: Phrase, task: _Task, output: Samples, next_ms: int | None) 
         # Nothing in it the engine can pronounce (a symbol, another script): left silent.
         return ConvertedPhrase(text, phrase.start_ms, phrase.end_ms, 1.0, 1.0, spoken=False)
     fitted, ratio = _fitted(clip, phrase, task, (end - start) / task.rate)
-    samples = _level(_resampled(fitted, task.rate), task.source[start:end])
+    samples = match_level(resampled_mono(fitted, task.rate), task.source[start:end])
     limit = output.size if next_ms is None else round(next_ms * task.rate / 1000)
-    _place(output, samples, start, min(limit, output.size), task.rate)
+    place(output, samples, start, min(limit, output.size), task.rate)
     return ConvertedPhrase(
         text, phrase.start_ms, phrase.end_ms, round(ratio, 3), engine_rate, spoken=True
     )
@@ -264,36 +260,3 @@ def _aligned_words(clip: Audio, words: Sequence[Word]) -> list[Word] | None:
 
 def _mono16(audio: Audio) -> Audio:
     return Audio(mono_16k(audio).reshape(-1, 1), SAMPLE_RATE)
-
-
-def _resampled(clip: Audio, rate: int) -> Samples:
-    mono = clip.samples[:, 0]
-    if clip.sample_rate == rate:
-        return np.ascontiguousarray(mono)
-    frames = round(clip.frames * rate / clip.sample_rate)
-    converted = np.asarray(soxr.resample(mono, clip.sample_rate, rate, "HQ"), dtype=np.float32)
-    return exact_length(Audio(converted.reshape(-1, 1), rate), frames).samples[:, 0]
-
-
-def _level(samples: Samples, source: Samples) -> Samples:
-    """The phrase as loud (RMS) as the source's, never clipping."""
-    power = float(np.mean(np.square(samples, dtype=np.float64)))
-    wanted = float(np.mean(np.square(source, dtype=np.float64)))
-    peak = float(np.max(np.abs(samples))) if samples.size else 0.0
-    if power <= 0 or wanted <= 0 or peak <= 0:
-        return samples
-    gain = min(float(np.sqrt(wanted / power)), _MAX_GAIN, _PEAK / peak)
-    return samples * np.float32(gain)
-
-
-def _place(output: Samples, samples: Samples, start: int, limit: int, rate: int) -> None:
-    """Mix samples into output from start, faded in and out, cut at limit."""
-    piece = samples[: max(0, limit - start)].copy()
-    if piece.size == 0:
-        return
-    fade = min(rate * _FADE_MS // 1000, piece.size // 2)
-    if fade:
-        ramp = np.linspace(0.0, 1.0, fade, dtype=np.float32)
-        piece[:fade] *= ramp
-        piece[-fade:] *= ramp[::-1]
-    output[start : start + piece.size] += piece

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Final
 
 import numpy as np
+import soxr
 
-from soundstage.core.audio import Audio, decode, encode
+from soundstage.core.audio import Audio, Samples, decode, encode
 from soundstage.speech.dsp import RUBBERBAND
 from soundstage.speech.engines.base import EngineUnavailable
 
@@ -31,6 +32,12 @@ MIN_LOCAL_RATIO: Final = 0.25
 MAX_LOCAL_RATIO: Final = 6.0
 # A phrase takes Rubber Band well under a second; a minute means it hangs.
 _TIMEOUT_SECONDS: Final = 60
+# Level matching never raises a phrase by more than this (a whisper stays soft) nor lets it
+# peak above _PEAK.
+_MAX_GAIN: Final = 10.0
+_PEAK: Final = 0.97
+# Fades at a placed clip's edges, against clicks where it starts or is cut.
+_FADE_MS: Final = 10
 # Key frames closer than this (in the synthesized clip) are not worth a stretch change.
 _MIN_KEY_GAP_MS: Final = 40
 
@@ -148,3 +155,37 @@ def exact_length(audio: Audio, frames: int) -> Audio:
         pad = np.zeros((frames - samples.shape[0], audio.channels), dtype=np.float32)
         samples = np.concatenate([samples, pad])
     return Audio(np.ascontiguousarray(samples, dtype=np.float32), audio.sample_rate)
+
+
+def resampled_mono(clip: Audio, rate: int) -> Samples:
+    """The clip's first channel at `rate`, exactly as long (in time) as the clip."""
+    mono = clip.samples[:, 0]
+    if clip.sample_rate == rate:
+        return np.ascontiguousarray(mono)
+    frames = round(clip.frames * rate / clip.sample_rate)
+    converted = np.asarray(soxr.resample(mono, clip.sample_rate, rate, "HQ"), dtype=np.float32)
+    return exact_length(Audio(converted.reshape(-1, 1), rate), frames).samples[:, 0]
+
+
+def match_level(samples: Samples, source: Samples) -> Samples:
+    """The phrase as loud (RMS) as the source's, never clipping."""
+    power = float(np.mean(np.square(samples, dtype=np.float64)))
+    wanted = float(np.mean(np.square(source, dtype=np.float64)))
+    peak = float(np.max(np.abs(samples))) if samples.size else 0.0
+    if power <= 0 or wanted <= 0 or peak <= 0:
+        return samples
+    gain = min(float(np.sqrt(wanted / power)), _MAX_GAIN, _PEAK / peak)
+    return samples * np.float32(gain)
+
+
+def place(output: Samples, samples: Samples, start: int, limit: int, rate: int) -> None:
+    """Mix samples into output from start, faded in and out, cut at limit."""
+    piece = samples[: max(0, limit - start)].copy()
+    if piece.size == 0:
+        return
+    fade = min(rate * _FADE_MS // 1000, piece.size // 2)
+    if fade:
+        ramp = np.linspace(0.0, 1.0, fade, dtype=np.float32)
+        piece[:fade] *= ramp
+        piece[-fade:] *= ramp[::-1]
+    output[start : start + piece.size] += piece

@@ -86,7 +86,13 @@ class WhisperTranscriber:
         self._model = model
         self._beam_size = beam_size
         self._chunking = chunking or Chunking()
-        self.languages = _languages(model)
+        self.languages = model_languages(model)
+
+    def with_beam_size(self, beam_size: int) -> WhisperTranscriber:
+        """The same model decoding with another beam (1: greedy, fastest)."""
+        return WhisperTranscriber(
+            self.name, self._model, beam_size=beam_size, chunking=self._chunking
+        )
 
     @classmethod
     def load(cls, name: str, directory: Path, settings: SttSettings) -> WhisperTranscriber:
@@ -171,7 +177,8 @@ def _joined(texts: list[str], code: str | None) -> str:
     return " ".join("".join(texts).split())
 
 
-def _languages(model: WhisperModel) -> frozenset[str]:
+def model_languages(model: WhisperModel) -> frozenset[str]:
+    """The Whisper codes of the languages the model writes."""
     if not model.model.is_multilingual:
         return frozenset({"en"})
     # Models before large-v3 have 99 languages (no "yue"): ask the tokenizer.

@@ -1,0 +1,32 @@
+"""HTTP endpoints of dubbing: POST /api/v1/speech/dubbing and its supported language pairs."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from soundstage.core.deps import PrincipalDep, SessionDep
+from soundstage.core.openapi import errors
+from soundstage.speech.dubbing import service
+from soundstage.speech.dubbing.schemas import DubbingRequest, DubbingResponse, LanguagePairList
+
+router = APIRouter(tags=["Speech"])
+
+
+@router.post("/speech/dubbing", response_model=DubbingResponse, responses=errors(402))
+async def dub(body: DubbingRequest, request: Request, principal: PrincipalDep) -> DubbingResponse:
+    """Translate and re-voice audio or video into another language, keeping each speaker's
+    voice characteristics and the timing. Asynchronous: the answer comes at once with the
+    job and an estimate; the `dubbing.completed` webhook carries the output URL (and the
+    source and target transcripts as SRT), `dubbing.failed` the error. The media is fetched
+    and measured first, so a bad URL or undecodable media is 422 here and a short balance
+    402. Charged 1,500 (standard) or 3,000 (premium) credits per minute of media, per
+    started second, only when the dub is ready."""
+    state = request.app.state
+    return await service.submit(state.db, state.settings, principal, body)
+
+
+@router.get("/speech/dubbing/languages", response_model=LanguagePairList)
+def dubbing_languages(session: SessionDep, principal: PrincipalDep) -> LanguagePairList:
+    """Beyond the spec: every (source, target) pair dubbing supports here, with the engine
+    that translates it, any pivot language, and how many target voices there are."""
+    return LanguagePairList(data=service.language_pairs(session))

@@ -1,0 +1,141 @@
+"""The dubbed output as a file like the input: audio in the input's format family, or the
+input's video with its video streams copied packet for packet (never re-encoded) and the dub
+as its one audio track."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import av
+import numpy as np
+from av.audio.stream import AudioStream
+from av.container import InputContainer, OutputContainer
+from av.packet import Packet
+from av.stream import Disposition
+
+from soundstage.core.audio import Audio, EncodeFormat, MediaInfo, encode, open_input
+
+_BLOCK_FRAMES: Final = 1 << 14
+_LOSSLESS: Final = frozenset({"flac", "alac", "ape", "wavpack", "tta"})
+_WEBM_AUDIO: Final = frozenset({"opus", "vorbis"})
+_WEBM_VIDEO: Final = frozenset({"vp8", "vp9", "av1"})
+AAC_BIT_RATE: Final = 192_000
+
+
+@dataclass(frozen=True)
+class OutputPlan:
+    """What the output is: `encode` for core.audio.encode's formats, `mux` for PyAV."""
+
+    how: Literal["encode", "mux"]
+    filename: str
+    content_type: str
+    encode_format: EncodeFormat | None = None
+    container: str | None = None
+    audio_codec: str | None = None
+
+
+def plan(info: MediaInfo, source: Path) -> OutputPlan:
+    """Video stays in its container family (MP4/MOV -> MP4, WebM -> WebM, Matroska -> MKV);
+    audio stays lossless if it was (PCM -> WAV, FLAC/ALAC -> FLAC), AAC stays AAC (M4A),
+    other lossy audio becomes MP3."""
+    names = set(info.format_name.split(","))
+    if info.has_video:
+        if "matroska" in names or "webm" in names:
+            if _is_webm(source):
+                return OutputPlan("mux", "dubbed.webm", "video/webm", None, "webm", "libopus")
+            return OutputPlan("mux", "dubbed.mkv", "video/x-matroska", None, "matroska", "aac")
+        return OutputPlan("mux", "dubbed.mp4", "video/mp4", None, "mp4", "aac")
+    codec = info.audio_codec
+    if codec.startswith("pcm_"):
+        return OutputPlan("encode", "dubbed.wav", "audio/wav", "wav")
+    if codec in _LOSSLESS:
+        return OutputPlan("encode", "dubbed.flac", "audio/flac", "flac")
+    if codec == "aac":
+        return OutputPlan("mux", "dubbed.m4a", "audio/mp4", None, "ipod", "aac")
+    return OutputPlan("encode", "dubbed.mp3", "audio/mpeg", "mp3")
+
+
+def write(info: MediaInfo, source: Path, audio: Audio, directory: Path) -> tuple[Path, str]:
+    """The output for the input `source` (described by info) with `audio` as its sound,
+    written in directory: its path and content type."""
+    chosen = plan(info, source)
+    path = directory / chosen.filename
+    if chosen.encode_format is not None:
+        encode(audio, path, chosen.encode_format)
+    elif chosen.container is not None and chosen.audio_codec is not None:
+        mux(source, audio, path, container=chosen.container, audio_codec=chosen.audio_codec)
+    return path, chosen.content_type
+
+
+def _is_webm(source: Path) -> bool:
+    with open_input(source, "media_url") as container:
+        videos = {stream.codec_context.name for stream in container.streams.video}
+        audios = {stream.codec_context.name for stream in container.streams.audio}
+    return videos <= _WEBM_VIDEO and audios <= _WEBM_AUDIO
+
+
+def mux(source: Path, audio: Audio, dest: Path, *, container: str, audio_codec: str) -> None:
+    """Write dest: the source's video streams (if any) copied unchanged, and audio encoded
+    with audio_codec, interleaved by time."""
+    with (
+        open_input(source, "media_url") as inp,
+        av.open(str(dest), "w", format=container) as out,
+    ):
+        videos = [
+            stream
+            for stream in inp.streams.video
+            if not stream.disposition & Disposition.attached_pic
+        ]
+        copies = {stream.index: out.add_stream_from_template(stream) for stream in videos}
+        rate = 48_000 if audio_codec == "libopus" else audio.sample_rate
+        track = out.add_stream(audio_codec, rate=rate)
+        if not isinstance(track, AudioStream):
+            raise ValueError(f"{audio_codec} is not an audio codec")
+        track.layout = "mono" if audio.channels == 1 else "stereo"
+        if audio_codec == "aac":
+            track.bit_rate = AAC_BIT_RATE
+        _interleave(inp, out, videos, copies, _encoded(track, audio))
+
+
+def _interleave(
+    inp: InputContainer,
+    out: OutputContainer,
+    videos: list[av.video.stream.VideoStream],
+    copies: dict[int, av.video.stream.VideoStream],
+    audio_packets: Iterator[Packet[Any]],
+) -> None:
+    pending = next(audio_packets, None)
+    if videos:
+        for packet in inp.demux(*videos):
+            if packet.dts is None:  # the demuxer's end-of-stream marker
+                continue
+            now = packet.dts * packet.time_base
+            while pending is not None and _time(pending) <= now:
+                out.mux(pending)
+                pending = next(audio_packets, None)
+            packet.stream = copies[packet.stream.index]
+            out.mux(packet)
+    while pending is not None:
+        out.mux(pending)
+        pending = next(audio_packets, None)
+
+
+def _time(packet: Packet[Any]) -> Fraction:
+    return Fraction(packet.dts or 0) * packet.time_base
+
+
+def _encoded(track: AudioStream, audio: Audio) -> Iterator[Packet[Any]]:
+    layout = "mono" if audio.channels == 1 else "stereo"
+    samples = audio.samples if audio.channels <= 2 else audio.samples[:, :2]
+    for start in range(0, audio.frames, _BLOCK_FRAMES):
+        chunk = np.ascontiguousarray(samples[start : start + _BLOCK_FRAMES], dtype=np.float32)
+        frame = av.AudioFrame.from_ndarray(chunk.reshape(1, -1), format="flt", layout=layout)
+        frame.sample_rate = audio.sample_rate
+        frame.pts = start
+        frame.time_base = Fraction(1, audio.sample_rate)
+        yield from track.encode(frame)
+    yield from track.encode(None)

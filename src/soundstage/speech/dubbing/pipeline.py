@@ -1,0 +1,175 @@
+"""The stages of a dubbing job between decoding and writing the output, each a function of
+what the one before gave: isolate, transcribe, find the speakers, cut into utterances,
+translate, cast voices, say every line in its span."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from soundstage.config import Settings
+from soundstage.core.audio import Audio, Samples
+from soundstage.speech.dubbing import casting
+from soundstage.speech.dubbing.casting import Candidate, Casting, SpeakerProfile
+from soundstage.speech.dubbing.fitting import Line, say_in_span, voice_of
+from soundstage.speech.dubbing.tiers import Tier
+from soundstage.speech.dubbing.utterances import Utterance, snapped, utterances
+from soundstage.speech.separators.base import Separation, with_residual
+from soundstage.speech.separators.registry import get_separator
+from soundstage.speech.speakers.audio16k import SAMPLE_RATE, mono_16k
+from soundstage.speech.speakers.diarize import assign_speakers, diarize
+from soundstage.speech.speakers.vad import speech_regions
+from soundstage.speech.transcribers import sphinx
+from soundstage.speech.transcribers.base import Transcriber, Transcript
+from soundstage.speech.transcribers.registry import get_transcriber
+from soundstage.speech.transcribers.whisper import WhisperTranscriber
+from soundstage.speech.translators.base import LanguagePair, SourceUtterance, Translator
+
+Progress = Callable[[float], None]
+
+_BEAMS: dict[tuple[str, int], Transcriber] = {}
+_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Heard:
+    """What the source says: its transcript, and its words in utterances with speakers."""
+
+    transcript: Transcript
+    utterances: list[Utterance]
+
+
+def isolate(audio: Audio, tier: Tier, progress: Progress) -> Separation:
+    """The voice and the background. A second pass (premium) separates the recording played
+    backwards and averages the two voice estimates: the model's errors lag differently."""
+    separator = get_separator()
+    passes = tier.isolation_passes
+    forward = separator.separate(audio, progress=lambda done: progress(done / passes))
+    if passes == 1:
+        return forward
+    reversed_audio = Audio(np.ascontiguousarray(audio.samples[::-1]), audio.sample_rate)
+    backward = separator.separate(
+        reversed_audio, progress=lambda done: progress((1 + done) / passes)
+    )
+    vocals = (forward.vocals.samples + backward.vocals.samples[::-1]) / np.float32(2)
+    return with_residual(audio, vocals)
+
+
+def mono16(audio: Audio) -> Audio:
+    return Audio(mono_16k(audio).reshape(-1, 1), SAMPLE_RATE)
+
+
+def transcriber(settings: Settings, beam_size: int) -> Transcriber:
+    """The configured speech-to-text model decoding with the tier's beam."""
+    model = get_transcriber(settings=settings)
+    if not isinstance(model, WhisperTranscriber):
+        return model
+    key = (model.name, beam_size)
+    with _LOCK:
+        if key not in _BEAMS:
+            _BEAMS[key] = model.with_beam_size(beam_size)
+        return _BEAMS[key]
+
+
+def transcribe(
+    voice16: Audio, *, language: str, tier: Tier, settings: Settings, progress: Progress
+) -> Transcript:
+    """The isolated voice (16 kHz mono) transcribed with word times (force-aligned English
+    words with the premium tier)."""
+    transcript = transcriber(settings, tier.beam_size).transcribe(
+        voice16, language=language, word_timestamps=True, progress=progress
+    )
+    if tier.align_words:
+        segments = sphinx.refine_segments(voice16, transcript.segments, transcript.language)
+        transcript = replace(transcript, segments=tuple(segments))
+    return transcript
+
+
+def hear(transcript: Transcript, voice16: Audio, progress: Progress) -> Heard:
+    """Find who speaks when, and cut the transcript's words into utterances."""
+    words = transcript.words
+    if not words:
+        return Heard(transcript, [])
+    turns = diarize(voice16, progress=progress)
+    lines = utterances(words, assign_speakers(words, turns))
+    return Heard(transcript, snapped(lines, speech_regions(voice16)))
+
+
+def translate(
+    lines: Sequence[Utterance], voice16: Audio, translator: Translator, pair: LanguagePair
+) -> list[str]:
+    sources = [
+        SourceUtterance(line.text, _cut(voice16, line.start_ms, line.end_ms)) for line in lines
+    ]
+    return translator.translate(sources, pair)
+
+
+def speaker_profiles(lines: Sequence[Utterance], voice16: Audio) -> list[SpeakerProfile]:
+    """Each speaker's voice from their utterances, in order of first appearance."""
+    order: list[str] = []
+    pieces: dict[str, list[Samples]] = {}
+    for line in lines:
+        if line.speaker not in pieces:
+            order.append(line.speaker)
+            pieces[line.speaker] = []
+        pieces[line.speaker].append(_cut(voice16, line.start_ms, line.end_ms).samples[:, 0])
+    profiles = []
+    for speaker in order:
+        joined = np.concatenate(pieces[speaker]).reshape(-1, 1)
+        speech_ms = round(joined.shape[0] * 1000 / SAMPLE_RATE)
+        profiles.append(casting.speaker_profile(speaker, Audio(joined, SAMPLE_RATE), speech_ms))
+    return profiles
+
+
+def cast_voices(
+    profiles: Sequence[SpeakerProfile],
+    pool: Sequence[Candidate],
+    *,
+    language: str,
+    preserve_voice: bool,
+) -> dict[str, Casting]:
+    return casting.cast(profiles, pool, language=language, preserve_voice=preserve_voice)
+
+
+def say_all(
+    lines: Sequence[Utterance],
+    translations: Sequence[str],
+    castings: dict[str, Casting],
+    vocals: Audio,
+    progress: Progress,
+) -> tuple[Samples, list[Line]]:
+    """Every translated line in its speaker's voice, in its span: the dub track (mono, at
+    the vocals' rate and length) and where each line went."""
+    output = np.zeros(vocals.frames, dtype=np.float32)
+    placed: list[Line] = []
+    for index, (line, text) in enumerate(zip(lines, translations, strict=True)):
+        limit_ms = lines[index + 1].start_ms if index + 1 < len(lines) else vocals.duration_ms
+        role = castings[line.speaker]
+        if text.strip():
+            placed.append(
+                say_in_span(
+                    output,
+                    text,
+                    engine=role.voice.engine,
+                    voice=role.voice.voice,
+                    semitones=role.semitones,
+                    start_ms=line.start_ms,
+                    end_ms=line.end_ms,
+                    limit_ms=max(limit_ms, line.end_ms),
+                    source_voice=voice_of(vocals, line.start_ms, line.end_ms),
+                    rate=vocals.sample_rate,
+                )
+            )
+        else:
+            placed.append(Line(line.start_ms, line.start_ms, 1.0, 1.0, spoken=False))
+        progress((index + 1) / len(lines))
+    return output, placed
+
+
+def _cut(audio: Audio, start_ms: int, end_ms: int) -> Audio:
+    first = round(start_ms * audio.sample_rate / 1000)
+    last = max(first + 1, round(end_ms * audio.sample_rate / 1000))
+    return Audio(np.ascontiguousarray(audio.samples[first:last]), audio.sample_rate)

@@ -1,0 +1,67 @@
+"""Request and response bodies of dubbing."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from soundstage.core.schemas import MediaUrl, RequestModel
+
+
+class DubbingRequest(RequestModel):
+    media_url: MediaUrl = Field(
+        description="URL of the audio or video to dub: a public http(s) URL or one of this "
+        "service's media URLs (an upload). Audio: MP3, WAV, FLAC, M4A, OGG...; video: MP4, "
+        "MOV, MKV, WebM. It is fetched and measured when the request is made.",
+    )
+    source_language: str = Field(
+        min_length=2, max_length=35, description="BCP-47 tag of the speech (`en`, `es-MX`)."
+    )
+    target_language: str = Field(
+        min_length=2,
+        max_length=35,
+        description="BCP-47 tag of the dub. GET /api/v1/speech/dubbing/languages lists the "
+        "supported pairs; another is 422 `unsupported_language_pair`.",
+    )
+    tier: Literal["standard", "premium"] = Field(
+        default="standard",
+        description="`standard` (1,500 credits a minute) or `premium` (3,000): a wider "
+        "transcription beam, force-aligned word times (English) and a second isolation pass.",
+    )
+    preserve_voice: bool = Field(
+        default=True,
+        description="Give each speaker the target-language voice closest to theirs (speaker "
+        "embedding, gender, pitch), moved toward their pitch; false: the language's default "
+        "voices, still one per speaker.",
+    )
+
+
+class DubbingResponse(BaseModel):
+    object: Literal["job"] = "job"
+    job_id: str
+    status: Literal["processing"]
+    estimated_completion_ms: int = Field(
+        description="Expected time to completion from now, from the media's duration and "
+        "the tier's measured speed. The end is announced by the `dubbing.completed` (or "
+        "`dubbing.failed`) webhook; GET /api/v1/jobs/{job_id} shows progress and stage."
+    )
+    duration_ms: int = Field(description="Beyond the spec: the media's duration.")
+    credits_reserved: int = Field(
+        description="Beyond the spec: credits held until the job ends (the charge, captured "
+        "on completion; released on failure)."
+    )
+
+
+class LanguagePairOut(BaseModel):
+    source_language: str
+    target_language: str
+    translator: str = Field(description="The engine that translates this pair.")
+    via: list[str] = Field(description='Pivot languages on the way (`["es"]`), or none.')
+    voices: int = Field(description="Target-language voices speakers are cast from.")
+
+
+class LanguagePairList(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[LanguagePairOut]
+    has_more: Literal[False] = False

@@ -1,0 +1,208 @@
+"""The dubbing job: measure and decode the stored input, then isolate, transcribe with
+speakers, translate, cast, re-voice and fit, mix over the background, write audio or video
+like the input, and store it with the two transcripts as SRT. Each stage's wall time is
+kept in the result (`stage_ms`)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from soundstage.core.audio import Audio, MediaInfo, decode, probe
+from soundstage.credits import rates
+from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.speech.conversion.base import NothingToSay
+from soundstage.speech.dubbing import media, pipeline
+from soundstage.speech.dubbing.casting import Casting, candidates
+from soundstage.speech.dubbing.fitting import Line
+from soundstage.speech.dubbing.pipeline import Progress
+from soundstage.speech.dubbing.tiers import TIERS
+from soundstage.speech.dubbing.utterances import Utterance
+from soundstage.speech.engines.base import EngineVoice, Gender
+from soundstage.speech.speakers.base import NoSpeech
+from soundstage.speech.stt import cues
+from soundstage.speech.translators.base import UnsupportedLanguagePair
+from soundstage.speech.translators.registry import route
+from soundstage.storage import service as storage
+from soundstage.voices import service as voices
+
+KIND: Final = "dubbing"
+COMPLETED_EVENT: Final = "dubbing.completed"
+FAILED_EVENT: Final = "dubbing.failed"
+PARAM: Final = "media_url"
+# Each stage's share of the job's progress (about its share of the time on 2 cores).
+STAGES: Final = {
+    "decoding": 0.03,
+    "separating": 0.22,
+    "transcribing": 0.17,
+    "diarizing": 0.08,
+    "translating": 0.05,
+    "casting": 0.1,
+    "synthesizing": 0.3,
+    "encoding": 0.05,
+}
+
+
+class _Stages:
+    """Progress through the stages, and the wall time each took."""
+
+    def __init__(self, ctx: JobContext) -> None:
+        self._ctx = ctx
+        self._done = 0.0
+        self.elapsed_ms: dict[str, int] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[Progress]:
+        begin, share = self._done, STAGES[name]
+        self._ctx.progress(begin, name)
+        started = time.perf_counter()
+
+        def progress(fraction: float) -> None:
+            self._ctx.progress(begin + share * min(max(fraction, 0.0), 1.0), name)
+
+        yield progress
+        self.elapsed_ms[name] = round((time.perf_counter() - started) * 1000)
+        self._done = begin + share
+
+
+@register(KIND, completed_event=COMPLETED_EVENT, failed_event=FAILED_EVENT)
+def dub(ctx: JobContext) -> JobOutcome:
+    request: dict[str, Any] = ctx.request
+    tier = TIERS[request["tier"]]
+    source_language, target_language = request["source_language"], request["target_language"]
+    stages = _Stages(ctx)
+    with ctx.db.read_session() as session:
+        stored = storage.get_owned(session, ctx.principal, request["input_media_id"])
+        source = storage.local_path(ctx.settings, stored)
+        pool = candidates(
+            [
+                (voice.id, _engine_voice(voice))
+                for voice in voices.active_voices(session, target_language)
+            ]
+        )
+    if not pool:
+        raise UnsupportedLanguagePair(
+            f"No voice speaks {target_language!r} here any more.", param="target_language"
+        )
+    with stages.stage("decoding"):
+        info = probe(source, param=PARAM)
+        original = decode(source, param=PARAM)
+    with stages.stage("separating") as progress:
+        stems = pipeline.isolate(original, tier, progress)
+        voice16 = pipeline.mono16(stems.vocals)
+    with stages.stage("transcribing") as progress:
+        transcript = pipeline.transcribe(
+            voice16,
+            language=source_language,
+            tier=tier,
+            settings=ctx.settings,
+            progress=progress,
+        )
+    with stages.stage("diarizing") as progress:
+        heard = pipeline.hear(transcript, voice16, progress)
+    if not heard.utterances:
+        raise NoSpeech("The media has no speech to dub.", param=PARAM)
+    lines = heard.utterances
+    with stages.stage("translating"):
+        translator, pair = route(source_language, target_language)
+        translations = pipeline.translate(lines, voice16, translator, pair)
+    with stages.stage("casting"):
+        profiles = pipeline.speaker_profiles(lines, voice16)
+        castings = pipeline.cast_voices(
+            profiles, pool, language=target_language, preserve_voice=request["preserve_voice"]
+        )
+    with stages.stage("synthesizing") as progress:
+        dub_track, placed = pipeline.say_all(lines, translations, castings, stems.vocals, progress)
+    if not any(line.spoken for line in placed):
+        raise NothingToSay(
+            f"The {target_language} voices could say none of the translation.",
+            param="target_language",
+        )
+    with stages.stage("encoding"):
+        mixed = stems.background.samples + dub_track[:, None]
+        output = Audio(np.ascontiguousarray(mixed, dtype=np.float32), original.sample_rate)
+        result = _store(ctx, source, info, output, lines, translations, placed)
+    result.update(
+        source_language=source_language,
+        target_language=target_language,
+        tier=tier.name,
+        preserve_voice=request["preserve_voice"],
+        transcript=heard.transcript.text,
+        translator={"name": pair.translator, "via": list(pair.via)},
+        speakers=[_speaker(castings[p.speaker], p.median_hz) for p in profiles],
+        utterances=[
+            _utterance(line, text, spot)
+            for line, text, spot in zip(lines, translations, placed, strict=True)
+        ],
+        stage_ms=stages.elapsed_ms,
+    )
+    charged = min(rates.for_duration(tier.operation, original.duration_ms), request["credits"])
+    return JobOutcome(result, credits_used=charged)
+
+
+def _engine_voice(voice: Any) -> EngineVoice:
+    gender: Gender = "female" if voice.gender == "female" else "male"
+    return EngineVoice(
+        voice.engine, voice.engine_voice, voice.language, gender, voice.accent, voice.name
+    )
+
+
+def _store(
+    ctx: JobContext,
+    source: Path,
+    info: MediaInfo,
+    output: Audio,
+    lines: list[Utterance],
+    translations: list[str],
+    placed: list[Line],
+) -> dict[str, Any]:
+    """Write and store the output and the two SRT transcripts: their media references."""
+    path, content_type = media.write(info, source, output, ctx.workdir)
+    heard = [cues.Phrase(line.text, line.start_ms, line.end_ms, line.speaker) for line in lines]
+    said = [
+        cues.Phrase(text, spot.start_ms, max(spot.end_ms, spot.start_ms + 1), line.speaker)
+        for line, text, spot in zip(lines, translations, placed, strict=True)
+        if spot.spoken and text.strip()
+    ]
+    source_srt, target_srt = ctx.workdir / "source.srt", ctx.workdir / "target.srt"
+    source_srt.write_text(cues.to_srt(heard), encoding="utf-8")
+    target_srt.write_text(cues.to_srt(said), encoding="utf-8")
+    return {
+        "output_url": ctx.save_file(path, content_type, output.duration_ms),
+        "duration_ms": output.duration_ms,
+        "source_transcript_url": ctx.save_file(source_srt, "application/x-subrip"),
+        "target_transcript_url": ctx.save_file(target_srt, "application/x-subrip"),
+    }
+
+
+def _speaker(role: Casting, median_hz: float | None) -> dict[str, Any]:
+    return {
+        "speaker": role.speaker,
+        "voice_id": role.voice_id,
+        "engine": role.voice.engine,
+        "engine_voice": role.voice.voice,
+        "gender": role.voice.gender,
+        "source_median_pitch_hz": None if median_hz is None else round(median_hz, 1),
+        "pitch_shift_semitones": role.semitones,
+        "similarity": role.similarity,
+    }
+
+
+def _utterance(line: Utterance, translation: str, spot: Line) -> dict[str, Any]:
+    return {
+        "speaker": line.speaker,
+        "start_ms": line.start_ms,
+        "end_ms": line.end_ms,
+        "text": line.text,
+        "translation": translation,
+        "output_start_ms": spot.start_ms,
+        "output_end_ms": spot.end_ms,
+        "time_ratio": spot.time_ratio,
+        "engine_rate": spot.engine_rate,
+        "spoken": spot.spoken,
+    }

@@ -1,0 +1,92 @@
+"""What the dubbing tests share: media made on the spot, submitting a dub and waiting for its
+end, downloading outputs, and timing measured on the audio itself."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from fastapi.testclient import TestClient
+
+from soundstage.config import Settings
+from soundstage.core.audio import Audio, decode
+from tests.conftest import Customer
+from tests.speech.audio_fixtures import Clip, ReferenceWord
+
+DUBBING = "/api/v1/speech/dubbing"
+GAP_S = 0.8
+
+
+def joined_clips(clips: list[Clip]) -> tuple[Audio, list[ReferenceWord]]:
+    """The clips one after the other with GAP_S of silence between (16 kHz mono), and
+    their reference words on that timeline."""
+    pieces: list[np.ndarray] = []
+    words: list[ReferenceWord] = []
+    offset = 0
+    for clip in clips:
+        audio = decode(clip.path, sample_rate=16_000, channels=1)
+        offset_ms = round(offset * 1000 / 16_000)
+        words += [
+            ReferenceWord(w.word, w.start_ms + offset_ms, w.end_ms + offset_ms) for w in clip.words
+        ]
+        gap = np.zeros((round(GAP_S * 16_000), 1), dtype=np.float32)
+        pieces += [audio.samples, gap]
+        offset += audio.frames + gap.shape[0]
+    return Audio(np.concatenate(pieces), 16_000), words
+
+
+def submit(client: TestClient, customer: Customer, **body: Any) -> dict[str, Any]:
+    response = client.post(DUBBING, headers=customer.auth(), json=body)
+    assert response.status_code == 200, response.text
+    answer = dict(response.json())
+    assert answer["status"] == "processing"
+    assert answer["estimated_completion_ms"] > 0
+    return answer
+
+
+def wait(
+    client: TestClient, customer: Customer, job_id: str, timeout: float = 600
+) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = client.get(f"/api/v1/jobs/{job_id}", headers=customer.auth()).json()
+        if job["status"] in ("completed", "failed", "cancelled"):
+            return dict(job)
+        time.sleep(0.5)
+    raise TimeoutError(f"job {job_id} did not finish")
+
+
+def dub(client: TestClient, customer: Customer, **body: Any) -> dict[str, Any]:
+    job = wait(client, customer, submit(client, customer, **body)["job_id"])
+    assert job["status"] == "completed", job
+    return job
+
+
+def download(client: TestClient, settings: Settings, url: str, suffix: str = "") -> Path:
+    response = client.get(url.removeprefix(settings.public_base_url))
+    assert response.status_code == 200
+    path = Path(tempfile.mkdtemp()) / f"output{suffix}"
+    path.write_bytes(response.content)
+    return path
+
+
+def text_of(client: TestClient, settings: Settings, url: str) -> str:
+    response = client.get(url.removeprefix(settings.public_base_url))
+    assert response.status_code == 200
+    return response.text
+
+
+def onset_ms(audio: Audio, from_ms: int, to_ms: int) -> int | None:
+    """The first 10 ms frame in [from_ms, to_ms) louder than a tenth of the audio's loud
+    frames (its 95th percentile RMS): where speech starts there."""
+    mono = audio.samples.mean(axis=1)
+    frame = audio.sample_rate // 100
+    count = mono.size // frame
+    rms = np.sqrt(np.mean(np.square(mono[: count * frame].reshape(count, frame)), axis=1))
+    threshold = 0.1 * float(np.quantile(rms, 0.95))
+    first, last = max(0, from_ms // 10), min(count, to_ms // 10)
+    loud = np.nonzero(rms[first:last] > threshold)[0]
+    return None if loud.size == 0 else int(first + loud[0]) * 10

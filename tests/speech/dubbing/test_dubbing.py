@@ -1,0 +1,83 @@
+"""POST /api/v1/speech/dubbing end to end, through the real worker: English human speech
+dubbed into Spanish (duration, language, intelligibility, timing), credits per tier."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from fastapi.testclient import TestClient
+
+from soundstage.config import Settings
+from soundstage.core.audio import decode
+from soundstage.core.db import Database
+from soundstage.credits import rates
+from soundstage.credits.rates import Operation
+from soundstage.speech.transcribers.registry import get_transcriber
+from soundstage.voices.service import CatalogCounts
+from tests.conftest import Customer, create_customer
+from tests.speech.audio_fixtures import librivox_clips, word_error_rate
+from tests.speech.conftest import FileServer, audio_bytes
+from tests.speech.dubbing.helpers import download, dub, joined_clips, onset_ms, text_of
+
+pytestmark = [
+    pytest.mark.services,
+    pytest.mark.slow,
+    pytest.mark.usefixtures("worker", "demo_catalog"),
+]
+
+
+@pytest.fixture
+def rich(db: Database, demo_catalog: CatalogCounts) -> Customer:
+    return create_customer(db, credits_each=20_000)
+
+
+def balance(client: TestClient, customer: Customer) -> int:
+    return int(client.get("/api/v1/credits", headers=customer.auth()).json()["balance"])
+
+
+def test_english_speech_is_dubbed_into_spanish(
+    client: TestClient, settings: Settings, files: FileServer, rich: Customer
+) -> None:
+    source, reference = joined_clips(librivox_clips())
+    before = balance(client, rich)
+    job = dub(
+        client,
+        rich,
+        media_url=files.put("librivox.flac", audio_bytes(source, "flac")),
+        source_language="en",
+        target_language="es",
+    )
+    result = job["result"]
+    # Charged on completion, at the standard rate, per started second.
+    expected = rates.for_duration(Operation.DUBBING_STANDARD, source.duration_ms)
+    assert expected == math.ceil(math.ceil(source.duration_ms / 1000) * 1500 / 60)
+    assert job["credits_used"] == expected
+    assert balance(client, rich) == before - expected
+    # FLAC in, FLAC out, as long as the source (within 2%).
+    path = download(client, settings, result["output_url"])
+    output = decode(path, sample_rate=16_000, channels=1)
+    assert result["output_url"].split("?")[0].endswith(".flac")
+    assert abs(output.frames - source.frames) <= 0.02 * source.frames
+    # Whisper hears Spanish, saying what the pipeline translated.
+    translated = " ".join(u["translation"] for u in result["utterances"])
+    heard = get_transcriber().transcribe(output, language=None, word_timestamps=False)
+    assert heard.language == "es", heard
+    wer = word_error_rate(translated, heard.text)
+    assert wer <= 0.30, (wer, translated, heard.text)
+    # Each dubbed line starts within 300 ms of its source utterance, as force-aligned.
+    assert len(result["utterances"]) >= 3
+    starts = [word.start_ms for word in reference]
+    for utterance in result["utterances"]:
+        true_start = min(starts, key=lambda start: abs(start - utterance["start_ms"]))
+        assert abs(true_start - utterance["start_ms"]) <= 300, utterance
+        dubbed = onset_ms(output, true_start - 500, utterance["end_ms"])
+        assert dubbed is not None, utterance
+        assert abs(dubbed - true_start) <= 300, (dubbed, utterance)
+    # The transcripts, as SRT.
+    source_srt = text_of(client, settings, result["source_transcript_url"])
+    target_srt = text_of(client, settings, result["target_transcript_url"])
+    assert "00:00:00," in source_srt
+    assert "Dashwood" in source_srt
+    assert "-->" in target_srt
+    assert result["utterances"][0]["translation"][:20] in target_srt
