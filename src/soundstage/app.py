@@ -32,6 +32,7 @@ from soundstage.core.middleware import GatewayMiddleware, RequestContextMiddlewa
 from soundstage.core.principal import Principal
 from soundstage.core.ratelimit import RateLimiter
 from soundstage.core.responses import error_response
+from soundstage.creative.sound import endpoints as sound_endpoints
 from soundstage.credits import endpoints as credits_endpoints
 from soundstage.jobs import endpoints as jobs_endpoints
 from soundstage.jobs.queue import install_dispatcher
@@ -78,6 +79,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(stt_endpoints.router)
     api.include_router(isolator_endpoints.router)
     api.include_router(voice_changer_endpoints.router)
+    api.include_router(sound_endpoints.router)
     app.include_router(api)
     app.include_router(storage_endpoints.public_router)
     app.include_router(voices_endpoints.public_router)

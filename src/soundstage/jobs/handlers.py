@@ -23,6 +23,7 @@ BUILTIN_TASK_MODULES: tuple[str, ...] = (
     "soundstage.speech.stt.tasks",
     "soundstage.speech.isolator.tasks",
     "soundstage.speech.voice_changer.tasks",
+    "soundstage.creative.sound.tasks",
 )
 
 

@@ -1,0 +1,1 @@
+"""Creative operations: sound effects, music and DAW export."""

@@ -1,0 +1,106 @@
+"""Rendering a scene: each element's recipe at a common loudness, steered (level, distance,
+muffling, metallic ring, room), panned into stereo, layered, and kept clear of clipping.
+Everything random comes from the seed, so a seed gives the same samples every time."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+import numpy as np
+
+from soundstage.core.audio import Audio
+from soundstage.creative.sound import dsp
+from soundstage.creative.sound.dsp import RATE, Signal
+from soundstage.creative.sound.interpret import Element
+from soundstage.creative.sound.recipes import Take
+from soundstage.creative.sound.steering import Steering
+
+# Each element is brought to this level (RMS of its loudest 50 ms) before steering, with its
+# peak at most ELEMENT_PEAK; the mix's peak is kept at or below MASTER_PEAK (-1 dBFS).
+TARGET_RMS: Final = dsp.db(-15.0)
+ELEMENT_PEAK: Final = dsp.db(-3.0)
+MASTER_PEAK: Final = dsp.db(-1.0)
+# Layers after the first sit a little behind it.
+BACKGROUND_DB: Final = -3.0
+_WINDOW: Final = 2205  # 50 ms
+
+
+def render(elements: Sequence[Element], duration_seconds: int, seed: int) -> Audio:
+    """The scene as stereo float32 audio of exactly `duration_seconds` at 44.1 kHz."""
+    frames = duration_seconds * RATE
+    mix = np.zeros((frames, 2))
+    for index, element in enumerate(elements):
+        rng = np.random.default_rng([seed, index])
+        steering = element.steering
+        take = Take(rng, float(duration_seconds), steering.intensity, steering.span)
+        dry = dsp.fit(element.recipe.render(take), frames)
+        dry = leveled(dry) * dsp.db(steering.gain_db + (BACKGROUND_DB if index else 0.0))
+        pan = 0.0 if index == 0 else float(rng.uniform(-0.4, 0.4))
+        mix += placed(dry, steering, pan, rng)
+    top = float(np.max(np.abs(mix))) if mix.size else 0.0
+    if top > MASTER_PEAK:
+        mix *= MASTER_PEAK / top
+    # A click-free end however the recipe's events fall.
+    mix *= dsp.adsr(frames, 0.003, 0.015)[:, None]
+    return Audio(np.ascontiguousarray(mix, dtype=np.float32), RATE)
+
+
+def leveled(x: Signal) -> Signal:
+    """At TARGET_RMS over its loudest 50 ms, its peak at most ELEMENT_PEAK."""
+    usable = x.shape[0] // _WINDOW * _WINDOW
+    if usable == 0 or not np.any(x):
+        return x
+    loudest = float(np.sqrt(np.max(np.mean(x[:usable].reshape(-1, _WINDOW) ** 2, axis=1))))
+    if loudest == 0:
+        return x
+    gain = min(TARGET_RMS / loudest, ELEMENT_PEAK / dsp.peak(x))
+    return x * gain
+
+
+def placed(x: Signal, steering: Steering, pan: float, rng: np.random.Generator) -> Signal:
+    """A mono element put in its space: stereo (frames, 2)."""
+    if steering.has("metallic"):
+        x = x + 0.8 * dsp.convolve(x, metal_ring(rng))
+    if steering.has("muffled"):
+        x = dsp.lowpass(x, 500, order=4)
+    if steering.has("distant"):
+        # Air absorbs the highs; more of what reaches us is reflected sound.
+        x = dsp.lowpass(x, 2500)
+    elif steering.has("close"):
+        x = x + dsp.lowpass(x, 300)  # proximity effect: about +6 dB of low end
+    left, right = np.cos((pan + 1) * np.pi / 4), np.sin((pan + 1) * np.pi / 4)
+    direct = np.stack([x * left, x * right], axis=1) * np.sqrt(2)
+    room = _room(steering)
+    if room is None:
+        return np.asarray(direct, dtype=np.float64)
+    t60, wet = room
+    echoes = [
+        dsp.convolve(x, dsp.impulse_response(rng, t60, 0.012 + 0.006 * side)) for side in (0, 1)
+    ]
+    out: Signal = direct * (1 - wet / 2) + np.stack(echoes, axis=1) * wet
+    return out
+
+
+def _room(steering: Steering) -> tuple[float, float] | None:
+    """(t60 seconds, wet level) of the space around the element, or None for dry."""
+    if steering.has("indoor"):
+        return (1.4, 0.7) if steering.has("distant") else (0.7, 0.35)
+    if steering.has("outdoor"):
+        return (1.8, 0.35) if steering.has("distant") else (1.2, 0.08)
+    if steering.has("distant"):
+        return 1.5, 0.5
+    return None
+
+
+def metal_ring(rng: np.random.Generator) -> Signal:
+    """The response of a thin metal sheet (a tin roof, a pipe): inharmonic modes ringing for a
+    few tenths of a second."""
+    base = float(rng.uniform(500, 900))
+    ratios = (1.0, 1.59, 2.14, 2.65, 3.16, 3.65, 4.06, 5.2, 6.7)
+    partials = [
+        (base * r, float(rng.uniform(0.15, 0.45)), 1 / (1 + i)) for i, r in enumerate(ratios)
+    ]
+    ring = dsp.modes(dsp.seconds(0.5), partials, rng)
+    scaled: Signal = ring / np.sqrt(np.sum(ring**2))
+    return scaled
