@@ -163,25 +163,37 @@ def harmonics(
 ) -> Signal:
     """A band-limited harmonic tone whose k-th partial is k**(-rolloff/6) in amplitude (6: a
     sawtooth, 12: a glottal-like source); partials above Nyquist are left out."""
+    return _partials(freq, frames, range(1, count + 1), rolloff_db)
+
+
+def _partials(freq: Signal | float, frames: int, ks: range, rolloff_db: float) -> Signal:
+    """Sum of sin(k * phase) * k**(-rolloff/6) over ks (every step-th harmonic), each only
+    where it stays below Nyquist. sin(k x) comes from the Chebyshev recurrence
+    sin((k+s)x) = 2 cos(s x) sin(k x) - sin((k-s)x): a multiply-add per harmonic, no sine."""
     curve = np.broadcast_to(np.asarray(freq, dtype=np.float64), (frames,))
     phase = phase_of(curve, frames)
+    step = ks.step
+    twice_cos = 2 * np.cos(step * phase)
+    previous = np.sin((ks.start - step) * phase)
+    current = np.sin(ks.start * phase)
+    top = float(curve.max()) if frames else 0.0
+    limit = RATE / 2 * 0.9
     out = np.zeros(frames)
-    for k in range(1, count + 1):
-        audible = curve * k < RATE / 2 * 0.9
-        if not audible.any():
+    for k in ks:
+        if k * float(curve.min()) >= limit:
             break
-        out += np.where(audible, np.sin(k * phase), 0.0) * k ** (-rolloff_db / 6.0)
+        weight = k ** (-rolloff_db / 6.0)
+        if k * top < limit:
+            out += weight * current
+        else:
+            out += np.where(curve * k < limit, weight * current, 0.0)
+        previous, current = current, twice_cos * current - previous
     return out
 
 
 def odd_harmonics(freq: Signal | float, frames: int, count: int = 20) -> Signal:
     """A band-limited square wave."""
-    curve = np.broadcast_to(np.asarray(freq, dtype=np.float64), (frames,))
-    phase = phase_of(curve, frames)
-    out = np.zeros(frames)
-    for k in range(1, 2 * count, 2):
-        out += np.where(curve * k < RATE / 2 * 0.9, np.sin(k * phase), 0.0) / k
-    return out
+    return _partials(freq, frames, range(1, 2 * count, 2), 6.0)
 
 
 def pulses(

@@ -188,15 +188,11 @@ def bell(rng: np.random.Generator, strike: float, ring: float) -> Signal:
 def church_bells(take: Take) -> Signal:
     out = take.silence()
     base = take.uniform(280, 420)
-    pitches = [base, base * 0.89, base * 0.75, base * 0.67]
+    # A peal of four bells rung down the scale, round after round.
+    bells = [bell(take.rng, base * step, 4.0 * take.span) for step in (1, 0.89, 0.75, 0.67)]
     gap = take.uniform(0.6, 0.9)
     for index, at in enumerate(np.arange(take.uniform(0, 0.2), take.length, gap)):
-        dsp.place(
-            out,
-            bell(take.rng, pitches[index % len(pitches)], 4.0 * take.span),
-            float(at),
-            take.uniform(0.7, 1.0),
-        )
+        dsp.place(out, bells[index % len(bells)], float(at), take.uniform(0.7, 1.0))
     return out + 0.3 * dsp.convolve(out, dsp.impulse_response(take.rng, 2.0, 0.05))
 
 
