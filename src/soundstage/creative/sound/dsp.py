@@ -4,6 +4,7 @@ signals at one sample rate throughout; recipes combine these."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Final, Literal
 
@@ -74,11 +75,21 @@ def _clip_hz(freq: float) -> float:
 
 def filt(x: Signal, kind: FilterKind, freq: float | tuple[float, float], order: int = 2) -> Signal:
     """Butterworth filter (zero-state, causal)."""
-    edges: float | list[float]
-    edges = [_clip_hz(f) for f in freq] if isinstance(freq, tuple) else _clip_hz(freq)
-    sos = sps.butter(order, edges, btype=kind, fs=RATE, output="sos")
-    out: Signal = sps.sosfilt(sos, x)
+    edges = tuple(_quantized(f) for f in freq) if isinstance(freq, tuple) else _quantized(freq)
+    out: Signal = sps.sosfilt(_butter(kind, edges, order), x)
     return out
+
+
+def _quantized(freq: float) -> float:
+    """The frequency rounded to 1/200 of an octave (inaudible), so designs can be reused."""
+    return float(2 ** (round(np.log2(_clip_hz(freq)) * 200) / 200))
+
+
+@functools.lru_cache(maxsize=4096)
+def _butter(kind: FilterKind, edges: float | tuple[float, ...], order: int) -> Signal:
+    # Designing a filter (scipy's butter) costs milliseconds; recipes ask for the same few.
+    sos: Signal = sps.butter(order, edges, btype=kind, fs=RATE, output="sos")
+    return sos
 
 
 def lowpass(x: Signal, freq: float, order: int = 2) -> Signal:
@@ -281,6 +292,21 @@ def place(out: Signal, event: Signal, at: float, gain: float = 1.0) -> None:
 def poisson_times(rng: np.random.Generator, per_second: float, length: float) -> Signal:
     count = rng.poisson(max(per_second, 0.0) * length)
     return np.sort(rng.uniform(0.0, length, count))
+
+
+def sprinkle(
+    frames: int, times: Signal, gains: Signal, kernels: Sequence[Signal], rng: np.random.Generator
+) -> Signal:
+    """Many short grains at once (rain drops, crackles): each time gets one of the kernels at
+    random, at its gain; one convolution per kernel instead of one placement per grain."""
+    out = np.zeros(frames)
+    choice = rng.integers(0, len(kernels), times.shape[0])
+    starts = np.minimum(np.round(times * RATE).astype(np.int64), frames - 1)
+    for index, kernel in enumerate(kernels):
+        impulses = np.zeros(frames)
+        np.add.at(impulses, starts[choice == index], gains[choice == index])
+        out += sps.fftconvolve(impulses, kernel)[:frames]
+    return out
 
 
 def series(

