@@ -1,5 +1,6 @@
 """Prompts a user might write for each ESC-50 class, two each, worded unlike the recipes' own
-descriptions (the matcher must generalize, not look them up), and a few per production effect."""
+descriptions (the matcher must generalize, not look them up), and two for each sound beyond
+ESC-50 (production effects, General MIDI effects)."""
 
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ ESC50_PARAPHRASES: Final[dict[str, tuple[str, str]]] = {
     "hand_saw": ("a carpenter sawing a board by hand", "a handsaw cutting through lumber"),
 }
 
-PRODUCTION_PARAPHRASES: Final[dict[str, tuple[str, ...]]] = {
+BEYOND_ESC50_PARAPHRASES: Final[dict[str, tuple[str, ...]]] = {
     "whoosh": ("a whooshing swipe transition", "something swooshing past quickly"),
     "riser": ("a tension riser before a drop", "a rising build-up sweep"),
     "impact": ("a deep cinematic hit", "a heavy boom impact for a trailer"),
@@ -66,4 +67,6 @@ PRODUCTION_PARAPHRASES: Final[dict[str, tuple[str, ...]]] = {
     "ui_beep": ("a short electronic beep", "a notification beep"),
     "explosion": ("a massive explosion", "a bomb going off"),
     "laser": ("a sci-fi laser blast", "pew pew laser shots"),
+    "telephone": ("an old phone ringing off the hook", "a landline telephone rings"),
+    "gunshot": ("a pistol firing three shots", "the bang of a gun being fired"),
 }

@@ -8,7 +8,7 @@ from soundstage.creative.sound.errors import PromptNotUnderstood
 from soundstage.creative.sound.interpret import MAX_LAYERS, RecipeIndex, interpret
 from soundstage.creative.sound.recipes import RECIPES
 from soundstage.creative.sound.steering import MODIFIER_WORDS, find_modifiers, strip_modifiers
-from tests.creative.sound.paraphrases import ESC50_PARAPHRASES, PRODUCTION_PARAPHRASES
+from tests.creative.sound.paraphrases import BEYOND_ESC50_PARAPHRASES, ESC50_PARAPHRASES
 
 pytestmark = pytest.mark.slow
 
@@ -16,8 +16,8 @@ pytestmark = pytest.mark.slow
 def test_every_esc50_class_and_production_effect_has_a_recipe() -> None:
     assert set(ESC50_PARAPHRASES) == {name for name, r in RECIPES.items() if r.esc50}
     assert len(ESC50_PARAPHRASES) == 50
-    assert set(PRODUCTION_PARAPHRASES) == {name for name, r in RECIPES.items() if not r.esc50}
-    assert set(PRODUCTION_PARAPHRASES) >= {
+    assert set(BEYOND_ESC50_PARAPHRASES) == {name for name, r in RECIPES.items() if not r.esc50}
+    assert set(BEYOND_ESC50_PARAPHRASES) >= {
         "whoosh", "riser", "impact", "ui_click", "ui_beep", "explosion", "laser",
     }  # fmt: skip
 
@@ -31,7 +31,7 @@ def test_paraphrases_choose_the_intended_recipe(index: RecipeIndex) -> None:
     assert len(prompts) == 100
     misses = [(name, p, got) for name, p in prompts if (got := chosen(index, p)) != name]
     assert len(misses) <= 10, misses  # >= 90% right
-    effects = [(name, p) for name, ps in PRODUCTION_PARAPHRASES.items() for p in ps]
+    effects = [(name, p) for name, ps in BEYOND_ESC50_PARAPHRASES.items() for p in ps]
     effect_misses = [(n, p, got) for n, p in effects if (got := chosen(index, p)) != n]
     assert len(effect_misses) <= len(effects) // 10, effect_misses
 

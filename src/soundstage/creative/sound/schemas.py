@@ -46,8 +46,8 @@ class SoundRequest(RequestModel):
 
 class SoundLayer(BaseModel):
     recipe: str = Field(
-        description="The synthesis recipe used (an ESC-50 class name or a "
-        "production effect), see GET /api/v1/creative/sound/recipes."
+        description="The synthesis recipe used (an ESC-50 class name, a "
+        "production effect or a General MIDI effect), see GET /api/v1/creative/sound/recipes."
     )
     label: str
     text: str = Field(description="The words of the prompt this layer was made from.")

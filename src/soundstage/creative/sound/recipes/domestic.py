@@ -1,12 +1,13 @@
 """Interior and domestic sounds (ESC-50): door knock, mouse click, keyboard typing, door
 creaks, can opening, washing machine, vacuum cleaner, clock alarm, clock tick, glass breaking.
-Struck bodies are modal resonators; machines are harmonic motors over filtered noise."""
+Struck bodies are modal resonators; machines are harmonic motors over filtered noise. Beyond
+ESC-50: a telephone ringing (General MIDI)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from soundstage.creative.sound import dsp
+from soundstage.creative.sound import dsp, gm
 from soundstage.creative.sound.dsp import Signal
 from soundstage.creative.sound.recipes.base import Take, recipe
 
@@ -298,3 +299,24 @@ def glass_breaking(take: Take) -> Signal:
                 out, ring, at + shard**1.3, take.uniform(0.1, 0.6) * (1 - shard / span) + 0.05
             )
     return out
+
+
+@recipe(
+    "telephone",
+    "Telephone ringing",
+    "domestic",
+    "a telephone ringing",
+    "an old landline phone ringing",
+    "the phone is ringing",
+    esc50=False,
+)
+def telephone(take: Take) -> Signal:
+    # General MIDI program 124 (Telephone Ring): a recorded bell ringer, rung in the usual
+    # cadence of about two seconds on, four off.
+    key = int(take.rng.integers(58, 66))
+    ring = 1.8 * take.span
+    notes = [
+        gm.Note(at, key, int(take.rng.integers(100, 121)), ring)
+        for at in dsp.series(take.rng, take.length, (0.05, 0.3), (ring + 2.0, ring + 2.6))
+    ]
+    return gm.play(124, notes, take.length)

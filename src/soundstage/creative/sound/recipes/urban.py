@@ -1,6 +1,7 @@
 """Exterior and urban noises (ESC-50): helicopter, chainsaw, siren, car horn, engine, train,
 church bells, airplane, fireworks, hand saw. Engines are firing-pulse trains through exhaust
-resonances; bells are inharmonic modal partials; flybys are Doppler-shifted and comb-filtered."""
+resonances; bells are inharmonic modal partials; flybys are Doppler-shifted and comb-filtered.
+Beyond ESC-50: gunshots (General MIDI)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from soundstage.creative.sound import dsp
+from soundstage.creative.sound import dsp, gm
 from soundstage.creative.sound.dsp import Signal
 from soundstage.creative.sound.recipes.base import Take, recipe
 
@@ -275,3 +276,27 @@ def hand_saw(take: Take) -> Signal:
         envelope = np.sin(np.pi * np.linspace(0, 1, frames)) ** (1.0 if push else 2.0)
         dsp.place(out, dsp.normalized(rasp * envelope), float(at), 1.0 if push else 0.6)
     return out
+
+
+@recipe(
+    "gunshot",
+    "Gunshots",
+    "urban",
+    "a gunshot",
+    "gunfire, shots fired",
+    "a pistol shooting",
+    "a rifle firing",
+    esc50=False,
+)
+def gunshot(take: Take) -> Signal:
+    # General MIDI program 127 (Gunshot), each shot a little different in pitch and force,
+    # with the report's low thump added.
+    notes = [
+        gm.Note(at, int(take.rng.integers(56, 66)), int(take.rng.integers(96, 128)), 0.8)
+        for at in dsp.series(take.rng, take.length, (0.05, 0.3), (0.5, 1.6))
+    ]
+    shots = gm.play(127, notes, take.length)
+    thump = dsp.lowpass(dsp.burst(take.rng, dsp.seconds(0.3), 0.2), 200)
+    for note in notes:
+        dsp.place(shots, dsp.normalized(thump), note.at, 0.3 * dsp.peak(shots))
+    return shots
