@@ -181,3 +181,17 @@ def test_the_recipe_catalog(client: TestClient, customer: Customer) -> None:
     assert {"dog", "rain", "siren", "whoosh", "riser", "impact", "explosion", "laser"} <= names
     assert all(recipe["examples"] for recipe in recipes)
     assert client.get(f"{SOUND}/recipes").status_code == 401
+
+
+def test_an_idempotent_retry_replays_without_a_second_charge(
+    client: TestClient, db: Database
+) -> None:
+    customer = create_customer(db, credits_each=1000)
+    headers = {**customer.auth(), "Idempotency-Key": "sound-retry-1"}
+    body = {"prompt": "a cat meowing", "duration_seconds": 2}
+    first = client.post(SOUND, headers=headers, json=body)
+    again = client.post(SOUND, headers=headers, json=body)
+    assert first.status_code == again.status_code == 200
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.json() == first.json()
+    assert balance(client, customer) == (850, 0)

@@ -21,7 +21,8 @@ from soundstage.creative.sound.recipes.voice import Call, vocalize
 )
 def dog(take: Take) -> Signal:
     out = take.silence()
-    size = take.uniform(0.8, 1.2)  # bigger dogs bark lower
+    # Bigger dogs bark lower: "a big dog" (heavy) lower, "a small dog" (light) higher.
+    size = take.uniform(0.85, 1.15) * take.intensity**0.25
     for group in dsp.series(take.rng, take.length, (0.05, 0.4), (0.9, 1.9)):
         barks = int(take.rng.integers(1, 4 if take.intensity <= 1 else 5))
         at = group

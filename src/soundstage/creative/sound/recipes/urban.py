@@ -37,7 +37,7 @@ def firing(
 def helicopter(take: Take) -> Signal:
     frames = take.frames
     t = dsp.timeline(frames)
-    blade_rate = take.uniform(17, 24)  # blade passes a second
+    blade_rate = take.uniform(12, 19)  # main-rotor blade passes a second
     # Blade slap: each pass a short low-mid thump.
     slap = np.zeros(frames)
     chop = dsp.seconds(0.03)
@@ -45,9 +45,11 @@ def helicopter(take: Take) -> Signal:
         thump = dsp.bandpass(dsp.burst(take.rng, chop, 0.02), 80, 900)
         dsp.place(slap, thump, float(at), take.uniform(0.8, 1.0))
     turbine = dsp.sine(take.uniform(3500, 5000) * (1 + 0.01 * np.sin(t)), frames) * 0.03
+    # The tail rotor: a buzz several times faster than the main rotor.
+    tail = dsp.harmonics(blade_rate * take.uniform(5.0, 6.5), frames, 9.0, 12) * 0.06
     wash = dsp.lowpass(dsp.pink(take.rng, frames), 1500) * 0.2
     nearness = 0.6 + 0.4 * np.sin(np.pi * np.clip(t / take.length, 0, 1))
-    return (dsp.normalized(slap) + turbine + wash) * nearness * dsp.adsr(frames, 0.5, 0.5)
+    return (dsp.normalized(slap) + turbine + tail + wash) * nearness * dsp.adsr(frames, 0.5, 0.5)
 
 
 @recipe(
