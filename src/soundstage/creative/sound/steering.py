@@ -168,7 +168,7 @@ class Steering:
     def gain_db(self) -> float:
         gain = 0.0
         gain += 3.0 if self.has("heavy") else -6.0 if self.has("light") else 0.0
-        gain += -12.0 if self.has("distant") else 2.0 if self.has("close") else 0.0
+        gain += -8.0 if self.has("distant") else 2.0 if self.has("close") else 0.0
         gain += -4.0 if self.has("muffled") else 0.0
         return gain
 

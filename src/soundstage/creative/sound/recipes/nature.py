@@ -243,12 +243,12 @@ def thunder(take: Take, distance: float) -> Signal:
     rumble = np.zeros(dsp.seconds(length))
     for _ in range(int(take.rng.integers(6, 12))):
         part = dsp.seconds(take.uniform(0.5, 2.0))
-        roll = dsp.lowpass(dsp.brown(take.rng, part), 300) * dsp.adsr(part, 0.05, 0.6)
+        roll = dsp.lowpass(dsp.brown(take.rng, part), 450) * dsp.adsr(part, 0.05, 0.6)
         dsp.place(rumble, roll, take.uniform(0, length * 0.6), take.uniform(0.4, 1))
     rumble *= dsp.decay(rumble.shape[0], length * 1.2)
     out = dsp.normalized(rumble)
     crack = dsp.lowpass(dsp.burst(take.rng, dsp.seconds(0.4), 0.3), 5000)
-    dsp.place(out, dsp.normalized(crack), 0.0, 0.8 * (1 - distance))
+    dsp.place(out, dsp.normalized(crack), 0.0, 0.5 * (1 - distance))
     return out
 
 
