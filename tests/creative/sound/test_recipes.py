@@ -26,6 +26,8 @@ def test_every_recipe_is_audible_unclipped_and_exact(name: str) -> None:
     samples = audio.samples
     assert np.all(np.isfinite(samples))
     assert level_db(samples) > -40, "silent"
+    # No DC or subsonic drift eating the headroom.
+    assert float(np.max(np.abs(samples.mean(axis=0)))) < 0.01 * 10 ** (level_db(samples) / 20)
     assert float(np.max(np.abs(samples))) <= 0.9  # -1 dBFS: no clipping, even after encoding
     # A clipped waveform sits flat at its peak for runs of samples; a real one passes it.
     assert longest_run_at_peak(samples) < 3

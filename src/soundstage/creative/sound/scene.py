@@ -34,7 +34,8 @@ def render(elements: Sequence[Element], duration_seconds: int, seed: int) -> Aud
         rng = np.random.default_rng([seed, index])
         steering = element.steering
         take = Take(rng, float(duration_seconds), steering.intensity, steering.span)
-        dry = dsp.fit(element.recipe.render(take), frames)
+        # Below 20 Hz is drift, not sound (brown noise has plenty): it would only eat headroom.
+        dry = dsp.highpass(dsp.fit(element.recipe.render(take), frames), 20)
         dry = leveled(dry) * dsp.db(steering.gain_db + (BACKGROUND_DB if index else 0.0))
         pan = 0.0 if index == 0 else float(rng.uniform(-0.4, 0.4))
         mix += placed(dry, steering, pan, rng)
