@@ -200,6 +200,7 @@ def wind(take: Take) -> Signal:
     "pouring a drink",
     "filling a jug from a tap",
     "liquid being poured",
+    "a babbling stream of running water",
 )
 def pouring_water(take: Take) -> Signal:
     frames = take.frames

@@ -122,6 +122,8 @@ def car_horn(take: Take) -> Signal:
     "a motor running",
     "an engine revving up",
     "a diesel truck engine",
+    "city traffic, cars driving past",
+    "a motorcycle revving",
 )
 def engine(take: Take) -> Signal:
     frames = take.frames
