@@ -99,7 +99,7 @@ def test_two_elements_give_two_layers(client: TestClient, rich: Customer) -> Non
 def test_the_same_seed_gives_the_same_bytes(
     client: TestClient, settings: Settings, rich: Customer
 ) -> None:
-    for fmt in ("wav", "mp3"):
+    for fmt in ("wav", "mp3", "flac"):
         request = {"prompt": "a crackling fire", "seed": 1234, "format": fmt, "duration_seconds": 2}
         first = download(client, settings, generate(client, rich, **request)["output_url"])
         again = download(client, settings, generate(client, rich, **request)["output_url"])
