@@ -80,6 +80,17 @@ def test_adjectives_steer_their_own_element(index: RecipeIndex) -> None:
     assert (dog.recipe.name, dog.steering.modifiers) == ("dog", ("distant",))
 
 
+def test_then_puts_a_layer_after_the_previous_one(index: RecipeIndex) -> None:
+    elements = interpret("a quick whoosh then a heavy impact", index)
+    assert [(e.recipe.name, e.after_previous) for e in elements] == [
+        ("whoosh", False),
+        ("impact", True),
+    ]
+    elements = interpret("a dog barking, followed by a cat meowing and a cow", index)
+    assert [e.after_previous for e in elements] == [False, True, False]
+    assert not any(e.after_previous for e in interpret("a whoosh and an impact", index))
+
+
 def test_at_most_four_layers(index: RecipeIndex) -> None:
     prompt = "a dog, a cat, a cow, a sheep, a rooster and a pig"
     assert len(interpret(prompt, index)) == MAX_LAYERS

@@ -60,11 +60,13 @@ _FILLER: Final = frozenset(
 
 # Words that join the elements of a scene: "rain on a tin roof with distant thunder".
 _JOINERS: Final = re.compile(
-    r"\s*(?:[,;]|&|\+|\band then\b|\bthen\b|\bfollowed by\b|\bwhile\b|\bas well as\b|"
-    r"\balong with\b|\btogether with\b|\bmixed with\b|\bover\b|\bunder\b|\bamid(?:st)?\b|"
-    r"\bplus\b|\band\b|\bwith\b)\s*",
+    r"\s*([,;]|&|\+|\band then\b|\bthen\b|\bfollowed by\b|\bafter that\b|\bwhile\b|"
+    r"\bas well as\b|\balong with\b|\btogether with\b|\bmixed with\b|\bover\b|\bunder\b|"
+    r"\bamid(?:st)?\b|\bplus\b|\band\b|\bwith\b)\s*",
     re.IGNORECASE,
 )
+# Joiners that put the next element after the previous one instead of with it.
+_SEQUENCE: Final = re.compile(r"\b(?:then|followed by|after that)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,8 @@ class Element:
     recipe: Recipe
     similarity: float
     steering: Steering
+    # Joined by "then" / "followed by": it starts once the previous element's first sound ends.
+    after_previous: bool = False
 
 
 class RecipeIndex:
@@ -113,7 +117,22 @@ def index_for(embedder: TextEmbedder) -> RecipeIndex:
 
 
 def split(prompt: str) -> list[str]:
-    return [piece for piece in _JOINERS.split(prompt) if piece and piece.strip(" .!?-")]
+    return [piece for piece, _ in _pieces(prompt)]
+
+
+def _pieces(prompt: str) -> list[tuple[str, bool]]:
+    """The prompt's pieces between joiners, each with whether a sequencing joiner ("then")
+    came before it."""
+    parts = _JOINERS.split(prompt)
+    pieces: list[tuple[str, bool]] = []
+    sequenced = False
+    for position, part in enumerate(parts):
+        if position % 2:  # a joiner
+            sequenced = sequenced or bool(_SEQUENCE.search(part))
+        elif part and part.strip(" .!?-"):
+            pieces.append((part, sequenced and bool(pieces)))
+            sequenced = False
+    return pieces
 
 
 def _content_words(text: str) -> list[str]:
@@ -127,16 +146,16 @@ def _layer_threshold(piece: str) -> float:
 def interpret(prompt: str, index: RecipeIndex) -> list[Element]:
     """The scene a prompt describes: at most four elements, in the order written. Raises
     PromptNotUnderstood when nothing in it resembles a sound the service can make."""
-    pieces = split(prompt) or [prompt]
-    matches = index.best([prompt, *pieces])
+    pieces = _pieces(prompt) or [(prompt, False)]
+    matches = index.best([prompt, *(piece for piece, _ in pieces)])
     whole, matches = matches[0], matches[1:]
-    groups: list[tuple[list[str], Recipe, float]] = []
+    groups: list[tuple[list[str], Recipe, float, bool]] = []
     pending: list[str] = []  # words met before the first layer: they belong to it
-    for piece, (recipe, similarity) in zip(pieces, matches, strict=True):
+    for (piece, sequenced), (recipe, similarity) in zip(pieces, matches, strict=True):
         used = [group[1].name for group in groups]
         fresh = recipe.name not in used and len(groups) < MAX_LAYERS
         if fresh and similarity >= _layer_threshold(piece):
-            groups.append(([*pending, piece], recipe, similarity))
+            groups.append(([*pending, piece], recipe, similarity, sequenced and bool(groups)))
             pending = []
         elif groups:
             groups[-1][0].append(piece)
@@ -151,9 +170,9 @@ def interpret(prompt: str, index: RecipeIndex) -> list[Element]:
                     "itself (e.g. 'a dog barking in the distance', 'rain on a tin roof').",
                     param="prompt",
                 )
-            groups = [([prompt], *whole)]
+            groups = [([prompt], *whole, False)]
         else:
-            groups = [([prompt], groups[0][1], groups[0][2])]
+            groups = [([prompt], groups[0][1], groups[0][2], False)]
     space = next((m for m in find_modifiers(prompt) if m in SPACES), None)
     return [
         Element(
@@ -161,6 +180,7 @@ def interpret(prompt: str, index: RecipeIndex) -> list[Element]:
             recipe,
             round(similarity, 3),
             Steering(find_modifiers(" ".join(words))).with_space(space),
+            after_previous,
         )
-        for words, recipe, similarity in groups
+        for words, recipe, similarity, after_previous in groups
     ]

@@ -29,7 +29,7 @@ _WINDOW: Final = 2205  # 50 ms
 def render(elements: Sequence[Element], duration_seconds: int, seed: int) -> Audio:
     """The scene as stereo float32 audio of exactly `duration_seconds` at 44.1 kHz."""
     frames = duration_seconds * RATE
-    mix = np.zeros((frames, 2))
+    takes: list[tuple[Signal, np.random.Generator]] = []
     for index, element in enumerate(elements):
         rng = np.random.default_rng([seed, index])
         steering = element.steering
@@ -37,14 +37,53 @@ def render(elements: Sequence[Element], duration_seconds: int, seed: int) -> Aud
         # Below 20 Hz is drift, not sound (brown noise has plenty): it would only eat headroom.
         dry = dsp.highpass(dsp.fit(element.recipe.render(take), frames), 20)
         dry = leveled(dry) * dsp.db(steering.gain_db + (BACKGROUND_DB if index else 0.0))
+        if element.after_previous and takes:
+            previous, previous_rng = takes[-1]
+            previous, dry = in_sequence(previous, dry)
+            takes[-1] = (previous, previous_rng)
+        takes.append((dry, rng))
+    mix = np.zeros((frames, 2))
+    for index, (element, (dry, rng)) in enumerate(zip(elements, takes, strict=True)):
         pan = 0.0 if index == 0 else float(rng.uniform(-0.4, 0.4))
-        mix += placed(dry, steering, pan, rng)
+        mix += placed(dry, element.steering, pan, rng)
     top = float(np.max(np.abs(mix))) if mix.size else 0.0
     if top > MASTER_PEAK:
         mix *= MASTER_PEAK / top
     # A click-free end however the recipe's events fall.
     mix *= dsp.adsr(frames, 0.003, 0.015)[:, None]
     return Audio(np.ascontiguousarray(mix, dtype=np.float32), RATE)
+
+
+def in_sequence(first: Signal, second: Signal) -> tuple[Signal, Signal]:
+    """ "A then B": B starts when A's first sound has ended, and A stops there. A sound that
+    never pauses (rain) goes on, and B comes in after a third of the scene (2 s at most)."""
+    frames = first.shape[0]
+    end = first_sound_end(first)
+    if end is None:
+        start = min(2 * RATE, frames // 3)
+    else:
+        start = end
+        first = first * np.concatenate([np.ones(end), np.zeros(frames - end)])
+    later = np.concatenate([np.zeros(start), second])[:frames]
+    return first, later
+
+
+def first_sound_end(x: Signal) -> int | None:
+    """The frame where the first sound has died away (more than 30 dB under the loudest 10 ms
+    for at least 300 ms), or None if it never does within the first half."""
+    window = RATE // 100
+    usable = x.shape[0] // window * window
+    level = np.sqrt(np.mean(x[:usable].reshape(-1, window) ** 2, axis=1))
+    if level.size == 0 or level.max() == 0:
+        return None
+    loud = level > level.max() * dsp.db(-30.0)
+    onset = int(np.argmax(loud))
+    quiet_run = 0
+    for position in range(onset, min(level.size, level.size // 2 + 30)):
+        quiet_run = 0 if loud[position] else quiet_run + 1
+        if quiet_run == 30:
+            return (position - 29) * window
+    return None
 
 
 def leveled(x: Signal) -> Signal:

@@ -56,6 +56,11 @@ class SoundLayer(BaseModel):
         "similarity of sentence embeddings, 0 to 1)."
     )
     modifiers: list[str] = Field(description="Adjectives that steered this layer.")
+    after_previous: bool = Field(
+        description="Joined by 'then' or 'followed by': this layer starts once the previous "
+        "layer's first sound has ended, and that layer stops there. Otherwise the layers play "
+        "together from the start."
+    )
 
 
 class SoundResponse(BaseModel):

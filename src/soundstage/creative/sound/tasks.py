@@ -22,6 +22,7 @@ def describe(element: Element) -> dict[str, Any]:
         "text": element.text,
         "similarity": element.similarity,
         "modifiers": list(element.steering.modifiers),
+        "after_previous": element.after_previous,
     }
 
 
