@@ -192,3 +192,25 @@ def test_then_starts_the_next_layer_when_the_first_sound_has_ended() -> None:
     tail = slice(2 * RATE, 5 * RATE)
     highs = dsp.highpass(sequenced.samples.mean(axis=1).astype(np.float64), 1500)[tail]
     assert level_db(highs) < level_db(dsp.highpass(alone.astype(np.float64), 1500)[tail]) - 10
+
+
+def test_ambiences_are_wide_and_sources_are_placed() -> None:
+    """Rain, wind, crickets and birds are heard all around (a take per channel, uncorrelated);
+    a dog is one source in the middle; a second layer is panned off the centre."""
+    assert {name for name, r in RECIPES.items() if r.wide} == {
+        "rain", "wind", "crickets", "chirping_birds",
+    }  # fmt: skip
+
+    def correlation(samples: npt.NDArray[np.float32]) -> float:
+        return float(np.corrcoef(samples[:, 0], samples[:, 1])[0, 1])
+
+    def alone(name: str) -> npt.NDArray[np.float32]:
+        return scene.render([Element(name, RECIPES[name], 1.0, Steering())], 5, seed=6).samples
+
+    assert abs(correlation(alone("rain"))) < 0.2
+    assert abs(correlation(alone("wind"))) < 0.2
+    dog = alone("dog")
+    assert np.array_equal(dog[:, 0], dog[:, 1])
+    cow = Element("a cow", RECIPES["cow"], 1.0, Steering())
+    pair = scene.render([Element("a dog", RECIPES["dog"], 1.0, Steering()), cow], 5, seed=6)
+    assert not np.array_equal(pair.samples[:, 0], pair.samples[:, 1])

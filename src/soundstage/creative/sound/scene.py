@@ -29,23 +29,29 @@ _WINDOW: Final = 2205  # 50 ms
 def render(elements: Sequence[Element], duration_seconds: int, seed: int) -> Audio:
     """The scene as stereo float32 audio of exactly `duration_seconds` at 44.1 kHz."""
     frames = duration_seconds * RATE
-    takes: list[tuple[Signal, np.random.Generator]] = []
+    takes: list[tuple[list[Signal], np.random.Generator]] = []
     for index, element in enumerate(elements):
         rng = np.random.default_rng([seed, index])
         steering = element.steering
-        take = Take(rng, float(duration_seconds), steering.intensity, steering.span)
-        # Below 20 Hz is drift, not sound (brown noise has plenty): it would only eat headroom.
-        dry = dsp.highpass(dsp.fit(element.recipe.render(take), frames), 20)
-        dry = leveled(dry) * dsp.db(steering.gain_db + (BACKGROUND_DB if index else 0.0))
+        rngs = [rng, np.random.default_rng([seed, index, 1])][: 2 if element.recipe.wide else 1]
+        channels = [
+            # Below 20 Hz is drift, not sound (brown noise has plenty): it eats headroom.
+            dsp.highpass(
+                dsp.fit(element.recipe.render(_take(r, duration_seconds, steering)), frames), 20
+            )
+            for r in rngs
+        ]
+        gain = level_gain(channels) * dsp.db(steering.gain_db + (BACKGROUND_DB if index else 0))
+        channels = [channel * gain for channel in channels]
         if element.after_previous and takes:
             previous, previous_rng = takes[-1]
-            previous, dry = in_sequence(previous, dry)
+            previous, channels = in_sequence(previous, channels)
             takes[-1] = (previous, previous_rng)
-        takes.append((dry, rng))
+        takes.append((channels, rng))
     mix = np.zeros((frames, 2))
-    for index, (element, (dry, rng)) in enumerate(zip(elements, takes, strict=True)):
+    for index, (element, (channels, rng)) in enumerate(zip(elements, takes, strict=True)):
         pan = 0.0 if index == 0 else float(rng.uniform(-0.4, 0.4))
-        mix += placed(dry, element.steering, pan, rng)
+        mix += placed(channels, element.steering, pan, rng)
     top = float(np.max(np.abs(mix))) if mix.size else 0.0
     if top > MASTER_PEAK:
         mix *= MASTER_PEAK / top
@@ -54,17 +60,21 @@ def render(elements: Sequence[Element], duration_seconds: int, seed: int) -> Aud
     return Audio(np.ascontiguousarray(mix, dtype=np.float32), RATE)
 
 
-def in_sequence(first: Signal, second: Signal) -> tuple[Signal, Signal]:
+def _take(rng: np.random.Generator, duration_seconds: int, steering: Steering) -> Take:
+    return Take(rng, float(duration_seconds), steering.intensity, steering.span)
+
+
+def in_sequence(first: list[Signal], second: list[Signal]) -> tuple[list[Signal], list[Signal]]:
     """ "A then B": B starts when A's first sound has ended, and A stops there. A sound that
     never pauses (rain) goes on, and B comes in after a third of the scene (2 s at most)."""
-    frames = first.shape[0]
-    end = first_sound_end(first)
+    frames = first[0].shape[0]
+    end = first_sound_end(np.mean(first, axis=0))
     if end is None:
         start = min(2 * RATE, frames // 3)
     else:
         start = end
-        first = first * np.concatenate([np.ones(end), np.zeros(frames - end)])
-    later = np.concatenate([np.zeros(start), second])[:frames]
+        first = [np.concatenate([channel[:end], np.zeros(frames - end)]) for channel in first]
+    later = [np.concatenate([np.zeros(start), channel])[:frames] for channel in second]
     return first, later
 
 
@@ -86,22 +96,47 @@ def first_sound_end(x: Signal) -> int | None:
     return None
 
 
-def leveled(x: Signal) -> Signal:
-    """At TARGET_RMS over its loudest 50 ms, its peak at most ELEMENT_PEAK."""
-    usable = x.shape[0] // _WINDOW * _WINDOW
-    if usable == 0 or not np.any(x):
-        return x
-    loudest = float(np.sqrt(np.max(np.mean(x[:usable].reshape(-1, _WINDOW) ** 2, axis=1))))
-    if loudest == 0:
-        return x
-    gain = min(TARGET_RMS / loudest, ELEMENT_PEAK / dsp.peak(x))
-    return x * gain
+def level_gain(channels: list[Signal]) -> float:
+    """The gain that puts the loudest 50 ms at TARGET_RMS, its peak at most ELEMENT_PEAK."""
+    usable = channels[0].shape[0] // _WINDOW * _WINDOW
+    if usable == 0:
+        return 1.0
+    windows = np.stack([channel[:usable].reshape(-1, _WINDOW) for channel in channels])
+    loudest = float(np.sqrt(np.max(np.mean(windows**2, axis=(0, 2)))))
+    top = max(dsp.peak(channel) for channel in channels)
+    if loudest == 0 or top == 0:
+        return 1.0
+    return min(TARGET_RMS / loudest, ELEMENT_PEAK / top)
 
 
-def placed(x: Signal, steering: Steering, pan: float, rng: np.random.Generator) -> Signal:
-    """A mono element put in its space: stereo (frames, 2)."""
-    if steering.has("metallic"):
-        x = x + 0.8 * dsp.convolve(x, metal_ring(rng))
+def placed(
+    channels: list[Signal], steering: Steering, pan: float, rng: np.random.Generator
+) -> Signal:
+    """An element (a mono source, or a wide pair) put in its space: stereo (frames, 2)."""
+    ring = metal_ring(rng) if steering.has("metallic") else None
+    coloured = [_coloured(channel, steering, ring) for channel in channels]
+    if len(coloured) == 2:
+        direct = np.stack(coloured, axis=1)
+    else:
+        left, right = np.cos((pan + 1) * np.pi / 4), np.sin((pan + 1) * np.pi / 4)
+        direct = np.stack([coloured[0] * left, coloured[0] * right], axis=1) * np.sqrt(2)
+    room = _room(steering)
+    if room is None:
+        return np.asarray(direct, dtype=np.float64)
+    t60, wet = room
+    source = np.mean(coloured, axis=0)
+    echoes = [
+        dsp.convolve(source, dsp.impulse_response(rng, t60, 0.012 + 0.006 * side))
+        for side in (0, 1)
+    ]
+    out: Signal = direct * (1 - wet / 2) + np.stack(echoes, axis=1) * wet
+    return out
+
+
+def _coloured(x: Signal, steering: Steering, ring: Signal | None) -> Signal:
+    """The steering that changes the sound itself: metal, muffling, distance, proximity."""
+    if ring is not None:
+        x = x + 0.8 * dsp.convolve(x, ring)
     if steering.has("muffled"):
         x = dsp.lowpass(x, 500, order=4)
     if steering.has("distant"):
@@ -109,17 +144,7 @@ def placed(x: Signal, steering: Steering, pan: float, rng: np.random.Generator) 
         x = dsp.lowpass(x, 2500)
     elif steering.has("close"):
         x = x + dsp.lowpass(x, 300)  # proximity effect: about +6 dB of low end
-    left, right = np.cos((pan + 1) * np.pi / 4), np.sin((pan + 1) * np.pi / 4)
-    direct = np.stack([x * left, x * right], axis=1) * np.sqrt(2)
-    room = _room(steering)
-    if room is None:
-        return np.asarray(direct, dtype=np.float64)
-    t60, wet = room
-    echoes = [
-        dsp.convolve(x, dsp.impulse_response(rng, t60, 0.012 + 0.006 * side)) for side in (0, 1)
-    ]
-    out: Signal = direct * (1 - wet / 2) + np.stack(echoes, axis=1) * wet
-    return out
+    return x
 
 
 def _room(steering: Steering) -> tuple[float, float] | None:

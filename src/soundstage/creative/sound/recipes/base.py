@@ -49,18 +49,26 @@ class Recipe:
     render: Render
     # One of the 50 classes of the ESC-50 environmental sound taxonomy.
     esc50: bool = True
+    # An ambience heard all around (rain, wind): each stereo channel gets a take of its own,
+    # as a spaced pair of microphones would hear it, instead of one panned source.
+    wide: bool = False
 
 
 RECIPES: Final[dict[str, Recipe]] = {}
 
 
 def recipe(
-    name: str, label: str, family: Family, *descriptions: str, esc50: bool = True
+    name: str,
+    label: str,
+    family: Family,
+    *descriptions: str,
+    esc50: bool = True,
+    wide: bool = False,
 ) -> Callable[[Render], Render]:
     def add(render: Render) -> Render:
         if name in RECIPES:
             raise ValueError(f"recipe {name!r} is defined twice")
-        RECIPES[name] = Recipe(name, label, family, descriptions, render, esc50)
+        RECIPES[name] = Recipe(name, label, family, descriptions, render, esc50, wide)
         return render
 
     return add

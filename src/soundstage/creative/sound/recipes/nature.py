@@ -44,6 +44,7 @@ def rain_bed(take: Take) -> Signal:
     "heavy rainfall downpour",
     "raindrops on a window",
     "drizzle",
+    wide=True,
 )
 def rain(take: Take) -> Signal:
     return rain_bed(take) * dsp.adsr(take.frames, 0.3, 0.3)
@@ -110,6 +111,7 @@ def crackling_fire(take: Take) -> Signal:
     "crickets chirping at night",
     "a summer night with crickets",
     "cicadas and crickets trilling",
+    wide=True,
 )
 def crickets(take: Take) -> Signal:
     out = take.silence()
@@ -134,6 +136,7 @@ def crickets(take: Take) -> Signal:
     "songbirds singing in the morning",
     "birdsong in a forest",
     "sparrows tweeting",
+    wide=True,
 )
 def chirping_birds(take: Take) -> Signal:
     out = take.silence()
@@ -182,6 +185,7 @@ def water_drops(take: Take) -> Signal:
     "a gusty wind howling",
     "a strong gale whistling through trees",
     "a breeze",
+    wide=True,
 )
 def wind(take: Take) -> Signal:
     frames = take.frames
