@@ -35,6 +35,7 @@ from soundstage.core.ratelimit import RateLimiter
 from soundstage.core.responses import error_response
 from soundstage.creative.daw import endpoints as daw_endpoints
 from soundstage.creative.music import endpoints as music_endpoints
+from soundstage.creative.sound import endpoints as sound_endpoints
 from soundstage.credits import endpoints as credits_endpoints
 from soundstage.jobs import endpoints as jobs_endpoints
 from soundstage.jobs.queue import install_dispatcher
@@ -96,6 +97,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(licensed_media_endpoints.router)
     api.include_router(agents_endpoints.router)
     api.include_router(dubbing_endpoints.router)
+    api.include_router(sound_endpoints.router)
     app.include_router(api)
     app.include_router(storage_endpoints.public_router)
     app.include_router(voices_endpoints.public_router)

@@ -26,6 +26,7 @@ BUILTIN_TASK_MODULES: tuple[str, ...] = (
     "soundstage.creative.daw.tasks",
     "soundstage.creative.music.tasks",
     "soundstage.speech.dubbing.tasks",
+    "soundstage.creative.sound.tasks",
 )
 
 

@@ -1,0 +1,15 @@
+"""The recipe catalog: every family module registers its recipes on import."""
+
+from __future__ import annotations
+
+from soundstage.creative.sound.recipes import (  # noqa: F401  (imported to register)
+    animals,
+    domestic,
+    human,
+    nature,
+    production,
+    urban,
+)
+from soundstage.creative.sound.recipes.base import RECIPES, Recipe, Take
+
+__all__ = ["RECIPES", "Recipe", "Take"]

@@ -1,0 +1,164 @@
+"""Production effects (beyond ESC-50): whoosh, riser, impact, UI click, UI beep, explosion,
+laser. Swept noise and tones, sub-bass drops and shaped transients."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from soundstage.creative.sound import dsp
+from soundstage.creative.sound.dsp import Signal
+from soundstage.creative.sound.recipes.base import Take, recipe
+
+
+@recipe(
+    "whoosh",
+    "Whoosh",
+    "production",
+    "a whoosh",
+    "a swoosh of something flying past",
+    "a fast swish transition",
+    "air swoosh",
+    esc50=False,
+)
+def whoosh(take: Take) -> Signal:
+    out = take.silence()
+    for at in dsp.series(take.rng, take.length, (0.05, 0.3), (2.0, 3.5)):
+        length = take.uniform(0.6, 1.0) * take.span
+        frames = dsp.seconds(length)
+        centre = dsp.glide(frames, [300, take.uniform(2000, 3500), 400])
+        swish = dsp.sweep(dsp.pink(take.rng, frames), centre, 1.6)
+        swell = np.sin(np.pi * np.linspace(0, 1, frames)) ** 3
+        dsp.place(out, dsp.normalized(swish * swell), at)
+    return out
+
+
+@recipe(
+    "riser",
+    "Riser",
+    "production",
+    "a riser building tension",
+    "a rising sweep before the drop",
+    "an uplifter swelling up",
+    esc50=False,
+)
+def riser(take: Take) -> Signal:
+    frames = take.frames
+    progress = np.linspace(0, 1, frames)
+    noise = dsp.sweep(dsp.white(take.rng, frames), 200 * 40**progress, 1.2)
+    pitch = 110 * 8**progress
+    tone = sum(dsp.harmonics(pitch * detune, frames, 6.0, 12) for detune in (0.995, 1.0, 1.006))
+    swell = progress**2 * dsp.adsr(frames, 0.01, 0.03)
+    return (dsp.unit(noise) + 0.5 * dsp.unit(np.asarray(tone))) * swell
+
+
+@recipe(
+    "impact",
+    "Impact",
+    "production",
+    "a cinematic impact",
+    "a heavy hit",
+    "a trailer boom",
+    "a punchy thud",
+    esc50=False,
+)
+def impact(take: Take) -> Signal:
+    out = take.silence()
+    for at in dsp.series(take.rng, take.length, (0.05, 0.2), (3.0, 5.0)):
+        length = 2.0 * take.span
+        frames = dsp.seconds(length)
+        boom = dsp.sine(dsp.glide(frames, [take.uniform(70, 90), 45, 35]), frames) * dsp.decay(
+            frames, length
+        )
+        crack = dsp.lowpass(dsp.burst(take.rng, frames, 0.25), 6000)
+        hit = dsp.saturate(boom + 0.6 * dsp.normalized(crack), 1.8)
+        hit = hit + 0.3 * dsp.convolve(hit, dsp.impulse_response(take.rng, 1.8, 0.02))
+        dsp.place(out, dsp.normalized(hit), at)
+    return out
+
+
+@recipe(
+    "ui_click",
+    "UI click",
+    "production",
+    "a user interface click",
+    "a button tap sound",
+    "a soft app click",
+    "a menu select tick",
+    esc50=False,
+)
+def ui_click(take: Take) -> Signal:
+    out = take.silence()
+    pitch = take.uniform(1800, 3000)
+    for at in dsp.series(take.rng, take.length, (0.05, 0.2), (0.8, 1.5)):
+        frames = dsp.seconds(0.02 * take.span)
+        click = dsp.sine(dsp.glide(frames, [pitch * 1.3, pitch]), frames) * dsp.decay(frames, 0.015)
+        dsp.place(out, click * dsp.adsr(frames, 0.0005, 0.004), at)
+    return out
+
+
+@recipe(
+    "ui_beep",
+    "UI beep",
+    "production",
+    "a beep",
+    "an electronic notification beep",
+    "a confirmation chime",
+    "a microwave beep",
+    esc50=False,
+)
+def ui_beep(take: Take) -> Signal:
+    out = take.silence()
+    pitch = take.uniform(800, 1200)
+    for at in dsp.series(take.rng, take.length, (0.05, 0.2), (1.0, 1.8)):
+        for note, step in enumerate((1.0, 1.5) if take.rng.random() < 0.5 else (1.0,)):
+            frames = dsp.seconds(0.15 * take.span)
+            beep = dsp.sine(pitch * step, frames) + 0.1 * dsp.sine(pitch * step * 2, frames)
+            dsp.place(out, beep * dsp.adsr(frames, 0.005, 0.03), at + note * 0.17)
+    return out
+
+
+@recipe(
+    "explosion",
+    "Explosion",
+    "production",
+    "an explosion",
+    "a bomb blast",
+    "a huge detonation with debris",
+    "a grenade going off",
+    esc50=False,
+)
+def explosion(take: Take) -> Signal:
+    out = take.silence()
+    for at in dsp.series(take.rng, take.length, (0.05, 0.2), (5.0, 8.0)):
+        length = 3.5 * take.span
+        frames = dsp.seconds(length)
+        blast = dsp.burst(take.rng, frames, length * 0.5)
+        body = dsp.sweep(blast, dsp.glide(frames, [6000, 800, 300]), 0.7, "lowpass")
+        sub = dsp.sine(dsp.glide(frames, [55, 30]), frames) * dsp.decay(frames, length * 0.6)
+        rumble = dsp.lowpass(dsp.brown(take.rng, frames), 120) * dsp.decay(frames, length)
+        hit = dsp.saturate(dsp.normalized(body) + 0.8 * sub + 0.5 * dsp.normalized(rumble), 2.5)
+        for debris in dsp.poisson_times(take.rng, 30, length * 0.6):
+            chip = dsp.highpass(dsp.burst(take.rng, 300, 0.003), 1500)
+            dsp.place(hit, chip, 0.3 + debris, 0.1)
+        dsp.place(out, dsp.normalized(hit), at)
+    return out
+
+
+@recipe(
+    "laser",
+    "Laser",
+    "production",
+    "a laser gun firing",
+    "a sci-fi blaster shot",
+    "pew pew lasers",
+    "a ray gun zap",
+    esc50=False,
+)
+def laser(take: Take) -> Signal:
+    out = take.silence()
+    for at in dsp.series(take.rng, take.length, (0.05, 0.2), (0.35, 0.9)):
+        frames = dsp.seconds(take.uniform(0.15, 0.25) * take.span)
+        fall = dsp.glide(frames, [take.uniform(2500, 4000), 900, 250])
+        zap = dsp.odd_harmonics(fall * (1 + 0.05 * dsp.sine(60, frames)), frames, 8)
+        dsp.place(out, dsp.normalized(zap * dsp.decay(frames, frames / dsp.RATE * 1.5)), at)
+    return out

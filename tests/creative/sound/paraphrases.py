@@ -1,0 +1,72 @@
+"""Prompts a user might write for each ESC-50 class, two each, worded unlike the recipes' own
+descriptions (the matcher must generalize, not look them up), and two for each sound beyond
+ESC-50 (production effects, General MIDI effects)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+ESC50_PARAPHRASES: Final[dict[str, tuple[str, str]]] = {
+    "dog": ("a dog barking in the distance", "distant woof"),
+    "rooster": ("a cockerel greeting the sunrise", "farmyard rooster call in the morning"),
+    "pig": ("hogs snuffling and grunting in the mud", "a sow oinking at feeding time"),
+    "cow": ("a dairy cow lowing in the barn", "cattle mooing in the pasture"),
+    "frog": ("bullfrogs croaking in a swamp", "a chorus of ribbiting frogs at the pond"),
+    "cat": ("a kitty meowing at the door", "a cat yowling to be let in"),
+    "hen": ("chickens clucking in the yard", "a hen cackling after laying an egg"),
+    "insects": ("a housefly buzzing near my ear", "bees humming around the hive"),
+    "sheep": ("a lamb bleating for its mother", "a flock of ewes baaing on a hillside"),
+    "crow": ("a raven cawing from the rooftop", "crows squawking harshly overhead"),
+    "rain": ("steady rain pattering down", "a rainy afternoon downpour"),
+    "sea_waves": ("waves breaking on the beach", "the ocean surf rolling onto the sand"),
+    "crackling_fire": ("a log fire crackling in the hearth", "campfire flames popping"),
+    "crickets": ("chirping crickets on a warm night", "the trill of crickets in the grass"),
+    "chirping_birds": ("birds singing at dawn", "little songbirds tweeting in the garden"),
+    "water_drops": ("a dripping faucet", "single drops of water plinking into a basin"),
+    "wind": ("gusts of wind howling", "a blustery wind blowing across the moor"),
+    "pouring_water": ("pouring water from a bottle into a glass", "filling a cup with water"),
+    "toilet_flush": ("flushing a toilet", "the toilet cistern flushing and refilling"),
+    "thunderstorm": ("rolling thunder in a storm", "a stormy night with thunderclaps"),
+    "crying_baby": ("an infant bawling", "a newborn baby wailing in its crib"),
+    "sneezing": ("someone sneezing twice", "a loud achoo sneeze"),
+    "clapping": ("people applauding", "a single person clapping their hands"),
+    "breathing": ("slow deep breaths in and out", "a person breathing heavily"),
+    "coughing": ("a man with a bad cough", "someone coughing repeatedly"),
+    "footsteps": ("footsteps walking along a hallway", "someone's steps on a hard floor"),
+    "laughing": ("a woman laughing out loud", "giggles and laughter"),
+    "brushing_teeth": ("scrubbing teeth with a toothbrush", "brushing my teeth at night"),
+    "snoring": ("a man snoring loudly in his sleep", "someone snoring on the couch"),
+    "drinking_sipping": ("slurping soup from a spoon", "sipping a hot cup of tea"),
+    "door_wood_knock": ("knock knock on a wooden door", "knuckles rapping on a door"),
+    "mouse_click": ("clicking a computer mouse", "the click of a mouse button"),
+    "keyboard_typing": ("typing an email on a keyboard", "fingers tapping computer keys"),
+    "door_wood_creaks": ("an old door creaking open", "squeaking door hinges"),
+    "can_opening": ("popping open a soda can", "opening a fizzy drink can"),
+    "washing_machine": ("a washer running a cycle", "laundry tumbling in a washing machine"),
+    "vacuum_cleaner": ("vacuuming the living room rug", "a hoover running"),
+    "clock_alarm": ("an alarm clock going off in the morning", "a ringing alarm clock bell"),
+    "clock_tick": ("the ticking of a clock", "a grandfather clock going tick tock"),
+    "glass_breaking": ("a window pane smashing", "a glass shattering on a tile floor"),
+    "helicopter": ("a chopper flying over the city", "helicopter rotors whirring"),
+    "chainsaw": ("a chainsaw cutting a log", "a power saw revving in the woods"),
+    "siren": ("an ambulance siren wailing", "a police car siren"),
+    "car_horn": ("a car honking its horn", "an impatient driver beeping in a traffic jam"),
+    "engine": ("a car engine idling", "the rumble of a running motor"),
+    "train": ("a freight train rolling down the tracks", "a train passing a railway crossing"),
+    "church_bells": ("church bells chiming on a Sunday", "a bell tower ringing the hour"),
+    "airplane": ("a jet plane flying overhead", "an airliner passing high above"),
+    "fireworks": ("fireworks going off on new year's eve", "firecrackers bursting in the sky"),
+    "hand_saw": ("a carpenter sawing a board by hand", "a handsaw cutting through lumber"),
+}
+
+BEYOND_ESC50_PARAPHRASES: Final[dict[str, tuple[str, ...]]] = {
+    "whoosh": ("a whooshing swipe transition", "something swooshing past quickly"),
+    "riser": ("a tension riser before a drop", "a rising build-up sweep"),
+    "impact": ("a deep cinematic hit", "a heavy boom impact for a trailer"),
+    "ui_click": ("a button click in an app", "a soft interface tap"),
+    "ui_beep": ("a short electronic beep", "a notification beep"),
+    "explosion": ("a massive explosion", "a bomb going off"),
+    "laser": ("a sci-fi laser blast", "pew pew laser shots"),
+    "telephone": ("an old phone ringing off the hook", "a landline telephone rings"),
+    "gunshot": ("a pistol firing three shots", "the bang of a gun being fired"),
+}
