@@ -46,7 +46,7 @@ class FluidSynthRenderer:
     name = "fluidsynth"
 
     def __init__(self, soundfont: Path) -> None:
-        import fluidsynth  # type: ignore[import-untyped]
+        import fluidsynth
 
         self._fluidsynth: Any = fluidsynth
         self._soundfont = soundfont
