@@ -85,8 +85,7 @@ class Upper:
 def deployment_engine() -> Iterator[None]:
     registry.register_translator("upper", Upper, first=True)
     yield
-    registry._FACTORIES.pop("upper")
-    registry._TRANSLATORS.pop("upper", None)
+    registry.unregister_translator("upper")
 
 
 @pytest.mark.usefixtures("deployment_engine")

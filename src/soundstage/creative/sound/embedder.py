@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
+
+from soundstage.core.registry import Registry
+from soundstage.speech.engines.base import EngineUnavailable
 
 Embeddings = npt.NDArray[np.float32]
 
@@ -51,16 +54,15 @@ class MiniLmEmbedder:
         return np.asarray(vectors, dtype=np.float32)
 
 
-_FACTORIES: dict[str, Callable[[], TextEmbedder]] = {"minilm": MiniLmEmbedder}
-_ENGINES: dict[str, TextEmbedder] = {}
-_LOCK = threading.Lock()
-
 DEFAULT_EMBEDDER = "minilm"
+_EMBEDDERS: Registry[TextEmbedder] = Registry(
+    "text embedder",
+    {DEFAULT_EMBEDDER: MiniLmEmbedder},
+    unknown=EngineUnavailable,
+    unavailable=EngineUnavailable,
+)
 
 
 def get_embedder(name: str = DEFAULT_EMBEDDER) -> TextEmbedder:
     """The named embedder, loaded on first use and kept for the life of the process."""
-    with _LOCK:
-        if name not in _ENGINES:
-            _ENGINES[name] = _FACTORIES[name]()
-        return _ENGINES[name]
+    return _EMBEDDERS.get(name)

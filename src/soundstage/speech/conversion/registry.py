@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Final
 
 from soundstage.core.errors import AppError
+from soundstage.core.registry import Registry
 from soundstage.speech.conversion.base import VoiceConverter
+from soundstage.speech.engines.base import EngineUnavailable
 
 ConverterFactory = Callable[[], VoiceConverter]
 
@@ -23,11 +24,6 @@ def _resynthesis() -> VoiceConverter:
     return ResynthesisConverter()
 
 
-_FACTORIES: dict[str, ConverterFactory] = {DEFAULT_CONVERTER: _resynthesis}
-_CONVERTERS: dict[str, VoiceConverter] = {}
-_LOCK = threading.Lock()
-
-
 class UnknownConverter(AppError):
     """No voice converter has that name here."""
 
@@ -38,28 +34,23 @@ class UnknownConverter(AppError):
         super().__init__(message, param=param)
 
 
+_CONVERTERS: Registry[VoiceConverter] = Registry(
+    "voice converter",
+    {DEFAULT_CONVERTER: _resynthesis},
+    unknown=UnknownConverter,
+    unavailable=EngineUnavailable,
+)
+
+
 def converter_names() -> list[str]:
-    return list(_FACTORIES)
+    return _CONVERTERS.names()
 
 
 def register_converter(name: str, factory: ConverterFactory) -> None:
     """Add or replace a converter (e.g. a neural model from a deployment's plugin module)."""
-    with _LOCK:
-        _FACTORIES[name] = factory
-        _CONVERTERS.pop(name, None)
+    _CONVERTERS.register(name, factory)
 
 
 def get_converter(name: str = DEFAULT_CONVERTER) -> VoiceConverter:
     """The process's one instance of the named converter; UnknownConverter if none has it."""
-    converter = _CONVERTERS.get(name)
-    if converter is not None:
-        return converter
-    with _LOCK:
-        converter = _CONVERTERS.get(name)
-        if converter is None:
-            factory = _FACTORIES.get(name)
-            if factory is None:
-                raise UnknownConverter(f"There is no voice converter named {name!r}.")
-            converter = factory()
-            _CONVERTERS[name] = converter
-        return converter
+    return _CONVERTERS.get(name)

@@ -9,11 +9,11 @@ from then on it translates every pair it offers."""
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 
 from soundstage.config import get_settings
 from soundstage.core.errors import AppError
+from soundstage.core.registry import Registry
 from soundstage.speech.translators.base import (
     LanguagePair,
     Translator,
@@ -40,49 +40,31 @@ def _whisper() -> Translator:
 
 # Apertium first: on the pairs it has without a pivot (Spanish to English) its rules keep
 # names and numbers exactly, where whisper-base paraphrases; Whisper comes before pivots.
-_FACTORIES: dict[str, TranslatorFactory] = {"apertium": _apertium, "whisper": _whisper}
-_TRANSLATORS: dict[str, Translator] = {}
-_LOCK = threading.Lock()
+_TRANSLATORS: Registry[Translator] = Registry(
+    "translator",
+    {"apertium": _apertium, "whisper": _whisper},
+    unknown=TranslatorUnavailable,
+    unavailable=TranslatorUnavailable,
+)
 
 
 def translator_names() -> list[str]:
-    return list(_FACTORIES)
+    return _TRANSLATORS.names()
 
 
 def register_translator(name: str, factory: TranslatorFactory, *, first: bool = False) -> None:
     """Add or replace an engine; first puts it ahead of the others on every pair it offers."""
-    with _LOCK:
-        _FACTORIES.pop(name, None)
-        _TRANSLATORS.pop(name, None)
-        if first:
-            others = dict(_FACTORIES)
-            _FACTORIES.clear()
-            _FACTORIES[name] = factory
-            _FACTORIES.update(others)
-        else:
-            _FACTORIES[name] = factory
+    _TRANSLATORS.register(name, factory, first=first)
+
+
+def unregister_translator(name: str) -> None:
+    _TRANSLATORS.unregister(name)
 
 
 def get_translator(name: str) -> Translator:
     """The process's one instance of the named engine; TranslatorUnavailable if it is
     unknown or cannot run here (a failure is not remembered: the next call tries again)."""
-    translator = _TRANSLATORS.get(name)
-    if translator is not None:
-        return translator
-    with _LOCK:
-        translator = _TRANSLATORS.get(name)
-        if translator is None:
-            factory = _FACTORIES.get(name)
-            if factory is None:
-                raise TranslatorUnavailable(f"There is no translator named {name!r}.")
-            try:
-                translator = factory()
-            except (ImportError, OSError) as exc:
-                raise TranslatorUnavailable(
-                    f"The {name} translator cannot run here: {exc}."
-                ) from exc
-            _TRANSLATORS[name] = translator
-        return translator
+    return _TRANSLATORS.get(name)
 
 
 def available_pairs() -> list[LanguagePair]:
