@@ -40,6 +40,13 @@ SURE_SPEAKER_S: Final = 5.0
 # three (phrase starts) came to 0.7-0.9 s, voices to 3.4 s and more; pyannote's two speakers
 # to 2.4 and 2.6 s.
 MIN_MEAN_TURN_S: Final = 1.2
+# Halves this far apart are different voices, not one voice's phrase starts (two voices
+# measured 0.20 to 0.46 apart, one voice's halves at most 0.09): they may talk in shorter
+# turns. Two voices answering each other in single sentences of about 2.5 s, each cut by a
+# comma, came to 1.0-1.05 s of window starts a turn, and were merged at 1.2 in a third of
+# the runs.
+FAR_DISTANCE: Final = 0.2
+MIN_MEAN_TURN_FAR_S: Final = 0.9
 # Clusters seeding a split must each hold this share of the cluster being split: smaller
 # ones are odd windows, not voices.
 _SEED_SHARE: Final = 0.1
@@ -113,10 +120,11 @@ def _speaking_halves(
     sequence[group] = labels
     starts_turn = np.ones(sequence.size, dtype=bool)
     starts_turn[1:] = sequence[1:] != sequence[:-1]
+    min_turn_s = MIN_MEAN_TURN_FAR_S if distance >= FAR_DISTANCE else MIN_MEAN_TURN_S
     kept = []
     for half in (0, 1):
         turns = np.count_nonzero(starts_turn & (sequence == half))
-        if np.count_nonzero(sequence == half) / turns / points.per_s >= MIN_MEAN_TURN_S:
+        if np.count_nonzero(sequence == half) / turns / points.per_s >= min_turn_s:
             kept.append(group[labels == half])
     return kept
 
