@@ -147,9 +147,15 @@ class Settings(BaseSettings):
         return (self.media.base_url or f"{self.public_base_url.rstrip('/')}/media").rstrip("/")
 
     def signing_secret(self) -> str:
+        """SOUNDSTAGE_SECRET_KEY, or the data directory's own secret, made on first use and
+        read once per process (signed URLs are built many to a page; rotating the file takes
+        a restart)."""
         if self.secret_key:
             return self.secret_key
         path = self.data_dir / "secret_key"
+        known = _FILE_SECRETS.get(path)
+        if known is not None:
+            return known
         if not path.exists():
             # Written aside then linked into place: concurrent first starts agree on one secret.
             self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -162,11 +168,16 @@ class Settings(BaseSettings):
                 pass
             finally:
                 draft.unlink()
-        return path.read_text().strip()
+        secret = path.read_text().strip()
+        _FILE_SECRETS[path] = secret
+        return secret
 
     @property
     def is_sqlite(self) -> bool:
         return self.resolved_database_url.startswith("sqlite")
+
+
+_FILE_SECRETS: dict[Path, str] = {}
 
 
 @lru_cache(maxsize=1)
