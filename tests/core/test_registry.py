@@ -74,9 +74,12 @@ def test_a_failure_is_not_remembered_and_register_replaces() -> None:
     with pytest.raises(Unavailable):
         registry.get("flaky")
     assert registry.get("flaky") == "loaded"
-    registry.register("b", lambda: "b", first=True)
+    # Replacing keeps the place (the order is the order of preference); first moves ahead.
     registry.register("a", lambda: "a2")
-    assert registry.names() == ["b", "flaky", "a"]
+    assert registry.names() == ["a", "flaky"]
     assert registry.get("a") == "a2"
+    registry.register("b", lambda: "b", first=True)
+    registry.register("c", lambda: "c")
+    assert registry.names() == ["b", "a", "flaky", "c"]
     registry.unregister("b")
-    assert registry.names() == ["flaky", "a"]
+    assert registry.names() == ["a", "flaky", "c"]

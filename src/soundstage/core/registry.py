@@ -40,11 +40,11 @@ class Registry(Generic[T]):
         return list(self._factories)
 
     def register(self, name: str, factory: Callable[[], T], *, first: bool = False) -> None:
-        """Add or replace one; `first` puts it ahead of the others."""
+        """Add one (last), or replace one in its place; `first` puts it ahead of the others."""
         with self._lock:
-            self._factories.pop(name, None)
             self._instances.pop(name, None)
             if first:
+                self._factories.pop(name, None)
                 self._factories = {name: factory, **self._factories}
             else:
                 self._factories[name] = factory
