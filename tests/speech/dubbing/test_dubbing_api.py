@@ -18,7 +18,7 @@ from soundstage.voices.service import CatalogCounts
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer, create_customer
 from tests.speech.audio_fixtures import librivox_clips
-from tests.speech.conftest import FileServer, audio_bytes
+from tests.speech.conftest import FileServer, audio_bytes, understated_mkv
 from tests.speech.dubbing.helpers import DUBBING, submit, wait
 from tests.webhooks.conftest import Receiver
 
@@ -172,3 +172,29 @@ def test_the_supported_pairs_are_listed(client: TestClient, rich: Customer) -> N
     assert ("en", "de") not in pairs
     assert ("en", "ja") not in pairs
     assert client.get(f"{DUBBING}/languages").status_code == 401
+
+
+def test_a_header_understating_the_length_is_charged_as_decoded(
+    client: TestClient, files: FileServer, db: Database
+) -> None:
+    t = np.arange(4 * 16_000) / 16_000
+    tone = Audio((0.3 * np.sin(2 * np.pi * 440 * t)).astype(np.float32).reshape(-1, 1), 16_000)
+    body = {"source_language": "en", "target_language": "es"}
+    # A header saying it lasts nothing would be reserved nothing: refused.
+    customer = create_customer(db, credits_each=60)
+    response = client.post(
+        DUBBING,
+        headers=customer.auth(),
+        json={**body, "media_url": files.put("nothing.mkv", understated_mkv(tone, 0.4))},
+    )
+    assert_error(response, 422, "invalid_media")
+    assert response.json()["error"]["param"] == "media_url"
+    # A header saying 1 s is reserved 25 credits at submit; the 4 s it holds cost 100, more
+    # than the balance: the job fails 402 once decoded, charged nothing.
+    url = files.put("one-second.mkv", understated_mkv(tone, 1000))
+    answer = submit(client, customer, media_url=url, **body)
+    assert answer["credits_reserved"] == rates.for_duration(Operation.DUBBING_STANDARD, 1000)
+    job = wait(client, customer, answer["job_id"])
+    assert job["status"] == "failed", job
+    assert job["error"]["code"] == "insufficient_credits"
+    assert credits(client, customer) == {**credits(client, customer), "balance": 60, "reserved": 0}

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from soundstage.config import Settings
-from soundstage.core.audio import MediaInfo, probe
+from soundstage.core.audio import InvalidMedia, MediaInfo, probe
 from soundstage.core.db import Database
 from soundstage.core.principal import Principal
 from soundstage.credits import rates
@@ -109,7 +109,11 @@ def _checked_pair(db: Database, body: DubbingRequest) -> tuple[str, str]:
 def _fetched(db: Database, settings: Settings, url: str, path: Path) -> MediaInfo:
     with db.read_session() as session:
         storage.read_input(session, settings, url, path, param=PARAM)
-    return probe(path, param=PARAM)
+    info = probe(path, param=PARAM)
+    if info.duration_ms <= 0:
+        # Priced from this: a header that says nothing lasts would reserve nothing.
+        raise InvalidMedia("The media's header gives it no duration.", param=PARAM)
+    return info
 
 
 def _keep_input(

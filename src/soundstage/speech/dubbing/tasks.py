@@ -14,7 +14,6 @@ from typing import Any, Final
 import numpy as np
 
 from soundstage.core.audio import Audio, MediaInfo, decode, probe
-from soundstage.credits import rates
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.speech.conversion.base import NothingToSay
 from soundstage.speech.dubbing import media, pipeline
@@ -92,6 +91,8 @@ def dub(ctx: JobContext) -> JobOutcome:
     with stages.stage("decoding"):
         info = probe(source, param=PARAM)
         original = decode(source, param=PARAM)
+        # Reserved from the header at submit; charged for what the media really holds.
+        price = ctx.price_of_decoded(tier.operation, original.duration_ms)
     with stages.stage("separating") as progress:
         stems = pipeline.isolate(original, tier, progress)
         voice16 = pipeline.mono16(stems.vocals)
@@ -141,8 +142,7 @@ def dub(ctx: JobContext) -> JobOutcome:
         ],
         stage_ms=stages.elapsed_ms,
     )
-    charged = min(rates.for_duration(tier.operation, original.duration_ms), request["credits"])
-    return JobOutcome(result, credits_used=charged)
+    return JobOutcome(result, credits_used=price)
 
 
 def _engine_voice(voice: Any) -> EngineVoice:
