@@ -19,12 +19,13 @@ from soundstage.core.principal import Principal
 from soundstage.credits import rates
 from soundstage.jobs import service as jobs
 from soundstage.models import MediaObject
+from soundstage.speech.dubbing.limits import PARAM, check_length
 from soundstage.speech.dubbing.schemas import (
     DubbingRequest,
     DubbingResponse,
     LanguagePairOut,
 )
-from soundstage.speech.dubbing.tasks import KIND, PARAM
+from soundstage.speech.dubbing.tasks import KIND
 from soundstage.speech.dubbing.tiers import TIERS, estimated_completion_ms
 from soundstage.speech.transcribers.base import (
     UnsupportedLanguage,
@@ -113,6 +114,7 @@ def _fetched(db: Database, settings: Settings, url: str, path: Path) -> MediaInf
     if info.duration_ms <= 0:
         # Priced from this: a header that says nothing lasts would reserve nothing.
         raise InvalidMedia("The media's header gives it no duration.", param=PARAM)
+    check_length(settings, info.duration_ms)
     return info
 
 

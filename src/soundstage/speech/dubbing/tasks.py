@@ -13,12 +13,13 @@ from typing import Any, Final
 
 import numpy as np
 
-from soundstage.core.audio import Audio, MediaInfo, decode, probe
+from soundstage.core.audio import Audio, MediaInfo, Samples, iter_decode, probe
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.speech.conversion.base import NothingToSay
 from soundstage.speech.dubbing import media, pipeline
 from soundstage.speech.dubbing.casting import Casting, candidates
 from soundstage.speech.dubbing.fitting import Line
+from soundstage.speech.dubbing.limits import PARAM, check_length
 from soundstage.speech.dubbing.pipeline import Progress
 from soundstage.speech.dubbing.tiers import TIERS
 from soundstage.speech.dubbing.utterances import Utterance
@@ -33,7 +34,6 @@ from soundstage.voices import service as voices
 KIND: Final = "dubbing"
 COMPLETED_EVENT: Final = "dubbing.completed"
 FAILED_EVENT: Final = "dubbing.failed"
-PARAM: Final = "media_url"
 # Each stage's share of the job's progress (about its share of the time on 2 cores).
 STAGES: Final = {
     "decoding": 0.03,
@@ -90,7 +90,7 @@ def dub(ctx: JobContext) -> JobOutcome:
         )
     with stages.stage("decoding"):
         info = probe(source, param=PARAM)
-        original = decode(source, param=PARAM)
+        original = _decoded(ctx, source)
         # Reserved from the header at submit; charged for what the media really holds.
         price = ctx.price_of_decoded(tier.operation, original.duration_ms)
     with stages.stage("separating") as progress:
@@ -143,6 +143,19 @@ def dub(ctx: JobContext) -> JobOutcome:
         stage_ms=stages.elapsed_ms,
     )
     return JobOutcome(result, credits_used=price)
+
+
+def _decoded(ctx: JobContext, source: Path) -> Audio:
+    """The input's audio, refused (media_too_long) as soon as it runs over the limit: the
+    header it was accepted by may understate it."""
+    blocks: list[Samples] = []
+    frames = 0
+    for block in iter_decode(source, param=PARAM):
+        frames += block.frames
+        check_length(ctx.settings, round(frames * 1000 / block.sample_rate))
+        blocks.append(block.samples)
+        rate = block.sample_rate
+    return Audio(np.concatenate(blocks), rate)
 
 
 def _engine_voice(voice: Any) -> EngineVoice:
