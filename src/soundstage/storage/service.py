@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from soundstage.config import Settings
 from soundstage.core import fetch
+from soundstage.core.db import after_rollback
 from soundstage.core.ids import new_id
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
@@ -45,7 +46,10 @@ def save(
     media_id = new_id("med")
     filename = safe_filename(filename)
     key = f"{owner.environment}/{owner.account_id}/{media_id}/{filename}"
-    size = make_store(settings).put(key, source)
+    store = make_store(settings)
+    size = store.put(key, source)
+    # A unit of work that fails after this keeps no copy: its row is rolled back too.
+    after_rollback(session, lambda: store.delete(key))
     media = MediaObject(
         id=media_id,
         account_id=owner.account_id,

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
+from soundstage.config import Settings
 from soundstage.core.audio import Audio
 from soundstage.core.db import Database
 from soundstage.credits import rates
@@ -198,3 +199,26 @@ def test_a_header_understating_the_length_is_charged_as_decoded(
     assert job["status"] == "failed", job
     assert job["error"]["code"] == "insufficient_credits"
     assert credits(client, customer) == {**credits(client, customer), "balance": 60, "reserved": 0}
+
+
+def test_a_dub_refused_402_keeps_no_copy_of_the_media(
+    client: TestClient, files: FileServer, db: Database, settings: Settings
+) -> None:
+    clip = librivox_clips()[1]
+    url = files.put(clip.path.name, clip.path.read_bytes())
+    poor = create_customer(db, credits_each=10)
+    stored = settings.data_dir / "media" / "sandbox" / poor.account_id
+    response = client.post(
+        DUBBING,
+        headers=poor.auth(),
+        json={"media_url": url, "source_language": "en", "target_language": "es"},
+    )
+    assert_error(response, 402, "insufficient_credits")
+    kept = [path for path in stored.rglob("*") if path.is_file()] if stored.exists() else []
+    assert kept == []
+    # The same request with the credits for it keeps its copy for the job.
+    rich = create_customer(db, credits_each=20_000)
+    answer = submit(client, rich, media_url=url, source_language="en", target_language="es")
+    mine = settings.data_dir / "media" / "sandbox" / rich.account_id
+    assert [path.name for path in mine.rglob("*") if path.is_file()] == [clip.path.name]
+    client.post(f"/api/v1/jobs/{answer['job_id']}/cancel", headers=rich.auth())
