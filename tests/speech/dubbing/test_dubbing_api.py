@@ -20,7 +20,7 @@ from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer, create_customer
 from tests.speech.audio_fixtures import librivox_clips
 from tests.speech.conftest import FileServer, audio_bytes, understated_mkv
-from tests.speech.dubbing.helpers import DUBBING, submit, wait
+from tests.speech.dubbing.helpers import DUBBING, submit, video_with, wait
 from tests.webhooks.conftest import Receiver
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker", "demo_catalog")]
@@ -151,6 +151,12 @@ def test_bad_requests_are_refused_before_any_work(
     refused({"media_url": "http://10.0.0.1/a.wav"}, 422, "url_not_allowed", "media_url")
     refused({"media_url": "http://127.0.0.1:9/a.wav"}, 422, "media_unreachable", "media_url")
     refused({"media_url": files.put("notes.txt", b"not media")}, 422, "invalid_media", "media_url")
+    # A QuickTime file (dubbed into a MOV) of FFV1 video, which a MOV cannot hold.
+    second = Audio(np.zeros((16_000, 1), dtype=np.float32), 16_000)
+    ffv1 = video_with(second, 1, codec="ffv1", size=(64, 48), fps=5)
+    brand = ffv1.index(b"ftypisom") + 4
+    quicktime = ffv1[:brand] + b"qt  " + ffv1[brand + 4 :]
+    refused({"media_url": files.put("ffv1.mov", quicktime)}, 422, "invalid_media", "media_url")
     refused({"target_language": None}, 422, "parameter_missing", "target_language")
     assert credits(client, rich) == {**credits(client, rich), "balance": 20_000, "reserved": 0}
     # A balance short of the media's price: 402, nothing queued.
