@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import av
 import numpy as np
@@ -151,68 +152,59 @@ def video_packets(path: Path) -> list[tuple[bytes, float, bool]]:
         ]
 
 
-def test_video_keeps_its_video_stream_and_gets_the_dub(
-    client: TestClient, settings: Settings, files: FileServer, rich: Customer, tmp_path: Path
+@pytest.mark.parametrize(
+    ("suffix", "video", "codec", "brand"),
+    [
+        ("mp4", {}, "mpeg4", "isom"),
+        # ProRes, which an MP4 cannot hold, at the smallest size.
+        (
+            "mov",
+            {
+                "container": "mov",
+                "codec": "prores_ks",
+                "pix_fmt": "yuv422p10le",
+                "size": (64, 48),
+                "fps": 5,
+            },
+            "prores",
+            "qt",
+        ),
+    ],
+)
+def test_video_keeps_its_video_stream_and_container_and_gets_the_dub(
+    client: TestClient,
+    settings: Settings,
+    files: FileServer,
+    rich: Customer,
+    tmp_path: Path,
+    suffix: str,
+    video: dict[str, Any],
+    codec: str,
+    brand: str,
 ) -> None:
     clip = librivox_clips()[0]
     speech = decode(clip.path, sample_rate=RATE, channels=1)
-    source = tmp_path / "talk.mp4"
-    source.write_bytes(video_with(speech, speech.duration_ms / 1000))
+    source = tmp_path / f"talk.{suffix}"
+    source.write_bytes(video_with(speech, speech.duration_ms / 1000, **video))
     job = dub(
         client,
         rich,
-        media_url=files.put("talk.mp4", source.read_bytes()),
+        media_url=files.put(source.name, source.read_bytes()),
         source_language="en",
         target_language="es",
     )
     result = job["result"]
-    assert result["output_url"].split("?")[0].endswith(".mp4")
-    output = download(client, settings, result["output_url"], ".mp4")
+    assert result["output_url"].split("?")[0].endswith(f".{suffix}")
+    output = download(client, settings, result["output_url"], f".{suffix}")
     # The video packets are the source's, byte for byte, at the same times.
     assert video_packets(output) == video_packets(source)
     with av.open(str(output)) as container:
-        assert len(container.streams.audio) == 1
-        assert container.streams.audio[0].codec_context.name == "aac"
+        assert container.metadata["major_brand"].strip() == brand
+        assert container.streams.video[0].codec_context.name == codec
+        assert [s.codec_context.name for s in container.streams.audio] == ["aac"]
     # The sound is the Spanish dub, as long as the source's.
     sound = decode(output, sample_rate=RATE, channels=1)
     assert abs(sound.duration_ms - speech.duration_ms) <= 0.02 * speech.duration_ms
     assert (
         get_transcriber().transcribe(sound, language=None, word_timestamps=False).language == "es"
     )
-
-
-def test_prores_in_a_mov_is_dubbed_into_a_mov(
-    client: TestClient, settings: Settings, files: FileServer, rich: Customer, tmp_path: Path
-) -> None:
-    clip = librivox_clips()[1]
-    speech = decode(clip.path, sample_rate=RATE, channels=1)
-    source = tmp_path / "talk.mov"
-    # ProRes, which an MP4 cannot hold, at the smallest size: 64x48, 5 fps.
-    source.write_bytes(
-        video_with(
-            speech,
-            speech.duration_ms / 1000,
-            container="mov",
-            codec="prores_ks",
-            pix_fmt="yuv422p10le",
-            size=(64, 48),
-            fps=5,
-        )
-    )
-    job = dub(
-        client,
-        rich,
-        media_url=files.put("talk.mov", source.read_bytes()),
-        source_language="en",
-        target_language="es",
-    )
-    result = job["result"]
-    assert result["output_url"].split("?")[0].endswith(".mov")
-    output = download(client, settings, result["output_url"], ".mov")
-    assert video_packets(output) == video_packets(source)
-    with av.open(str(output)) as container:
-        assert container.metadata["major_brand"].strip() == "qt"
-        assert container.streams.video[0].codec_context.name == "prores"
-        assert [s.codec_context.name for s in container.streams.audio] == ["aac"]
-    sound = decode(output, sample_rate=RATE, channels=1)
-    assert abs(sound.duration_ms - speech.duration_ms) <= 0.02 * speech.duration_ms
