@@ -40,6 +40,16 @@ def joined_clips(clips: list[Clip]) -> tuple[Audio, list[ReferenceWord]]:
     return Audio(np.concatenate(pieces), 16_000), words
 
 
+def utterance_starts(words: list[ReferenceWord], pause_ms: int = 700) -> list[int]:
+    """Where the source's utterances start, by the reference alignment: its first word, and
+    each word after a pause of pause_ms or more."""
+    return [
+        word.start_ms
+        for previous, word in zip([None, *words], words, strict=False)
+        if previous is None or word.start_ms - previous.end_ms >= pause_ms
+    ]
+
+
 def submit(client: TestClient, customer: Customer, **body: Any) -> dict[str, Any]:
     response = client.post(DUBBING, headers=customer.auth(), json=body)
     assert response.status_code == 200, response.text
