@@ -55,13 +55,18 @@ class JobContext:
     reserver: Callable[[int], None] | None = None
     cancelled: threading.Event = field(default_factory=threading.Event)
     _last_report: float = 0.0
+    _last_stage: str | None = None
 
     def progress(self, fraction: float, stage: str | None = None) -> None:
-        """Record progress 0..1 (throttled); raises JobCancelled once the job was cancelled."""
+        """Record progress 0..1, at most every 0.5 s within a stage (a new stage and the end
+        are always recorded); raises JobCancelled once the job was cancelled."""
         self.check_cancelled()
         now = time.monotonic()
-        if fraction >= 1.0 or now - self._last_report >= 0.5:
+        new_stage = stage is not None and stage != self._last_stage
+        if new_stage or fraction >= 1.0 or now - self._last_report >= 0.5:
             self._last_report = now
+            if stage is not None:
+                self._last_stage = stage
             self.report(min(max(fraction, 0.0), 1.0), stage)
 
     def reserve_credits(self, amount: int) -> None:
