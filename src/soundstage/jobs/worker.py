@@ -193,7 +193,8 @@ def _emit(session: Any, settings: Settings, job_id: str, event_type: str | None)
     from soundstage.jobs.service import job_out
     from soundstage.webhooks import service as webhooks
 
-    data = job_out(job, settings).model_dump(mode="json")
+    ttl = webhooks.event_url_ttl_seconds(settings)
+    data = job_out(job, settings, url_ttl_seconds=ttl).model_dump(mode="json")
     webhooks.emit(session, job.account_id, job.environment, event_type, data)
 
 
