@@ -81,3 +81,12 @@ def understated_mkv(audio: Audio, header_ms: float) -> bytes:
     assert duration > 0, "no Segment Duration to rewrite"
     value = duration + 3
     return data[:value] + struct.pack(">d", header_ms) + data[value + 8 :]
+
+
+def stand_in_program(folder: Path, name: str, script: str) -> Path:
+    """An executable shell script called name in folder, standing in for a broken or stuck
+    external program (a failure the real one shows only now and then)."""
+    program = folder / name
+    program.write_text(f"#!/bin/sh\n{script}\n")
+    program.chmod(0o755)
+    return program

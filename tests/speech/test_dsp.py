@@ -12,6 +12,7 @@ import pytest
 from soundstage.core.audio import Audio
 from soundstage.speech import dsp
 from soundstage.speech.engines.base import EngineUnavailable
+from tests.speech.conftest import stand_in_program
 
 
 def tone(seconds: float, rate: int = 16_000) -> Audio:
@@ -28,9 +29,7 @@ def test_a_stretch_is_exactly_as_long_as_asked() -> None:
 def test_a_stuck_rubber_band_is_engine_unavailable_in_its_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    stuck = tmp_path / "rubberband"
-    stuck.write_text("#!/bin/sh\nexec sleep 60\n")
-    stuck.chmod(0o755)
+    stuck = stand_in_program(tmp_path, "rubberband", "exec sleep 60")
     monkeypatch.setattr(dsp, "RUBBERBAND", os.fspath(stuck))
     monkeypatch.setattr(dsp, "RUBBERBAND_TIMEOUT_S", 0.5)
     monkeypatch.setattr(dsp, "RUBBERBAND_TIMEOUT_PER_SECOND_S", 1.0)

@@ -18,6 +18,7 @@ from soundstage.speech.translators.base import (
     UnsupportedLanguagePair,
     language_code,
 )
+from tests.speech.conftest import stand_in_program
 
 LISTING = "  eco-es-fr\n  eng-spa\n  es-fr\n  es-pt\n  es-pt_BR\n  pt-es\n  spa-eng_US\n"
 
@@ -110,9 +111,7 @@ def test_language_tags_are_reduced_to_their_language() -> None:
 def test_an_apertium_that_cannot_list_its_modes_is_unavailable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    broken = tmp_path / "apertium"
-    broken.write_text("#!/bin/sh\necho 'apertium: modes directory missing' >&2\nexit 1\n")
-    broken.chmod(0o755)
+    stand_in_program(tmp_path, "apertium", "echo 'apertium: modes directory missing' >&2; exit 1")
     real_path = os.environ["PATH"]
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{real_path}")
     with pytest.raises(ImportError, match="modes directory missing"):
