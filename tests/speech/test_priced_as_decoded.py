@@ -25,6 +25,7 @@ def tone(seconds: float = SECONDS, rate: int = 16_000) -> Audio:
     return Audio((0.3 * np.sin(2 * np.pi * 440 * t)).astype(np.float32).reshape(-1, 1), rate)
 
 
+@pytest.mark.slow  # DeepFilterNet and Whisper
 @pytest.mark.parametrize(
     ("path", "operation"),
     [("/api/v1/speech/isolator", Operation.ISOLATION), ("/api/v1/speech/stt", Operation.STT)],

@@ -102,6 +102,7 @@ def test_premium_dub_is_charged_at_its_rate_and_announced_by_a_signed_webhook(
     assert set(result["stage_ms"]) >= {"separating", "transcribing", "synthesizing"}
 
 
+@pytest.mark.slow
 def test_a_failed_dub_charges_nothing_and_sends_dubbing_failed(
     client: TestClient, files: FileServer, rich: Customer, receiver: Receiver
 ) -> None:

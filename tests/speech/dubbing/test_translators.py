@@ -56,6 +56,7 @@ def test_pairs_route_directly_or_through_spanish() -> None:
         registry.route("en", "de")
 
 
+@pytest.mark.slow
 def test_whisper_translates_speech_into_english() -> None:
     pair = registry.route("de", "en")[1]
     assert pair.translator == "whisper"
