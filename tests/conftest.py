@@ -154,9 +154,16 @@ def worker(settings: Settings) -> Iterator[subprocess.Popen[bytes]]:
     """A real `soundstage worker` (Huey consumer, 2 processes, sweeper) for one test module
     (its sweeper would otherwise act on other modules' rows). It may deliver webhooks to
     receivers on 127.0.0.1, on a short retry schedule."""
+    yield from run_worker(settings)
+
+
+def run_worker(settings: Settings, **extra_env: str) -> Iterator[subprocess.Popen[bytes]]:
+    """The `worker` fixture's process, with more environment variables (a module's own
+    worker settings) if given."""
     env = settings_env(settings)
     env["SOUNDSTAGE_FETCH_ALLOW_HOSTS"] = "127.0.0.1"
     env["SOUNDSTAGE_WEBHOOKS"] = WORKER_WEBHOOKS.model_dump_json()
+    env.update(extra_env)
     proc = subprocess.Popen(
         [sys.executable, "-m", "soundstage.cli", "worker"], env=env, cwd=REPO_ROOT
     )

@@ -97,6 +97,14 @@ class SttSettings(BaseModel):
     beam_size: int = Field(default=5, ge=1, le=20)
 
 
+class DubbingSettings(BaseModel):
+    """Dubbing jobs."""
+
+    # The longest media a dub takes: checked at submit from the header, and again on the
+    # decoded audio before the heavy stages (a dub holds several copies of it in memory).
+    max_duration_ms: int = Field(default=3_600_000, ge=1)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="SOUNDSTAGE_", env_nested_delimiter="__", extra="ignore"
@@ -125,6 +133,7 @@ class Settings(BaseSettings):
     webhooks: WebhookSettings = Field(default_factory=WebhookSettings)
     tts: TtsSettings = Field(default_factory=TtsSettings)
     stt: SttSettings = Field(default_factory=SttSettings)
+    dubbing: DubbingSettings = Field(default_factory=DubbingSettings)
     idempotency_ttl_seconds: int = 24 * 3600
     # An in-flight idempotency lock older than this is taken over (its holder died).
     idempotency_lock_timeout_seconds: int = 3600

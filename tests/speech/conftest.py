@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import http.server
 import io
+import struct
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,3 +61,32 @@ def audio_bytes(audio: Audio, fmt: str = "wav") -> bytes:
         for packet in stream.encode(None):
             container.mux(packet)
     return buffer.getvalue()
+
+
+def understated_mkv(audio: Audio, header_ms: float) -> bytes:
+    """Audio as a Matroska FLAC whose Segment Duration says it lasts header_ms (in its
+    millisecond ticks), whatever it holds: a header that lies about the length."""
+    buffer = io.BytesIO()
+    layout = "mono" if audio.channels == 1 else "stereo"
+    with av.open(buffer, "w", format="matroska") as container:
+        stream = container.add_stream("flac", rate=audio.sample_rate, layout=layout)
+        frame = av.AudioFrame.from_ndarray(
+            audio.samples.reshape(1, -1).astype(np.float32), format="flt", layout=layout
+        )
+        frame.sample_rate, frame.pts = audio.sample_rate, 0
+        for packet in [*stream.encode(frame), *stream.encode(None)]:
+            container.mux(packet)
+    data = buffer.getvalue()
+    duration = data.find(b"\x44\x89\x88")  # the Duration element, an 8-byte float
+    assert duration > 0, "no Segment Duration to rewrite"
+    value = duration + 3
+    return data[:value] + struct.pack(">d", header_ms) + data[value + 8 :]
+
+
+def stand_in_program(folder: Path, name: str, script: str) -> Path:
+    """An executable shell script called name in folder, standing in for a broken or stuck
+    external program (a failure the real one shows only now and then)."""
+    program = folder / name
+    program.write_text(f"#!/bin/sh\n{script}\n")
+    program.chmod(0o755)
+    return program

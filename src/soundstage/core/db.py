@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import weakref
 from collections.abc import Callable, Iterator
@@ -16,12 +17,20 @@ from soundstage.config import Settings
 
 READ_ONLY = "soundstage_read_only"
 _AFTER_COMMIT = "after_commit"
+_AFTER_ROLLBACK = "after_rollback"
+log = logging.getLogger(__name__)
 
 
 def after_commit(session: Session, callback: Callable[[], None]) -> None:
     """Run `callback` once the unit of work that owns `session` has committed: work is
     enqueued only when the rows it reads are visible to the worker."""
     session.info.setdefault(_AFTER_COMMIT, []).append(callback)
+
+
+def after_rollback(session: Session, callback: Callable[[], None]) -> None:
+    """Run `callback` if the unit of work that owns `session` fails: undo what it did
+    outside the database (e.g. remove a file it stored), which a rollback cannot."""
+    session.info.setdefault(_AFTER_ROLLBACK, []).append(callback)
 
 
 def make_engine(settings: Settings) -> Engine:
@@ -77,7 +86,8 @@ class Database:
     @contextmanager
     def session(self) -> Iterator[Session]:
         """A unit of work: commits when the block ends, rolls back on error; then runs the
-        callbacks registered with `after_commit` (e.g. enqueueing jobs), only if it committed."""
+        callbacks registered with `after_commit` (e.g. enqueueing jobs) if it committed, or
+        those registered with `after_rollback` if it did not."""
         with self.sessionmaker() as session:
             try:
                 yield session
@@ -85,7 +95,13 @@ class Database:
             except BaseException:
                 session.rollback()
                 session.info.pop(_AFTER_COMMIT, None)
+                for undo in session.info.pop(_AFTER_ROLLBACK, []):
+                    try:
+                        undo()
+                    except Exception:  # the unit's own error is the one to raise
+                        log.exception("cleanup after a rollback failed")
                 raise
+            session.info.pop(_AFTER_ROLLBACK, None)
             for callback in session.info.pop(_AFTER_COMMIT, []):
                 callback()
 

@@ -14,6 +14,8 @@ from soundstage.config import Settings
 from soundstage.core.audio import Audio, EncodeFormat, encode
 from soundstage.core.db import Database
 from soundstage.core.principal import Principal
+from soundstage.credits import rates
+from soundstage.credits.rates import Operation
 from soundstage.jobs.errors import JobCancelled
 from soundstage.storage import service as storage
 
@@ -53,23 +55,38 @@ class JobContext:
     reserver: Callable[[int], None] | None = None
     cancelled: threading.Event = field(default_factory=threading.Event)
     _last_report: float = 0.0
+    _last_stage: str | None = None
 
     def progress(self, fraction: float, stage: str | None = None) -> None:
-        """Record progress 0..1 (throttled); raises JobCancelled once the job was cancelled."""
+        """Record progress 0..1, at most every 0.5 s within a stage (a new stage and the end
+        are always recorded); raises JobCancelled once the job was cancelled."""
         self.check_cancelled()
         now = time.monotonic()
-        if fraction >= 1.0 or now - self._last_report >= 0.5:
+        new_stage = stage is not None and stage != self._last_stage
+        if new_stage or fraction >= 1.0 or now - self._last_report >= 0.5:
             self._last_report = now
+            if stage is not None:
+                self._last_stage = stage
             self.report(min(max(fraction, 0.0), 1.0), stage)
 
     def reserve_credits(self, amount: int) -> None:
-        """For jobs priced by their input (minutes of audio): reserve `amount` credits once
-        the input is measured, before the work. Raises InsufficientCredits (the job fails
-        402, charged nothing) or JobCancelled. The job must have reserved nothing at submit."""
+        """For jobs priced by their input (minutes of audio): hold `amount` credits in all
+        once the input is measured, before the work. A reservation already as large (made at
+        submit, or by an earlier attempt) is kept; a smaller one is released and `amount`
+        reserved instead. Raises InsufficientCredits (the job fails 402, charged nothing)
+        or JobCancelled."""
         if self.reserver is None:
             raise RuntimeError("this context cannot reserve credits")
         self.check_cancelled()
         self.reserver(amount)
+
+    def price_of_decoded(self, operation: Operation, duration_ms: int) -> int:
+        """The price of `duration_ms` of input as decoded, held before the work it pays for:
+        a reservation priced from the container's header (which may understate the length)
+        grows to it (see reserve_credits). Charge it as the outcome's credits_used."""
+        price = rates.for_duration(operation, duration_ms)
+        self.reserve_credits(price)
+        return price
 
     def save_audio(
         self, audio: Audio, filename: str, fmt: EncodeFormat

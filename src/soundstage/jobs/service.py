@@ -189,7 +189,9 @@ def list_jobs(
     return paginate(session, query, Job, page)
 
 
-def job_out(job: Job, settings: Settings) -> JobOut:
+def job_out(job: Job, settings: Settings, *, url_ttl_seconds: int | None = None) -> JobOut:
+    """The job as the API shows it; media in its result as URLs signed for url_ttl_seconds
+    (default `media.url_ttl_seconds`)."""
     return JobOut(
         job_id=job.id,
         kind=job.kind,
@@ -197,7 +199,9 @@ def job_out(job: Job, settings: Settings) -> JobOut:
         status=job.status,
         progress=job.progress,
         stage=job.stage,
-        result=storage.render(job.result, settings) if job.result is not None else None,
+        result=storage.render(job.result, settings, ttl_seconds=url_ttl_seconds)
+        if job.result is not None
+        else None,
         error=JobError.model_validate(
             {k: v for k, v in job.error.items() if k in JobError.model_fields}
         )

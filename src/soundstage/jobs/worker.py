@@ -129,7 +129,8 @@ def _reserve(env: WorkerEnvironment, job: Job, owner: str, amount: int) -> None:
     principal = Principal(job.account_id, job.environment, "")  # type: ignore[arg-type]
     with env.db.session() as session:
         if job.reservation_id is not None:
-            # A second attempt (the first worker died) holds the first one's reservation.
+            # Reserved at submit, or by a first attempt whose worker died: kept if it covers
+            # the amount, else released and taken again whole (this rolls back on a 402).
             if job.credits_reserved >= amount:
                 return
             credits.release(session, job.reservation_id)
@@ -192,7 +193,8 @@ def _emit(session: Any, settings: Settings, job_id: str, event_type: str | None)
     from soundstage.jobs.service import job_out
     from soundstage.webhooks import service as webhooks
 
-    data = job_out(job, settings).model_dump(mode="json")
+    ttl = webhooks.event_url_ttl_seconds(settings)
+    data = job_out(job, settings, url_ttl_seconds=ttl).model_dump(mode="json")
     webhooks.emit(session, job.account_id, job.environment, event_type, data)
 
 

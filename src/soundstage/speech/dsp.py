@@ -13,6 +13,10 @@ from soundstage.core.audio import Audio, decode, encode
 from soundstage.speech.engines.base import EngineUnavailable, SynthesisFailed
 
 RUBBERBAND = "rubberband"
+# Rubber Band's R3 engine runs at several times real time here; a run that takes longer than
+# this (a fixed part plus so much per second of audio) is stuck.
+RUBBERBAND_TIMEOUT_S = 30.0
+RUBBERBAND_TIMEOUT_PER_SECOND_S = 10.0
 _FADE_MS = 8
 
 
@@ -36,10 +40,15 @@ def stretch_and_shift(audio: Audio, *, time_ratio: float = 1.0, semitones: float
             str(source),
             str(target),
         ]
+        timeout = RUBBERBAND_TIMEOUT_S + RUBBERBAND_TIMEOUT_PER_SECOND_S * audio.duration_ms / 1000
         try:
-            subprocess.run(command, check=True, capture_output=True, timeout=600)
+            subprocess.run(command, check=True, capture_output=True, timeout=timeout)
         except FileNotFoundError as exc:
             raise EngineUnavailable("The rubberband tool is not installed.") from exc
+        except subprocess.TimeoutExpired as exc:
+            raise EngineUnavailable(
+                f"Time/pitch processing did not finish within {timeout:.0f} s."
+            ) from exc
         except subprocess.CalledProcessError as exc:
             raise SynthesisFailed(f"Time/pitch processing failed: {exc.stderr[-200:]!r}") from exc
         result = decode(target, sample_rate=audio.sample_rate, channels=audio.channels)

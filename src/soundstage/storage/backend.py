@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from pathlib import Path
@@ -44,7 +45,10 @@ class LocalMediaStore:
         return self._path(key)
 
     def delete(self, key: str) -> None:
-        self._path(key).unlink(missing_ok=True)
+        path = self._path(key)
+        path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # the object's own folder, once empty
+            path.parent.rmdir()
 
 
 def make_store(settings: Settings) -> MediaStore:

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from soundstage.config import Settings
 from soundstage.core import fetch
+from soundstage.core.db import after_rollback
 from soundstage.core.ids import new_id
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
@@ -45,7 +46,10 @@ def save(
     media_id = new_id("med")
     filename = safe_filename(filename)
     key = f"{owner.environment}/{owner.account_id}/{media_id}/{filename}"
-    size = make_store(settings).put(key, source)
+    store = make_store(settings)
+    size = store.put(key, source)
+    # A unit of work that fails after this keeps no copy: its row is rolled back too.
+    after_rollback(session, lambda: store.delete(key))
     media = MediaObject(
         id=media_id,
         account_id=owner.account_id,
@@ -75,14 +79,16 @@ def media_ref(media: MediaObject) -> dict[str, str]:
     return {_REF: media.id, "filename": media.filename}
 
 
-def render(value: Any, settings: Settings) -> Any:
-    """Replace media references in a job result by signed URLs (valid 24 h from now)."""
+def render(value: Any, settings: Settings, *, ttl_seconds: int | None = None) -> Any:
+    """Replace media references in a job result by signed URLs, valid `ttl_seconds` from now
+    (default `media.url_ttl_seconds`, 24 h)."""
     if isinstance(value, dict):
         if _REF in value:
-            return signing.signed_url(settings, value[_REF], value["filename"])[0]
-        return {k: render(v, settings) for k, v in value.items()}
+            reference, filename = value[_REF], value["filename"]
+            return signing.signed_url(settings, reference, filename, ttl_seconds=ttl_seconds)[0]
+        return {k: render(v, settings, ttl_seconds=ttl_seconds) for k, v in value.items()}
     if isinstance(value, list):
-        return [render(v, settings) for v in value]
+        return [render(v, settings, ttl_seconds=ttl_seconds) for v in value]
     return value
 
 

@@ -35,10 +35,17 @@ def _message(media_id: str, filename: str, expires: int) -> str:
 
 
 def signed_url(
-    settings: Settings, media_id: str, filename: str, *, now: float | None = None
+    settings: Settings,
+    media_id: str,
+    filename: str,
+    *,
+    now: float | None = None,
+    ttl_seconds: int | None = None,
 ) -> tuple[str, datetime]:
-    """A URL valid for `media.url_ttl_seconds` from now, and when it expires."""
-    expires = int(now if now is not None else time.time()) + settings.media.url_ttl_seconds
+    """A URL valid for `ttl_seconds` (default `media.url_ttl_seconds`) from now, and when it
+    expires."""
+    ttl = settings.media.url_ttl_seconds if ttl_seconds is None else ttl_seconds
+    expires = int(now if now is not None else time.time()) + ttl
     signature = _signer(settings).get_signature(_message(media_id, filename, expires)).decode()
     query = f"expires={expires}&signature={signature}"
     url = f"{settings.media_base_url}/{media_id}/{quote(filename)}?{query}"

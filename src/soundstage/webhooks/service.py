@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import math
 import random
 import secrets
 from collections import deque
@@ -22,7 +23,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from soundstage.config import WebhookSettings
+from soundstage.config import Settings, WebhookSettings
 from soundstage.core import fetch
 from soundstage.core.db import after_commit
 from soundstage.core.ids import new_id
@@ -48,6 +49,15 @@ DeliveryWithAttempts = tuple[WebhookDelivery, list[WebhookDeliveryAttempt]]
 dispatched: deque[str] = deque(maxlen=10_000)
 _dispatcher: Callable[[str], None] = dispatched.append
 _jitter = random.SystemRandom()
+
+
+def event_url_ttl_seconds(settings: Settings) -> int:
+    """How long the media URLs in an event's data stay valid: the usual time
+    (`media.url_ttl_seconds`) after the last retry the schedule allows, its jitter included,
+    so that a receiver that was down most of that time still gets URLs it can use."""
+    hooks = settings.webhooks
+    retries = sum(hooks.retry_schedule_seconds) * (1 + hooks.retry_jitter)
+    return settings.media.url_ttl_seconds + math.ceil(retries)
 
 
 def set_dispatcher(dispatch: Callable[[str], None]) -> None:

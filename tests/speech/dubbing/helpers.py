@@ -3,11 +3,13 @@ end, downloading outputs, and timing measured on the audio itself."""
 
 from __future__ import annotations
 
+import io
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+import av
 import numpy as np
 from fastapi.testclient import TestClient
 
@@ -36,6 +38,16 @@ def joined_clips(clips: list[Clip]) -> tuple[Audio, list[ReferenceWord]]:
         pieces += [audio.samples, gap]
         offset += audio.frames + gap.shape[0]
     return Audio(np.concatenate(pieces), 16_000), words
+
+
+def utterance_starts(words: list[ReferenceWord], pause_ms: int = 700) -> list[int]:
+    """Where the source's utterances start, by the reference alignment: its first word, and
+    each word after a pause of pause_ms or more."""
+    return [
+        word.start_ms
+        for previous, word in zip([None, *words], words, strict=False)
+        if previous is None or word.start_ms - previous.end_ms >= pause_ms
+    ]
 
 
 def submit(client: TestClient, customer: Customer, **body: Any) -> dict[str, Any]:
@@ -90,3 +102,40 @@ def onset_ms(audio: Audio, from_ms: int, to_ms: int) -> int | None:
     first, last = max(0, from_ms // 10), min(count, to_ms // 10)
     loud = np.nonzero(rms[first:last] > threshold)[0]
     return None if loud.size == 0 else int(first + loud[0]) * 10
+
+
+def video_with(
+    audio: Audio,
+    seconds: float,
+    *,
+    container: str = "mp4",
+    codec: str = "mpeg4",
+    pix_fmt: str = "yuv420p",
+    size: tuple[int, int] = (160, 120),
+    fps: int = 25,
+    audio_codec: str = "aac",
+) -> bytes:
+    """A video made here: moving frames (MPEG-4 Part 2, 25 fps, 160x120 in an MP4 unless
+    told otherwise) and the audio (mono, AAC unless told otherwise)."""
+    width, height = size
+    buffer = io.BytesIO()
+    with av.open(buffer, "w", format=container) as out:
+        video = out.add_stream(codec, rate=fps)
+        video.width, video.height, video.pix_fmt = width, height, pix_fmt
+        sound = out.add_stream(audio_codec, rate=audio.sample_rate)
+        sound.layout = "mono"
+        for index in range(round(seconds * fps)):
+            pixels = np.full((height, width, 3), (index * 7) % 255, dtype=np.uint8)
+            pixels[:, index % width] = 255
+            frame = av.VideoFrame.from_ndarray(pixels, format="rgb24").reformat(format=pix_fmt)
+            frame.pts = index
+            for packet in video.encode(frame):
+                out.mux(packet)
+        for packet in video.encode(None):
+            out.mux(packet)
+        samples = av.AudioFrame.from_ndarray(audio.samples.T.copy(), format="fltp", layout="mono")
+        samples.sample_rate = audio.sample_rate
+        samples.pts = 0
+        for packet in [*sound.encode(samples), *sound.encode(None)]:
+            out.mux(packet)
+    return buffer.getvalue()

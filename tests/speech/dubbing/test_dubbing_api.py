@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
+from soundstage.config import Settings
 from soundstage.core.audio import Audio
 from soundstage.core.db import Database
 from soundstage.credits import rates
@@ -18,8 +19,8 @@ from soundstage.voices.service import CatalogCounts
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer, create_customer
 from tests.speech.audio_fixtures import librivox_clips
-from tests.speech.conftest import FileServer, audio_bytes
-from tests.speech.dubbing.helpers import DUBBING, submit, wait
+from tests.speech.conftest import FileServer, audio_bytes, understated_mkv
+from tests.speech.dubbing.helpers import DUBBING, submit, video_with, wait
 from tests.webhooks.conftest import Receiver
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker", "demo_catalog")]
@@ -101,6 +102,7 @@ def test_premium_dub_is_charged_at_its_rate_and_announced_by_a_signed_webhook(
     assert set(result["stage_ms"]) >= {"separating", "transcribing", "synthesizing"}
 
 
+@pytest.mark.slow
 def test_a_failed_dub_charges_nothing_and_sends_dubbing_failed(
     client: TestClient, files: FileServer, rich: Customer, receiver: Receiver
 ) -> None:
@@ -150,6 +152,12 @@ def test_bad_requests_are_refused_before_any_work(
     refused({"media_url": "http://10.0.0.1/a.wav"}, 422, "url_not_allowed", "media_url")
     refused({"media_url": "http://127.0.0.1:9/a.wav"}, 422, "media_unreachable", "media_url")
     refused({"media_url": files.put("notes.txt", b"not media")}, 422, "invalid_media", "media_url")
+    # A QuickTime file (dubbed into a MOV) of FFV1 video, which a MOV cannot hold.
+    second = Audio(np.zeros((16_000, 1), dtype=np.float32), 16_000)
+    ffv1 = video_with(second, 1, codec="ffv1", size=(64, 48), fps=5)
+    brand = ffv1.index(b"ftypisom") + 4
+    quicktime = ffv1[:brand] + b"qt  " + ffv1[brand + 4 :]
+    refused({"media_url": files.put("ffv1.mov", quicktime)}, 422, "invalid_media", "media_url")
     refused({"target_language": None}, 422, "parameter_missing", "target_language")
     assert credits(client, rich) == {**credits(client, rich), "balance": 20_000, "reserved": 0}
     # A balance short of the media's price: 402, nothing queued.
@@ -172,3 +180,52 @@ def test_the_supported_pairs_are_listed(client: TestClient, rich: Customer) -> N
     assert ("en", "de") not in pairs
     assert ("en", "ja") not in pairs
     assert client.get(f"{DUBBING}/languages").status_code == 401
+
+
+def test_a_header_understating_the_length_is_charged_as_decoded(
+    client: TestClient, files: FileServer, db: Database
+) -> None:
+    t = np.arange(4 * 16_000) / 16_000
+    tone = Audio((0.3 * np.sin(2 * np.pi * 440 * t)).astype(np.float32).reshape(-1, 1), 16_000)
+    body = {"source_language": "en", "target_language": "es"}
+    # A header saying it lasts nothing would be reserved nothing: refused.
+    customer = create_customer(db, credits_each=60)
+    response = client.post(
+        DUBBING,
+        headers=customer.auth(),
+        json={**body, "media_url": files.put("nothing.mkv", understated_mkv(tone, 0.4))},
+    )
+    assert_error(response, 422, "invalid_media")
+    assert response.json()["error"]["param"] == "media_url"
+    # A header saying 1 s is reserved 25 credits at submit; the 4 s it holds cost 100, more
+    # than the balance: the job fails 402 once decoded, charged nothing.
+    url = files.put("one-second.mkv", understated_mkv(tone, 1000))
+    answer = submit(client, customer, media_url=url, **body)
+    assert answer["credits_reserved"] == rates.for_duration(Operation.DUBBING_STANDARD, 1000)
+    job = wait(client, customer, answer["job_id"])
+    assert job["status"] == "failed", job
+    assert job["error"]["code"] == "insufficient_credits"
+    assert credits(client, customer) == {**credits(client, customer), "balance": 60, "reserved": 0}
+
+
+def test_a_dub_refused_402_keeps_no_copy_of_the_media(
+    client: TestClient, files: FileServer, db: Database, settings: Settings
+) -> None:
+    clip = librivox_clips()[1]
+    url = files.put(clip.path.name, clip.path.read_bytes())
+    poor = create_customer(db, credits_each=10)
+    stored = settings.data_dir / "media" / "sandbox" / poor.account_id
+    response = client.post(
+        DUBBING,
+        headers=poor.auth(),
+        json={"media_url": url, "source_language": "en", "target_language": "es"},
+    )
+    assert_error(response, 402, "insufficient_credits")
+    kept = [path for path in stored.rglob("*") if path.is_file()] if stored.exists() else []
+    assert kept == []
+    # The same request with the credits for it keeps its copy for the job.
+    rich = create_customer(db, credits_each=20_000)
+    answer = submit(client, rich, media_url=url, source_language="en", target_language="es")
+    mine = settings.data_dir / "media" / "sandbox" / rich.account_id
+    assert [path.name for path in mine.rglob("*") if path.is_file()] == [clip.path.name]
+    client.post(f"/api/v1/jobs/{answer['job_id']}/cancel", headers=rich.auth())

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
+from typing import Any
 
 import av
 import numpy as np
@@ -22,7 +22,7 @@ from tests.conftest import Customer, create_customer
 from tests.speech import mixtures
 from tests.speech.audio_fixtures import librivox_clips
 from tests.speech.conftest import FileServer, audio_bytes
-from tests.speech.dubbing.helpers import download, dub
+from tests.speech.dubbing.helpers import download, dub, video_with
 
 pytestmark = [
     pytest.mark.services,
@@ -142,32 +142,6 @@ def test_music_under_the_speech_stays_in_the_dub(
     )
 
 
-def video_with(audio: Audio, seconds: float) -> bytes:
-    """An MP4 made here: moving MPEG-4 Part 2 frames (25 fps, 160x120) and the audio as AAC."""
-    buffer = io.BytesIO()
-    with av.open(buffer, "w", format="mp4") as container:
-        video = container.add_stream("mpeg4", rate=25)
-        video.width, video.height, video.pix_fmt = 160, 120, "yuv420p"
-        sound = container.add_stream("aac", rate=audio.sample_rate)
-        sound.layout = "mono"
-        for index in range(round(seconds * 25)):
-            pixels = np.full((120, 160, 3), (index * 7) % 255, dtype=np.uint8)
-            pixels[:, index % 160] = 255
-            frame = av.VideoFrame.from_ndarray(pixels, format="rgb24")
-            frame.pts = index
-            for packet in video.encode(frame):
-                container.mux(packet)
-        for packet in video.encode(None):
-            container.mux(packet)
-        samples = av.AudioFrame.from_ndarray(audio.samples.T.copy(), format="fltp", layout="mono")
-        samples.sample_rate = audio.sample_rate
-        for packet in sound.encode(samples):
-            container.mux(packet)
-        for packet in sound.encode(None):
-            container.mux(packet)
-    return buffer.getvalue()
-
-
 def video_packets(path: Path) -> list[tuple[bytes, float, bool]]:
     with av.open(str(path)) as container:
         stream = container.streams.video[0]
@@ -178,28 +152,56 @@ def video_packets(path: Path) -> list[tuple[bytes, float, bool]]:
         ]
 
 
-def test_video_keeps_its_video_stream_and_gets_the_dub(
-    client: TestClient, settings: Settings, files: FileServer, rich: Customer, tmp_path: Path
+@pytest.mark.parametrize(
+    ("suffix", "video", "codec", "brand"),
+    [
+        ("mp4", {}, "mpeg4", "isom"),
+        # ProRes, which an MP4 cannot hold, at the smallest size.
+        (
+            "mov",
+            {
+                "container": "mov",
+                "codec": "prores_ks",
+                "pix_fmt": "yuv422p10le",
+                "size": (64, 48),
+                "fps": 5,
+            },
+            "prores",
+            "qt",
+        ),
+    ],
+)
+def test_video_keeps_its_video_stream_and_container_and_gets_the_dub(
+    client: TestClient,
+    settings: Settings,
+    files: FileServer,
+    rich: Customer,
+    tmp_path: Path,
+    suffix: str,
+    video: dict[str, Any],
+    codec: str,
+    brand: str,
 ) -> None:
     clip = librivox_clips()[0]
     speech = decode(clip.path, sample_rate=RATE, channels=1)
-    source = tmp_path / "talk.mp4"
-    source.write_bytes(video_with(speech, speech.duration_ms / 1000))
+    source = tmp_path / f"talk.{suffix}"
+    source.write_bytes(video_with(speech, speech.duration_ms / 1000, **video))
     job = dub(
         client,
         rich,
-        media_url=files.put("talk.mp4", source.read_bytes()),
+        media_url=files.put(source.name, source.read_bytes()),
         source_language="en",
         target_language="es",
     )
     result = job["result"]
-    assert result["output_url"].split("?")[0].endswith(".mp4")
-    output = download(client, settings, result["output_url"], ".mp4")
+    assert result["output_url"].split("?")[0].endswith(f".{suffix}")
+    output = download(client, settings, result["output_url"], f".{suffix}")
     # The video packets are the source's, byte for byte, at the same times.
     assert video_packets(output) == video_packets(source)
     with av.open(str(output)) as container:
-        assert len(container.streams.audio) == 1
-        assert container.streams.audio[0].codec_context.name == "aac"
+        assert container.metadata["major_brand"].strip() == brand
+        assert container.streams.video[0].codec_context.name == codec
+        assert [s.codec_context.name for s in container.streams.audio] == ["aac"]
     # The sound is the Spanish dub, as long as the source's.
     sound = decode(output, sample_rate=RATE, channels=1)
     assert abs(sound.duration_ms - speech.duration_ms) <= 0.02 * speech.duration_ms

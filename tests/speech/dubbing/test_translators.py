@@ -3,19 +3,22 @@ tidied; Whisper hearing Spanish speech and writing English; engines added by a d
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
 
 from soundstage.speech.engines.espeak import EspeakEngine
 from soundstage.speech.translators import registry
-from soundstage.speech.translators.apertium import parse_modes, tidy
+from soundstage.speech.translators.apertium import ApertiumTranslator, parse_modes, tidy
 from soundstage.speech.translators.base import (
     LanguagePair,
     SourceUtterance,
     UnsupportedLanguagePair,
     language_code,
 )
+from tests.speech.conftest import stand_in_program
 
 LISTING = "  eco-es-fr\n  eng-spa\n  es-fr\n  es-pt\n  es-pt_BR\n  pt-es\n  spa-eng_US\n"
 
@@ -53,6 +56,7 @@ def test_pairs_route_directly_or_through_spanish() -> None:
         registry.route("en", "de")
 
 
+@pytest.mark.slow
 def test_whisper_translates_speech_into_english() -> None:
     pair = registry.route("de", "en")[1]
     assert pair.translator == "whisper"
@@ -103,3 +107,18 @@ def test_language_tags_are_reduced_to_their_language() -> None:
     with pytest.raises(UnsupportedLanguagePair) as error:
         language_code("e!", param="source_language")
     assert error.value.param == "source_language"
+
+
+def test_an_apertium_that_cannot_list_its_modes_is_unavailable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stand_in_program(tmp_path, "apertium", "echo 'apertium: modes directory missing' >&2; exit 1")
+    real_path = os.environ["PATH"]
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{real_path}")
+    with pytest.raises(ImportError, match="modes directory missing"):
+        ApertiumTranslator.load()
+    # Not an engine with no pairs, kept for good: the working one loads the next time.
+    monkeypatch.setenv("PATH", real_path)
+    assert ("en", "es") in {
+        (pair.source, pair.target) for pair in ApertiumTranslator.load().pairs()
+    }

@@ -23,6 +23,11 @@ from soundstage.core.audio import Audio
 
 Floats = npt.NDArray[np.float64]
 
+# An English text a voice's pitch (and its sound) is measured on, once per process.
+REFERENCE_TEXT: Final = (
+    "It was a bright cold day in April, and the clocks were striking thirteen. "
+    "She opened the window and looked out over the quiet town."
+)
 TIME_STEP_S: Final = 0.01
 # The first pass looks for any human or synthetic voice; the second narrows the range around
 # what the first found (De Looze & Hirst's quantile rule), which removes most octave errors.

@@ -12,7 +12,12 @@ import numpy as np
 
 from soundstage.core.audio import Audio, Samples
 from soundstage.speech.conversion.base import Converted, ConvertedPhrase, NothingToSay, Progress
-from soundstage.speech.conversion.intonation import PitchTrack, follow_contour, pitch_track
+from soundstage.speech.conversion.intonation import (
+    REFERENCE_TEXT,
+    PitchTrack,
+    follow_contour,
+    pitch_track,
+)
 from soundstage.speech.conversion.phrases import Phrase, phrases
 from soundstage.speech.conversion.timing import (
     KeyFrame,
@@ -32,7 +37,7 @@ from soundstage.speech.engines.base import (
     find_voice,
 )
 from soundstage.speech.engines.registry import get_engine
-from soundstage.speech.speakers.audio16k import SAMPLE_RATE, mono_16k
+from soundstage.speech.speakers.audio16k import mono_16k_audio
 from soundstage.speech.transcribers import sphinx
 from soundstage.speech.transcribers.base import Segment, Transcriber, Transcript, Word
 from soundstage.speech.transcribers.registry import get_transcriber
@@ -50,11 +55,6 @@ _RESPEAK_ABOVE: Final = 1.33
 # fade, where the next phrase starts or the input ends).
 MIN_PHRASE_RATIO: Final = 0.5
 MAX_PHRASE_RATIO: Final = 2.0
-# Each voice's median pitch is measured once per process on this text.
-_REFERENCE_TEXT: Final = (
-    "It was a bright cold day in April, and the clocks were striking thirteen. "
-    "She opened the window and looked out over the quiet town."
-)
 # Whisper's codes of languages written without spaces between words.
 _UNSPACED: Final = frozenset({"zh", "yue", "ja", "th", "lo", "km", "my", "bo"})
 
@@ -131,7 +131,7 @@ class ResynthesisConverter:
     def _transcribe(self, speech: Audio, language: str | None, report: Progress) -> Transcript:
         if speech.frames == 0:
             return Transcript("", (language or "und").split("-")[0].lower(), 1.0, 0, ())
-        mono16 = _mono16(speech)
+        mono16 = mono_16k_audio(speech)
         transcriber = self._transcriber or get_transcriber()
         transcript = transcriber.transcribe(
             mono16,
@@ -146,7 +146,7 @@ class ResynthesisConverter:
     def _task(
         self, speech: Audio, synthesizer: SpeechSynthesizer, voice: str, language: str
     ) -> _Task:
-        track = pitch_track(_mono16(speech))
+        track = pitch_track(mono_16k_audio(speech))
         return _Task(
             synthesizer=synthesizer,
             voice=voice,
@@ -164,7 +164,7 @@ class ResynthesisConverter:
             if key in self._medians:
                 return self._medians[key]
         try:
-            median = pitch_track(synthesizer.synthesize(_REFERENCE_TEXT, voice)).median_hz()
+            median = pitch_track(synthesizer.synthesize(REFERENCE_TEXT, voice)).median_hz()
         except UnknownVoice:
             raise
         except SynthesisFailed:
@@ -245,7 +245,7 @@ def _word_keys(clip: Audio, phrase: Phrase, target_ms: float) -> list[KeyFrame]:
 def _aligned_words(clip: Audio, words: Sequence[Word]) -> list[Word] | None:
     """Where the clip says each word (forced alignment of the known text), or None if the
     aligner could not place them."""
-    audio = _mono16(clip)
+    audio = mono_16k_audio(clip)
     total = sum(len(word.word) + 1 for word in words)
     guesses: list[Word] = []
     position = 0
@@ -256,7 +256,3 @@ def _aligned_words(clip: Audio, words: Sequence[Word]) -> list[Word] | None:
     segment = Segment(" ".join(w.word for w in words), 0, audio.duration_ms, tuple(guesses))
     aligned = list(sphinx.refine_segments(audio, [segment], "en")[0].words)
     return None if aligned == guesses else aligned
-
-
-def _mono16(audio: Audio) -> Audio:
-    return Audio(mono_16k(audio).reshape(-1, 1), SAMPLE_RATE)

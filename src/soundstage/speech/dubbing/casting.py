@@ -23,7 +23,7 @@ from typing import Final
 import numpy as np
 
 from soundstage.core.audio import Audio
-from soundstage.speech.conversion.intonation import pitch_track
+from soundstage.speech.conversion.intonation import REFERENCE_TEXT, pitch_track
 from soundstage.speech.engines.base import EngineVoice, SynthesisFailed
 from soundstage.speech.engines.espeak import ENGINE as ESPEAK
 from soundstage.speech.engines.espeak import variant_voices
@@ -61,8 +61,7 @@ _CLARITY_BONUS: Final = {
 }
 # Each candidate voice is profiled once per process on a sample of its language.
 _SAMPLES: Final = {
-    "en": "It was a bright cold day in April, and the clocks were striking thirteen. "
-    "She opened the window and looked out over the quiet town.",
+    "en": REFERENCE_TEXT,
     "es": "Era un día frío y luminoso de abril, y los relojes daban las trece. "
     "Ella abrió la ventana y miró la ciudad tranquila.",
     "fr": "C'était une journée d'avril froide et claire, et les horloges sonnaient treize "

@@ -113,9 +113,15 @@ def _spoken(synthesizer: SpeechSynthesizer, text: str, voice: str, rate: float) 
     return trim_silence(speech)
 
 
+def span_of(audio: Audio, start_ms: int, end_ms: int) -> Audio:
+    """The audio in [start_ms, end_ms), at least one frame of it."""
+    first = round(start_ms * audio.sample_rate / 1000)
+    last = max(first + 1, round(end_ms * audio.sample_rate / 1000))
+    return Audio(np.ascontiguousarray(audio.samples[first:last]), audio.sample_rate)
+
+
 def voice_of(audio: Audio, start_ms: int, end_ms: int) -> Samples:
     """The (mono) voice in [start_ms, end_ms)."""
-    first = round(start_ms * audio.sample_rate / 1000)
-    last = round(end_ms * audio.sample_rate / 1000)
-    voice: Samples = np.ascontiguousarray(audio.samples[first:last].mean(axis=1), np.float32)
+    span = span_of(audio, start_ms, end_ms).samples
+    voice: Samples = np.ascontiguousarray(span.mean(axis=1), np.float32)
     return voice

@@ -4,6 +4,7 @@ as its one audio track."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -16,8 +17,17 @@ from av.audio.stream import AudioStream
 from av.container import InputContainer, OutputContainer
 from av.packet import Packet
 from av.stream import Disposition
+from av.video.stream import VideoStream
 
-from soundstage.core.audio import Audio, EncodeFormat, MediaInfo, encode, open_input
+from soundstage.core.audio import (
+    Audio,
+    EncodeFormat,
+    InvalidMedia,
+    MediaInfo,
+    encode,
+    open_input,
+)
+from soundstage.speech.dubbing.limits import PARAM
 
 _BLOCK_FRAMES: Final = 1 << 14
 _LOSSLESS: Final = frozenset({"flac", "alac", "ape", "wavpack", "tta"})
@@ -38,17 +48,20 @@ class OutputPlan:
     audio_codec: str | None = None
 
 
+_MP4: Final = OutputPlan("mux", "dubbed.mp4", "video/mp4", None, "mp4", "aac")
+_MOV: Final = OutputPlan("mux", "dubbed.mov", "video/quicktime", None, "mov", "aac")
+_MKV: Final = OutputPlan("mux", "dubbed.mkv", "video/x-matroska", None, "matroska", "aac")
+_WEBM: Final = OutputPlan("mux", "dubbed.webm", "video/webm", None, "webm", "libopus")
+
+
 def plan(info: MediaInfo, source: Path) -> OutputPlan:
-    """Video stays in its container family (MP4/MOV -> MP4, WebM -> WebM, Matroska -> MKV);
-    audio stays lossless if it was (PCM -> WAV, FLAC/ALAC -> FLAC), AAC stays AAC (M4A),
-    other lossy audio becomes MP3."""
-    names = set(info.format_name.split(","))
+    """Video stays in its container family (MP4 -> MP4, QuickTime MOV -> MOV, WebM -> WebM,
+    Matroska -> MKV; others MP4 or else MKV), in the first of them that can hold its video
+    streams as they are (an MP4 of ProRes becomes a MOV), or InvalidMedia; audio stays
+    lossless if it was (PCM -> WAV, FLAC/ALAC -> FLAC), AAC stays AAC (M4A), other lossy audio
+    becomes MP3."""
     if info.has_video:
-        if "matroska" in names or "webm" in names:
-            if _is_webm(source):
-                return OutputPlan("mux", "dubbed.webm", "video/webm", None, "webm", "libopus")
-            return OutputPlan("mux", "dubbed.mkv", "video/x-matroska", None, "matroska", "aac")
-        return OutputPlan("mux", "dubbed.mp4", "video/mp4", None, "mp4", "aac")
+        return _video_plan(info, source)
     codec = info.audio_codec
     if codec.startswith("pcm_"):
         return OutputPlan("encode", "dubbed.wav", "audio/wav", "wav")
@@ -67,29 +80,64 @@ def write(info: MediaInfo, source: Path, audio: Audio, directory: Path) -> tuple
     if chosen.encode_format is not None:
         encode(audio, path, chosen.encode_format)
     elif chosen.container is not None and chosen.audio_codec is not None:
-        mux(source, audio, path, container=chosen.container, audio_codec=chosen.audio_codec)
+        try:
+            mux(source, audio, path, container=chosen.container, audio_codec=chosen.audio_codec)
+        except (av.FFmpegError, ValueError) as exc:
+            raise InvalidMedia(
+                f"The dubbed media could not be written: {exc}", param=PARAM
+            ) from exc
     return path, chosen.content_type
 
 
-def _is_webm(source: Path) -> bool:
-    with open_input(source, "media_url") as container:
-        videos = {stream.codec_context.name for stream in container.streams.video}
-        audios = {stream.codec_context.name for stream in container.streams.audio}
-    return videos <= _WEBM_VIDEO and audios <= _WEBM_AUDIO
+def _video_plan(info: MediaInfo, source: Path) -> OutputPlan:
+    names = set(info.format_name.split(","))
+    with open_input(source, PARAM) as inp:
+        videos = _videos(inp)
+        if names & {"matroska", "webm"}:
+            audios = {stream.codec_context.name for stream in inp.streams.audio}
+            webm = {s.codec_context.name for s in videos} <= _WEBM_VIDEO and audios <= _WEBM_AUDIO
+            choices = [_WEBM] if webm else [_MKV]
+        elif names & {"mov", "mp4"}:
+            quicktime = inp.metadata.get("major_brand", "").strip() == "qt"
+            choices = [_MOV] if quicktime else [_MP4, _MOV]
+        else:
+            choices = [_MP4, _MKV]
+        for choice in choices:
+            if _holds(choice, videos):
+                return choice
+        codecs = ", ".join(sorted({stream.codec_context.name for stream in videos}))
+    raise InvalidMedia(
+        f"The video ({codecs}) cannot be copied as it is into "
+        f"{' or '.join(str(choice.container) for choice in choices)}, which the dub is written in.",
+        param=PARAM,
+    )
+
+
+def _videos(inp: InputContainer) -> list[VideoStream]:
+    """The video streams, not cover art."""
+    return [s for s in inp.streams.video if not s.disposition & Disposition.attached_pic]
+
+
+def _holds(choice: OutputPlan, videos: list[VideoStream]) -> bool:
+    """Whether the container can take these streams' packets as they are (a dry run)."""
+    try:
+        with av.open(io.BytesIO(), "w", format=choice.container) as out:
+            for stream in videos:
+                out.add_stream_from_template(stream)
+            out.start_encoding()
+    except (av.FFmpegError, ValueError):
+        return False
+    return True
 
 
 def mux(source: Path, audio: Audio, dest: Path, *, container: str, audio_codec: str) -> None:
     """Write dest: the source's video streams (if any) copied unchanged, and audio encoded
     with audio_codec, interleaved by time."""
     with (
-        open_input(source, "media_url") as inp,
+        open_input(source, PARAM) as inp,
         av.open(str(dest), "w", format=container) as out,
     ):
-        videos = [
-            stream
-            for stream in inp.streams.video
-            if not stream.disposition & Disposition.attached_pic
-        ]
+        videos = _videos(inp)
         copies = {stream.index: out.add_stream_from_template(stream) for stream in videos}
         rate = 48_000 if audio_codec == "libopus" else audio.sample_rate
         track = out.add_stream(audio_codec, rate=rate)
@@ -104,8 +152,8 @@ def mux(source: Path, audio: Audio, dest: Path, *, container: str, audio_codec: 
 def _interleave(
     inp: InputContainer,
     out: OutputContainer,
-    videos: list[av.video.stream.VideoStream],
-    copies: dict[int, av.video.stream.VideoStream],
+    videos: list[VideoStream],
+    copies: dict[int, VideoStream],
     audio_packets: Iterator[Packet[Any]],
 ) -> None:
     pending = next(audio_packets, None)

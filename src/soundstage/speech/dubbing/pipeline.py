@@ -14,12 +14,12 @@ from soundstage.config import Settings
 from soundstage.core.audio import Audio, Samples
 from soundstage.speech.dubbing import casting
 from soundstage.speech.dubbing.casting import Candidate, Casting, SpeakerProfile
-from soundstage.speech.dubbing.fitting import Line, say_in_span, voice_of
+from soundstage.speech.dubbing.fitting import Line, say_in_span, span_of, voice_of
 from soundstage.speech.dubbing.tiers import Tier
 from soundstage.speech.dubbing.utterances import Utterance, snapped, utterances
 from soundstage.speech.separators.base import Separation, with_residual
 from soundstage.speech.separators.registry import get_separator
-from soundstage.speech.speakers.audio16k import SAMPLE_RATE, mono_16k
+from soundstage.speech.speakers.audio16k import SAMPLE_RATE
 from soundstage.speech.speakers.diarize import assign_speakers, diarize
 from soundstage.speech.speakers.vad import speech_regions
 from soundstage.speech.transcribers import sphinx
@@ -56,10 +56,6 @@ def isolate(audio: Audio, tier: Tier, progress: Progress) -> Separation:
     )
     vocals = (forward.vocals.samples + backward.vocals.samples[::-1]) / np.float32(2)
     return with_residual(audio, vocals)
-
-
-def mono16(audio: Audio) -> Audio:
-    return Audio(mono_16k(audio).reshape(-1, 1), SAMPLE_RATE)
 
 
 def transcriber(settings: Settings, beam_size: int) -> Transcriber:
@@ -102,7 +98,7 @@ def translate(
     lines: Sequence[Utterance], voice16: Audio, translator: Translator, pair: LanguagePair
 ) -> list[str]:
     sources = [
-        SourceUtterance(line.text, _cut(voice16, line.start_ms, line.end_ms)) for line in lines
+        SourceUtterance(line.text, span_of(voice16, line.start_ms, line.end_ms)) for line in lines
     ]
     return translator.translate(sources, pair)
 
@@ -115,7 +111,7 @@ def speaker_profiles(lines: Sequence[Utterance], voice16: Audio) -> list[Speaker
         if line.speaker not in pieces:
             order.append(line.speaker)
             pieces[line.speaker] = []
-        pieces[line.speaker].append(_cut(voice16, line.start_ms, line.end_ms).samples[:, 0])
+        pieces[line.speaker].append(span_of(voice16, line.start_ms, line.end_ms).samples[:, 0])
     profiles = []
     for speaker in order:
         joined = np.concatenate(pieces[speaker]).reshape(-1, 1)
@@ -167,9 +163,3 @@ def say_all(
             placed.append(Line(line.start_ms, line.start_ms, 1.0, 1.0, spoken=False))
         progress((index + 1) / len(lines))
     return output, placed
-
-
-def _cut(audio: Audio, start_ms: int, end_ms: int) -> Audio:
-    first = round(start_ms * audio.sample_rate / 1000)
-    last = max(first + 1, round(end_ms * audio.sample_rate / 1000))
-    return Audio(np.ascontiguousarray(audio.samples[first:last]), audio.sample_rate)

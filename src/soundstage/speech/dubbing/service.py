@@ -13,18 +13,20 @@ from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from soundstage.config import Settings
-from soundstage.core.audio import MediaInfo, probe
+from soundstage.core.audio import InvalidMedia, MediaInfo, probe
 from soundstage.core.db import Database
 from soundstage.core.principal import Principal
 from soundstage.credits import rates
 from soundstage.jobs import service as jobs
 from soundstage.models import MediaObject
+from soundstage.speech.dubbing import media
+from soundstage.speech.dubbing.limits import PARAM, check_length
 from soundstage.speech.dubbing.schemas import (
     DubbingRequest,
     DubbingResponse,
     LanguagePairOut,
 )
-from soundstage.speech.dubbing.tasks import KIND, PARAM
+from soundstage.speech.dubbing.tasks import KIND
 from soundstage.speech.dubbing.tiers import TIERS, estimated_completion_ms
 from soundstage.speech.transcribers.base import (
     UnsupportedLanguage,
@@ -109,7 +111,13 @@ def _checked_pair(db: Database, body: DubbingRequest) -> tuple[str, str]:
 def _fetched(db: Database, settings: Settings, url: str, path: Path) -> MediaInfo:
     with db.read_session() as session:
         storage.read_input(session, settings, url, path, param=PARAM)
-    return probe(path, param=PARAM)
+    info = probe(path, param=PARAM)
+    if info.duration_ms <= 0:
+        # Priced from this: a header that says nothing lasts would reserve nothing.
+        raise InvalidMedia("The media's header gives it no duration.", param=PARAM)
+    check_length(settings, info.duration_ms)
+    media.plan(info, path)  # video the output cannot hold is refused now, not after the work
+    return info
 
 
 def _keep_input(

@@ -8,25 +8,28 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
 
-from soundstage.core.audio import Audio, MediaInfo, decode, probe
-from soundstage.credits import rates
+from soundstage.core.audio import Audio, MediaInfo, Samples, iter_decode, probe
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.models import Voice
 from soundstage.speech.conversion.base import NothingToSay
 from soundstage.speech.dubbing import media, pipeline
-from soundstage.speech.dubbing.casting import Casting, candidates
+from soundstage.speech.dubbing.casting import Candidate, Casting, SpeakerProfile, candidates
 from soundstage.speech.dubbing.fitting import Line
-from soundstage.speech.dubbing.pipeline import Progress
+from soundstage.speech.dubbing.limits import PARAM, check_length
+from soundstage.speech.dubbing.pipeline import Heard, Progress
 from soundstage.speech.dubbing.tiers import TIERS
 from soundstage.speech.dubbing.utterances import Utterance
 from soundstage.speech.engines.base import EngineVoice, Gender
+from soundstage.speech.speakers.audio16k import mono_16k_audio
 from soundstage.speech.speakers.base import NoSpeech
 from soundstage.speech.stt import cues
-from soundstage.speech.translators.base import UnsupportedLanguagePair
+from soundstage.speech.translators.base import LanguagePair, UnsupportedLanguagePair
 from soundstage.speech.translators.registry import route
 from soundstage.storage import service as storage
 from soundstage.voices import service as voices
@@ -34,7 +37,6 @@ from soundstage.voices import service as voices
 KIND: Final = "dubbing"
 COMPLETED_EVENT: Final = "dubbing.completed"
 FAILED_EVENT: Final = "dubbing.failed"
-PARAM: Final = "media_url"
 # Each stage's share of the job's progress (about its share of the time on 2 cores).
 STAGES: Final = {
     "decoding": 0.03,
@@ -70,36 +72,69 @@ class _Stages:
         self._done = begin + share
 
 
+@dataclass(frozen=True)
+class _Revoiced:
+    """What the source says and how it is said again: the lines, their translations and
+    where the dub put each, the speakers and their voices, the dub track."""
+
+    heard: Heard
+    pair: LanguagePair
+    translations: list[str]
+    profiles: list[SpeakerProfile]
+    castings: dict[str, Casting]
+    placed: list[Line]
+    track: Samples
+
+
 @register(KIND, completed_event=COMPLETED_EVENT, failed_event=FAILED_EVENT)
 def dub(ctx: JobContext) -> JobOutcome:
     request: dict[str, Any] = ctx.request
     tier = TIERS[request["tier"]]
-    source_language, target_language = request["source_language"], request["target_language"]
     stages = _Stages(ctx)
+    source, pool = _input_and_voices(ctx)
+    with stages.stage("decoding"):
+        info = probe(source, param=PARAM)
+        original = _decoded(ctx, source)
+        # Reserved from the header at submit; charged for what the media really holds.
+        price = ctx.price_of_decoded(tier.operation, original.duration_ms)
+    with stages.stage("separating") as progress:
+        stems = pipeline.isolate(original, tier, progress)
+    done = _revoice(ctx, stages, stems.vocals, pool)
+    with stages.stage("encoding"):
+        mixed = stems.background.samples + done.track[:, None]
+        output = Audio(np.ascontiguousarray(mixed, dtype=np.float32), original.sample_rate)
+        lines = done.heard.utterances
+        result = _store(ctx, source, info, output, lines, done.translations, done.placed)
+    result.update(_description(request, done), stage_ms=stages.elapsed_ms)
+    return JobOutcome(result, credits_used=price)
+
+
+def _input_and_voices(ctx: JobContext) -> tuple[Path, list[Candidate]]:
+    """The stored input's path, and the voices that may say the target language."""
+    request, target_language = ctx.request, ctx.request["target_language"]
     with ctx.db.read_session() as session:
         stored = storage.get_owned(session, ctx.principal, request["input_media_id"])
         source = storage.local_path(ctx.settings, stored)
-        pool = candidates(
-            [
-                (voice.id, _engine_voice(voice))
-                for voice in voices.active_voices(session, target_language)
-            ]
-        )
+        speaking = voices.active_voices(session, target_language)
+        pool = candidates([(voice.id, _engine_voice(voice)) for voice in speaking])
     if not pool:
         raise UnsupportedLanguagePair(
             f"No voice speaks {target_language!r} here any more.", param="target_language"
         )
-    with stages.stage("decoding"):
-        info = probe(source, param=PARAM)
-        original = decode(source, param=PARAM)
-    with stages.stage("separating") as progress:
-        stems = pipeline.isolate(original, tier, progress)
-        voice16 = pipeline.mono16(stems.vocals)
+    return source, pool
+
+
+def _revoice(ctx: JobContext, stages: _Stages, vocals: Audio, pool: list[Candidate]) -> _Revoiced:
+    """The isolated voice heard (transcribed, speakers found), translated, cast and said
+    again in the target language, each line in its span."""
+    request = ctx.request
+    source_language, target_language = request["source_language"], request["target_language"]
+    voice16 = mono_16k_audio(vocals)
     with stages.stage("transcribing") as progress:
         transcript = pipeline.transcribe(
             voice16,
             language=source_language,
-            tier=tier,
+            tier=TIERS[request["tier"]],
             settings=ctx.settings,
             progress=progress,
         )
@@ -117,35 +152,47 @@ def dub(ctx: JobContext) -> JobOutcome:
             profiles, pool, language=target_language, preserve_voice=request["preserve_voice"]
         )
     with stages.stage("synthesizing") as progress:
-        dub_track, placed = pipeline.say_all(lines, translations, castings, stems.vocals, progress)
+        track, placed = pipeline.say_all(lines, translations, castings, vocals, progress)
     if not any(line.spoken for line in placed):
         raise NothingToSay(
             f"The {target_language} voices could say none of the translation.",
             param="target_language",
         )
-    with stages.stage("encoding"):
-        mixed = stems.background.samples + dub_track[:, None]
-        output = Audio(np.ascontiguousarray(mixed, dtype=np.float32), original.sample_rate)
-        result = _store(ctx, source, info, output, lines, translations, placed)
-    result.update(
-        source_language=source_language,
-        target_language=target_language,
-        tier=tier.name,
-        preserve_voice=request["preserve_voice"],
-        transcript=heard.transcript.text,
-        translator={"name": pair.translator, "via": list(pair.via)},
-        speakers=[_speaker(castings[p.speaker], p.median_hz) for p in profiles],
-        utterances=[
+    return _Revoiced(heard, pair, translations, profiles, castings, placed, track)
+
+
+def _description(request: dict[str, Any], done: _Revoiced) -> dict[str, Any]:
+    """The result's account of the dub, beside its media."""
+    lines = done.heard.utterances
+    return {
+        "source_language": request["source_language"],
+        "target_language": request["target_language"],
+        "tier": TIERS[request["tier"]].name,
+        "preserve_voice": request["preserve_voice"],
+        "transcript": done.heard.transcript.text,
+        "translator": {"name": done.pair.translator, "via": list(done.pair.via)},
+        "speakers": [_speaker(done.castings[p.speaker], p.median_hz) for p in done.profiles],
+        "utterances": [
             _utterance(line, text, spot)
-            for line, text, spot in zip(lines, translations, placed, strict=True)
+            for line, text, spot in zip(lines, done.translations, done.placed, strict=True)
         ],
-        stage_ms=stages.elapsed_ms,
-    )
-    charged = min(rates.for_duration(tier.operation, original.duration_ms), request["credits"])
-    return JobOutcome(result, credits_used=charged)
+    }
 
 
-def _engine_voice(voice: Any) -> EngineVoice:
+def _decoded(ctx: JobContext, source: Path) -> Audio:
+    """The input's audio, refused (media_too_long) as soon as it runs over the limit: the
+    header it was accepted by may understate it."""
+    blocks: list[Samples] = []
+    frames = 0
+    for block in iter_decode(source, param=PARAM):
+        frames += block.frames
+        check_length(ctx.settings, round(frames * 1000 / block.sample_rate))
+        blocks.append(block.samples)
+        rate = block.sample_rate
+    return Audio(np.concatenate(blocks), rate)
+
+
+def _engine_voice(voice: Voice) -> EngineVoice:
     gender: Gender = "female" if voice.gender == "female" else "male"
     return EngineVoice(
         voice.engine, voice.engine_voice, voice.language, gender, voice.accent, voice.name

@@ -21,10 +21,10 @@ def isolate_voice(ctx: JobContext) -> JobOutcome:
     source = ctx.workdir / "input"
     with ctx.db.read_session() as session:
         storage.read_input(session, ctx.settings, request["audio_url"], source, param="audio_url")
-    reserved = rates.for_duration(Operation.ISOLATION, probe(source).duration_ms)
-    ctx.reserve_credits(reserved)
+    ctx.reserve_credits(rates.for_duration(Operation.ISOLATION, probe(source).duration_ms))
     ctx.progress(0.05, "decoding")
     mixture = decode(source)
+    price = ctx.price_of_decoded(Operation.ISOLATION, mixture.duration_ms)
     ctx.progress(0.1, "separating")
     stems = get_separator().separate(
         mixture, progress=lambda done: ctx.progress(0.1 + 0.8 * done, "separating")
@@ -37,5 +37,4 @@ def isolate_voice(ctx: JobContext) -> JobOutcome:
     result: dict[str, Any] = {"duration_ms": mixture.duration_ms}
     for name, audio in wanted.items():
         result[f"{name}_url"], _ = ctx.save_audio(audio, f"{name}.{fmt}", fmt)
-    charged = min(rates.for_duration(Operation.ISOLATION, mixture.duration_ms), reserved)
-    return JobOutcome(result, credits_used=charged)
+    return JobOutcome(result, credits_used=price)

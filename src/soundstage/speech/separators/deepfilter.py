@@ -5,8 +5,10 @@ ctypes): each channel brought to the level the model separates best at, streamed
 from __future__ import annotations
 
 import ctypes
+import logging
 import os
 import threading
+import time
 import weakref
 from collections.abc import Iterator
 from typing import Final
@@ -49,6 +51,11 @@ _SILENCE_DB: Final = -95.0
 # No attenuation limit (the runtime reads >= 100 dB as none): a limit leaves music audible in
 # the vocals, and measured no better (+0.1 dB with music, -0.1 with noise at 30 dB).
 _NO_ATTENUATION_LIMIT: Final = 100.0
+# The loader thread's pause after a failed load, doubled after each failure in a row.
+LOAD_RETRY_S: Final = 0.5
+LOAD_RETRY_MAX_S: Final = 60.0
+
+log = logging.getLogger(__name__)
 
 
 class _Runtime:
@@ -231,7 +238,9 @@ class DeepFilterSeparator:
 
 def _keep_ready(separator: weakref.ref[DeepFilterSeparator]) -> None:
     """The loader thread: refills the separator's spare models whenever one is taken, and ends
-    with the separator."""
+    with the separator. A load that fails is logged and tried again after a pause that
+    doubles up to LOAD_RETRY_MAX_S (meanwhile a call loads its own model, and fails as it)."""
+    delay = LOAD_RETRY_S
     while True:
         current = separator()
         if current is None:
@@ -244,8 +253,17 @@ def _keep_ready(separator: weakref.ref[DeepFilterSeparator]) -> None:
         current = separator()
         if current is None:
             return
-        current._refill()
+        try:
+            current._refill()
+        except Exception:
+            log.exception("loading a spare DeepFilterNet model failed; retrying in %.1f s", delay)
+            current._wanted.set()
+            del current
+            time.sleep(delay)
+            delay = min(2 * delay, LOAD_RETRY_MAX_S)
+            continue
         del current
+        delay = LOAD_RETRY_S
 
 
 def _gated_level(samples: Samples, sample_rate: int) -> float:

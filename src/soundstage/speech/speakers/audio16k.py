@@ -39,6 +39,11 @@ def mono_blocks(audio: Audio) -> Iterator[Mono]:
             yield converted
 
 
+def mono_16k_audio(audio: Audio) -> Audio:
+    """The whole audio as mono 16 kHz Audio (for short clips)."""
+    return Audio(mono_16k(audio).reshape(-1, 1), SAMPLE_RATE)
+
+
 def mono_16k(audio: Audio) -> Mono:
     """The whole audio as one mono 16 kHz array (for short clips)."""
     blocks = list(mono_blocks(audio))

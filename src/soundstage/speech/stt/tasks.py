@@ -34,9 +34,8 @@ def transcribe_audio(ctx: JobContext) -> JobOutcome:
         storage.read_input(session, ctx.settings, request["audio_url"], source, param="audio_url")
     info = probe(source)
     # Priced from the container's duration before any work; the charge is the decoded one,
-    # never above what was reserved.
-    reserved = rates.for_duration(Operation.STT, info.duration_ms)
-    ctx.reserve_credits(reserved)
+    # held before each window is transcribed (the header may understate the length).
+    ctx.reserve_credits(rates.for_duration(Operation.STT, info.duration_ms))
     ctx.progress(0.02, "transcribing")
 
     transcriber = get_transcriber()
@@ -50,9 +49,10 @@ def transcribe_audio(ctx: JobContext) -> JobOutcome:
     segments: list[Segment] = []
     total = max(info.duration_ms, 1)
     blocks = iter_decode(source, sample_rate=SAMPLE_RATE, channels=1, block_frames=_BLOCK_FRAMES)
-    duration_ms = 0
+    duration_ms = price = 0
     for window in longform.windows(blocks, max_seconds=WINDOW_SECONDS):
         duration_ms = window.offset_ms + window.audio.duration_ms
+        price = ctx.price_of_decoded(Operation.STT, duration_ms)
         if window.audio.frames == 0:
             continue
         share = window.audio.duration_ms / total
@@ -93,8 +93,7 @@ def transcribe_audio(ctx: JobContext) -> JobOutcome:
         timestamps=request["timestamps"],
         diarize=request["diarize"],
     )
-    charged = min(rates.for_duration(Operation.STT, duration_ms), reserved)
-    return JobOutcome(result, credits_used=charged)
+    return JobOutcome(result, credits_used=price)
 
 
 def _shifted(segment: Segment, offset_ms: int) -> Segment:

@@ -96,6 +96,10 @@ class ApertiumTranslator:
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise ImportError(f"apertium -l failed: {exc}") from exc
+        if listed.returncode != 0:
+            # Unavailable, not an engine with no pairs: the registry tries again next time.
+            detail = listed.stderr.strip()[-200:]
+            raise ImportError(f"apertium -l exited with {listed.returncode}: {detail}")
         return cls(binary, parse_modes(listed.stdout))
 
     def pairs(self) -> list[LanguagePair]:

@@ -28,10 +28,10 @@ def change_voice(ctx: JobContext) -> JobOutcome:
     source = ctx.workdir / "input"
     with ctx.db.read_session() as session:
         storage.read_input(session, ctx.settings, request["audio_url"], source, param="audio_url")
-    reserved = rates.for_duration(Operation.VOICE_CHANGER, probe(source).duration_ms)
-    ctx.reserve_credits(reserved)
+    ctx.reserve_credits(rates.for_duration(Operation.VOICE_CHANGER, probe(source).duration_ms))
     ctx.progress(0.02, "decoding")
     original = decode(source)
+    price = ctx.price_of_decoded(Operation.VOICE_CHANGER, original.duration_ms)
     stems = get_separator().separate(
         original,
         progress=lambda done: ctx.progress(0.02 + (_SEPARATED - 0.02) * done, "separating"),
@@ -60,5 +60,4 @@ def change_voice(ctx: JobContext) -> JobOutcome:
         "duration_ms": duration_ms,
         "transcript": converted.text,
     }
-    charged = min(rates.for_duration(Operation.VOICE_CHANGER, original.duration_ms), reserved)
-    return JobOutcome(result, credits_used=charged)
+    return JobOutcome(result, credits_used=price)
