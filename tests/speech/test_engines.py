@@ -119,6 +119,18 @@ def test_double_rate_halves_the_duration(engine_name: str) -> None:
         engine.synthesize(sentence, voice, rate=2.01)
 
 
+@pytest.mark.parametrize("engine_name", list(RATE_PROBES))
+def test_deterministic_speech_is_the_same_every_time(engine_name: str) -> None:
+    engine = get_engine(engine_name)
+    voice, sentence = RATE_PROBES[engine_name]
+    first, second = (engine.synthesize(sentence, voice, deterministic=True) for _ in range(2))
+    assert first.samples.tobytes() == second.samples.tobytes()
+    if engine_name == "piper":
+        # By default Piper keeps its natural variation (text-to-speech sounds as before).
+        default = [engine.synthesize(sentence, voice).samples.tobytes() for _ in range(2)]
+        assert default[0] != default[1]
+
+
 def test_an_engine_is_created_once_per_process() -> None:
     for name in engine_names():
         assert get_engine(name) is get_engine(name)

@@ -3,6 +3,8 @@ quantisation, timecode, and the OMF test reader catching broken containers."""
 
 from __future__ import annotations
 
+import csv
+import io
 import struct
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,10 +13,26 @@ import numpy as np
 import pytest
 import soundfile
 
-from soundstage.creative.daw.bwf import BroadcastInfo, WaveLayout
+from soundstage.core.errors import InvalidField
+from soundstage.creative.daw.bwf import (
+    HEADER_ALLOWANCE,
+    MAX_RIFF_BYTES,
+    BroadcastInfo,
+    BwfWriter,
+    WaveLayout,
+    max_frames,
+)
 from soundstage.creative.daw.omf import write_omf
+from soundstage.creative.daw.package import TrackSheetRow, track_sheet, tracks_csv
 from soundstage.creative.daw.session import Session, SessionTrack
-from soundstage.creative.daw.stems import Quantiser, StemSpec, expected_frames, render_stem
+from soundstage.creative.daw.stems import (
+    MAX_EXPORT_BYTES,
+    Quantiser,
+    StemSpec,
+    check_sizes,
+    expected_frames,
+    render_stem,
+)
 from soundstage.creative.daw.timecode import FRAME_RATES, frame_count, samples_at, timecode_at
 from tests.creative.daw.conftest import parse_wave
 from tests.creative.daw.omf_reader import Bento, OmfFile
@@ -47,6 +65,49 @@ def test_stems_have_the_exact_length_at_the_new_rate(
     samples = wave.integers()
     assert not samples[:7].any()
     assert not samples[7 + audio :].any()
+
+
+def spec(index: int, channels: int) -> StemSpec:
+    return StemSpec(index, f"T{index}", Path("unused.wav"), 48_000, channels, 0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize(("channels", "bit_depth"), [(8, 24), (3, 24), (8, 16), (2, 16)])
+def test_a_stem_past_what_a_wave_file_holds_is_refused(channels: int, bit_depth: int) -> None:
+    limit = max_frames(channels, bit_depth)
+    frame_bytes = channels * bit_depth // 8
+    assert limit * frame_bytes + HEADER_ALLOWANCE <= MAX_RIFF_BYTES
+    assert (limit + 1) * frame_bytes + HEADER_ALLOWANCE > MAX_RIFF_BYTES
+    specs = [spec(0, 1), spec(1, channels)]
+    check_sizes(specs, limit, bit_depth)
+    with pytest.raises(InvalidField) as refused:
+        check_sizes(specs, limit + 1, bit_depth)
+    assert (refused.value.param, refused.value.code) == ("tracks[1].audio_url", "stem_too_large")
+
+
+def test_the_review_case_eight_channels_for_63_minutes_at_48_khz_24_bit() -> None:
+    check_sizes([spec(0, 8)], 62 * 60 * 48_000, 24)
+    with pytest.raises(InvalidField, match="4 GiB"):
+        check_sizes([spec(0, 8)], 63 * 60 * 48_000, 24)
+
+
+def test_the_largest_header_fits_the_allowance(tmp_path: Path) -> None:
+    """The header BwfWriter writes with the longest fields the export gives it."""
+    info = BroadcastInfo(
+        "x" * 300, "Soundstage", "y" * 40, INFO.origination, 1 << 40, "A=PCM,F=48000" * 40
+    )
+    writer = BwfWriter(tmp_path / "long.wav", 48_000, 8, 24, info)
+    assert writer.data_offset <= HEADER_ALLOWANCE
+    writer.abandon()
+
+
+def test_an_export_past_the_total_size_is_refused() -> None:
+    """Stereo 24-bit stems of 6 bytes a frame, each below 4 GiB, too many together."""
+    frames = max_frames(2, 24)
+    count = MAX_EXPORT_BYTES // (frames * 6) + 1
+    check_sizes([spec(i, 2) for i in range(count - 1)], frames, 24)
+    with pytest.raises(InvalidField) as refused:
+        check_sizes([spec(i, 2) for i in range(count)], frames, 24)
+    assert (refused.value.param, refused.value.code) == ("tracks", "export_too_large")
 
 
 def test_quantiser_dithers_16_bit_only_off_the_grid() -> None:
@@ -121,3 +182,21 @@ def test_the_omf_reader_reports_broken_containers(tmp_path: Path) -> None:
 
     with pytest.raises(ValueError, match="no Bento label"):
         Bento(good[:-1])
+
+
+def test_tracks_csv_quotes_names_a_spreadsheet_would_run_as_formulas() -> None:
+    names = ['=HYPERLINK("http://x")', "+1+2", "-2+3", "@SUM(A1)", "\tTab", "\rReturn", "Dialog"]
+    layout = WaveLayout(0, 0, 48_000)
+    tracks = tuple(
+        SessionTrack(name, Path(f"{n}.wav"), f"stems/{n:02d}_x.wav", 1, 0, 48_000, layout)
+        for n, name in enumerate(names, start=1)
+    )
+    session = Session("P", 48_000, 24, FRAME_RATES["25"], 90_000, 48_000, "embedded", tracks)
+    rows = [TrackSheetRow(n, t, 0, -6.0, -0.5) for n, t in enumerate(tracks, start=1)]
+    table = list(csv.DictReader(io.StringIO(tracks_csv(session, rows), newline="")))
+    assert [row["name"] for row in table] == [f"'{name}" for name in names[:-1]] + ["Dialog"]
+    # Numbers stay numbers (a negative gain is no formula), and only the CSV is changed.
+    assert {(row["gain_db"], row["pan"]) for row in table} == {("-6.0", "-0.5")}
+    sheet = track_sheet(session, rows, "P.aaf", "printed")
+    assert "=HYPERLINK" in sheet
+    assert "'=HYPERLINK" not in sheet

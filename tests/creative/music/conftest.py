@@ -18,6 +18,18 @@ from tests.conftest import Customer, create_customer
 
 MUSIC = "/api/v1/creative/music"
 
+# Eleven named instruments (the most a prompt may name), in two shapes: eleven that play tunes
+# and chords (the genre's bass joins them), and bass-only ones (the genre's chords and lead
+# join them).
+ELEVEN_MELODIC = (
+    "pop with piano, rhodes, harpsichord, clavinet, celesta, glockenspiel, music box, "
+    "vibraphone, marimba, xylophone and church organ"
+)
+ELEVEN_LOW = (
+    "funk with a bass guitar, fretless bass, slap bass, synth bass, double bass, contrabass, "
+    "tuba, timpani, cello, trombone and bassoon"
+)
+
 
 @pytest.fixture
 def rich(db: Database) -> Customer:

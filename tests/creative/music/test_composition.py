@@ -13,10 +13,12 @@ from soundstage.core.errors import InvalidField
 from soundstage.creative.music import lyrics
 from soundstage.creative.music.arrangement import arrange
 from soundstage.creative.music.composition import MIN_FINAL_SECONDS, compose, plan_sections
-from soundstage.creative.music.generator import generate
+from soundstage.creative.music.generator import generate, write_score
 from soundstage.creative.music.genres import GENRES, genre_named
-from soundstage.creative.music.prompt import read_prompt
+from soundstage.creative.music.prompt import MAX_INSTRUMENTS, read_prompt
+from soundstage.creative.music.score import MELODIC_CHANNELS, Channels
 from tests.creative.music import analysis
+from tests.creative.music.conftest import ELEVEN_LOW, ELEVEN_MELODIC
 
 # The fifteen genres (and latin), each named as a user might.
 GENRE_PROMPTS = {
@@ -127,3 +129,36 @@ def test_named_instruments_take_parts() -> None:
     assert by_role["chords"] == 46  # harp
     assert by_role["lead"] == 68  # oboe
     assert 42 in {track.program for track in arrangement.score.tracks}  # cello
+
+
+@pytest.mark.parametrize("prompt", [ELEVEN_MELODIC, ELEVEN_LOW])
+def test_every_part_and_the_sung_line_have_their_own_channel(prompt: str) -> None:
+    brief = read_prompt(prompt)
+    assert len(brief.instruments) == MAX_INSTRUMENTS
+    rng = random.Random(0)
+    score, part = write_score(compose(brief, 20, rng), brief, rng, "male")
+    assert part is not None
+    tracks = score.tracks
+    assert tracks[-1] is part.track
+    melodic = [track.channel for track in tracks if not track.is_drums]
+    assert len(melodic) == len(set(melodic))
+    assert set(melodic) <= set(MELODIC_CHANNELS)
+    # Every named instrument plays.
+    assert {i.program for i in brief.instruments} <= {t.program for t in tracks}
+
+
+def test_a_prompt_naming_too_many_instruments_is_refused() -> None:
+    with pytest.raises(InvalidField) as refused:
+        read_prompt(ELEVEN_MELODIC + ", accordion, harmonica, violin and flute")
+    assert refused.value.param == "prompt"
+    assert "15 instruments" in refused.value.message
+    # The same instrument named twice (or by two names) counts once.
+    assert len(read_prompt(ELEVEN_MELODIC + ", grand piano and vibes").instruments) == 11
+
+
+def test_channels_are_handed_out_once() -> None:
+    channels = Channels()
+    taken = [channels.take() for _ in MELODIC_CHANNELS]
+    assert sorted(taken) == [c for c in range(16) if c != 9]
+    with pytest.raises(InvalidField):
+        channels.take()

@@ -18,6 +18,7 @@ from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer, create_customer
 from tests.creative.music import analysis
 from tests.creative.music.conftest import (
+    ELEVEN_MELODIC,
     MUSIC,
     compose,
     fetch,
@@ -141,6 +142,22 @@ def test_named_instruments_play(client: TestClient, settings: Settings, rich: Cu
     assert {named[program]["part"] for program in (0, 48, 42, 73)} >= {"chords", "pad", "lead"}
 
 
+def test_the_most_instruments_a_prompt_may_name_each_play_on_their_own_channel(
+    client: TestClient, settings: Settings, rich: Customer
+) -> None:
+    body = compose(client, rich, prompt=ELEVEN_MELODIC, duration_seconds=10, seed=3)
+    midi = fetch_midi(client, settings, body["midi_url"])
+    channels = [
+        {m.channel for m in track if m.type in ("program_change", "note_on")}
+        for track in midi.tracks
+    ]
+    parts = [track for track in channels if track and track != {9}]
+    assert all(len(track) == 1 for track in parts)
+    played = [p for p in body["instruments"] if p["part"] != "drums"]
+    assert len({next(iter(track)) for track in parts}) == len(parts) == len(played)
+    assert len(programs(midi)) >= 11
+
+
 def test_genres_differ_in_instruments_and_tempo(
     client: TestClient, settings: Settings, rich: Customer
 ) -> None:
@@ -168,7 +185,7 @@ def test_same_seed_same_bytes(client: TestClient, settings: Settings, rich: Cust
 
 
 def test_bounds_and_errors_charge_nothing(client: TestClient, db: Database) -> None:
-    customer = create_customer(db, credits_each=200)
+    customer = create_customer(db, credits_each=325)
     cases = [
         ({"prompt": ""}, "prompt"),
         ({"prompt": "   "}, "prompt"),
@@ -181,6 +198,7 @@ def test_bounds_and_errors_charge_nothing(client: TestClient, db: Database) -> N
         ({"prompt": "pop", "seed": 2**32}, "seed"),
         ({"prompt": "pop at 300 bpm"}, "prompt"),
         ({"prompt": "pop at 39 bpm"}, "prompt"),
+        ({"prompt": ELEVEN_MELODIC + " and a flute"}, "prompt"),
         ({"prompt": "pop", "voice_id": "voice_joe"}, "voice_id"),
         ({"prompt": "pop", "mood": "happy"}, "mood"),
     ]
@@ -194,10 +212,14 @@ def test_bounds_and_errors_charge_nothing(client: TestClient, db: Database) -> N
         402,
         "insufficient_credits",
     )
-    assert balance(client, customer) == (200, 0)
-    # The bounds themselves are accepted: 500 characters, 40 and 240 bpm, 16 s for 200 credits.
+    assert balance(client, customer) == (325, 0)
+    # The bounds themselves are accepted: 500 characters, 40 and 240 bpm; 16 s for 200 credits
+    # and 10 s for 125 spend the balance exactly.
     body = compose(client, customer, prompt=("pop at 240 bpm " * 40)[:500], duration_seconds=16)
     assert (body["bpm"], body["credits_used"]) == (240, 200)
+    body = compose(client, customer, prompt="pop at 40 bpm", duration_seconds=10)
+    assert (body["bpm"], body["credits_used"]) == (40, 125)
+    assert abs(body["duration_ms"] - 10_000) <= 50
     assert balance(client, customer) == (0, 0)
 
 

@@ -17,7 +17,7 @@ from soundstage.core.audio import Audio
 from soundstage.speech.transcribers.registry import get_transcriber
 from tests.conftest import Customer
 from tests.creative.music import analysis
-from tests.creative.music.conftest import compose, fetch_audio, fetch_midi, midi_notes
+from tests.creative.music.conftest import compose, fetch, fetch_audio, fetch_midi, midi_notes
 
 pytestmark = [
     pytest.mark.services,
@@ -103,3 +103,19 @@ def test_the_vocal_line_is_sung_on_the_melody(
     expected = [word for line in lines for word in words(line)]
     recovered = recall(expected, words(heard))
     assert recovered >= MIN_WORDS_RECOVERED, (recovered, heard, lines)
+
+
+def test_same_seed_same_song_with_vocals(
+    client: TestClient, settings: Settings, rich: Customer
+) -> None:
+    request = {
+        "prompt": "a happy pop song about the sea",
+        "duration_seconds": 10,
+        "format": "wav",
+        "instrumental": False,
+        "seed": 11,
+    }
+    first, second = compose(client, rich, **request), compose(client, rich, **request)
+    assert any(section["lines"] for section in first["sections"])
+    for url in ("output_url", "vocals_url"):
+        assert fetch(client, settings, first[url]) == fetch(client, settings, second[url]), url

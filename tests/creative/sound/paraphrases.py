@@ -51,7 +51,7 @@ ESC50_PARAPHRASES: Final[dict[str, tuple[str, str]]] = {
     "chainsaw": ("a chainsaw cutting a log", "a power saw revving in the woods"),
     "siren": ("an ambulance siren wailing", "a police car siren"),
     "car_horn": ("a car honking its horn", "an impatient driver beeping in a traffic jam"),
-    "engine": ("a car engine idling", "the rumble of a running motor"),
+    "engine": ("a parked van with its motor left on", "the rumble of a running motor"),
     "train": ("a freight train rolling down the tracks", "a train passing a railway crossing"),
     "church_bells": ("church bells chiming on a Sunday", "a bell tower ringing the hour"),
     "airplane": ("a jet plane flying overhead", "an airliner passing high above"),

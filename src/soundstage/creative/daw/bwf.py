@@ -18,6 +18,16 @@ _EXTENSIBLE: Final = 0xFFFE
 _PCM_GUID: Final = bytes.fromhex("0100000000001000800000aa00389b71")
 _BEXT_FIXED: Final = 602
 _ZEROS: Final = bytes(1 << 20)
+# RIFF sizes are 32-bit: a WAVE file holds at most this many bytes after its first eight.
+MAX_RIFF_BYTES: Final = 0xFFFFFFFF
+# More than any header this module writes (RIFF, `bext` with its coding history, `fmt `, the
+# data chunk's header): the room left to the samples is counted without it.
+HEADER_ALLOWANCE: Final = 4096
+
+
+def max_frames(channels: int, bit_depth: int) -> int:
+    """The most frames a stem of this shape can hold."""
+    return (MAX_RIFF_BYTES - HEADER_ALLOWANCE) // (channels * bit_depth // 8)
 
 
 @dataclass(frozen=True)
@@ -125,7 +135,8 @@ class BwfWriter:
         data_bytes = self.frames * self.frame_bytes
         if data_bytes % 2:
             self._out.write(b"\0")  # RIFF chunks have even sizes
-        if self.data_offset + data_bytes > 0xFFFFFFFF:
+        if self.data_offset + data_bytes > MAX_RIFF_BYTES:
+            # Callers check max_frames() before writing (stems.check_sizes).
             raise ValueError("a WAVE file holds at most 4 GiB")
         riff_size = self._out.tell() - 8
         self._out.seek(4)

@@ -10,7 +10,7 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, cast
+from typing import BinaryIO, Final, cast
 
 from soundstage.creative.daw.session import Session, SessionTrack
 from soundstage.creative.daw.timecode import timecode_at
@@ -32,6 +32,12 @@ Any DAW        The stems alone line up too: import every file of stems/ at the s
 """
 
 
+# A spreadsheet opening the CSV runs a cell that starts with one of these as a formula (CSV
+# injection, OWASP): such a text gets a leading quote there. The track sheet, the session and
+# the stems keep the name as given.
+_FORMULA_STARTS: Final = ("=", "+", "-", "@", "\t", "\r")
+
+
 @dataclass(frozen=True)
 class TrackSheetRow:
     number: int
@@ -47,30 +53,11 @@ def track_sheet(
     rate = session.frame_rate
     format_name = "AAF" if session_file.endswith(".aaf") else "OMF 2.0"
     lines = [
-        f"Soundstage DAW export: {session.name}",
-        "",
-        f"Session file   {session_file} ({format_name}, media {session.media})",
-        f"Sample rate    {session.sample_rate} Hz",
-        f"Bit depth      {session.bit_depth}-bit PCM (broadcast WAVE stems)",
-        f"Frame rate     {rate.name.removesuffix('df')} fps"
-        f"{' drop-frame' if rate.drop_frame else ''}",
-        f"Session start  {timecode_at(session.start_frame, rate)}",
-        f"Duration       {_clock(session.total_frames, session.sample_rate)} "
-        f"({session.total_frames} samples)",
+        *_sheet_header(session, session_file, format_name),
         "",
         f"{'#':>2}  {'Track':<24} {'Stem':<34} {'Start':>11} {'Start TC':<12} "
         f"{'Length':>11} {'Gain dB':>8} {'Pan':>5} {'Ch':>3}",
-    ]
-    for row in rows:
-        track = row.track
-        lines.append(
-            f"{row.number:>2}  {track.name[:24]:<24} {track.stem_ref[:34]:<34} "
-            f"{_clock(track.offset_frames, session.sample_rate):>11} "
-            f"{_start_timecode(session, track):<12} "
-            f"{_clock(track.audio_frames, session.sample_rate):>11} "
-            f"{row.gain_db:>8.1f} {row.pan:>5.2f} {track.channels:>3}"
-        )
-    lines += [
+        *(_sheet_row(session, row) for row in rows),
         "",
         "Gain and pan are printed into the stems: the session plays every clip at unity."
         if gain_mode == "printed"
@@ -89,9 +76,38 @@ def track_sheet(
     return "\n".join(lines)
 
 
+def _sheet_header(session: Session, session_file: str, format_name: str) -> list[str]:
+    rate = session.frame_rate
+    return [
+        f"Soundstage DAW export: {session.name}",
+        "",
+        f"Session file   {session_file} ({format_name}, media {session.media})",
+        f"Sample rate    {session.sample_rate} Hz",
+        f"Bit depth      {session.bit_depth}-bit PCM (broadcast WAVE stems)",
+        f"Frame rate     {rate.name.removesuffix('df')} fps"
+        f"{' drop-frame' if rate.drop_frame else ''}",
+        f"Session start  {timecode_at(session.start_frame, rate)}",
+        f"Duration       {_clock(session.total_frames, session.sample_rate)} "
+        f"({session.total_frames} samples)",
+    ]
+
+
+def _sheet_row(session: Session, row: TrackSheetRow) -> str:
+    track = row.track
+    return (
+        f"{row.number:>2}  {track.name[:24]:<24} {track.stem_ref[:34]:<34} "
+        f"{_clock(track.offset_frames, session.sample_rate):>11} "
+        f"{_start_timecode(session, track):<12} "
+        f"{_clock(track.audio_frames, session.sample_rate):>11} "
+        f"{row.gain_db:>8.1f} {row.pan:>5.2f} {track.channels:>3}"
+    )
+
+
 def tracks_csv(session: Session, rows: list[TrackSheetRow]) -> str:
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    # RFC 4180's CRLF line ends: the csv module then quotes a name holding a CR or LF (with
+    # "\n" alone a CR went out bare and split the row for every reader).
+    writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(
         [
             "number",
@@ -113,8 +129,8 @@ def tracks_csv(session: Session, rows: list[TrackSheetRow]) -> str:
         writer.writerow(
             [
                 row.number,
-                track.name,
-                track.stem_ref,
+                _csv_text(track.name),
+                _csv_text(track.stem_ref),
                 row.start_ms,
                 track.offset_frames,
                 _start_timecode(session, track),
@@ -127,6 +143,10 @@ def tracks_csv(session: Session, rows: list[TrackSheetRow]) -> str:
             ]
         )
     return out.getvalue()
+
+
+def _csv_text(value: str) -> str:
+    return f"'{value}" if value.startswith(_FORMULA_STARTS) else value
 
 
 def _start_timecode(session: Session, track: SessionTrack) -> str:

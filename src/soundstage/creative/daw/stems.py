@@ -5,7 +5,7 @@ starts at the session start; all stems are then padded to the session's length."
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -15,11 +15,14 @@ import numpy as np
 import numpy.typing as npt
 import soxr
 
-from soundstage.core.audio import Samples, iter_decode
+from soundstage.core.audio import MAX_CHANNELS, InvalidMedia, Samples, iter_decode
 from soundstage.core.errors import InvalidField
-from soundstage.creative.daw.bwf import BroadcastInfo, BwfWriter, WaveLayout
+from soundstage.creative.daw.bwf import BroadcastInfo, BwfWriter, WaveLayout, max_frames
 
 _BLOCK_FRAMES: Final = 1 << 17
+# What the stems of one export may weigh together. The job's disk holds them about three
+# times (the stems, the ZIP, an embedded session's copy) and the ZIP is kept as its output.
+MAX_EXPORT_BYTES: Final = 32 * 1024**3
 # Output held back so that the last block can be trimmed or padded to the exact length.
 _RESERVE_FRAMES: Final = 1 << 12
 
@@ -51,6 +54,43 @@ class RenderedStem:
     path: Path
     channels: int
     audio_frames: int  # the track's own audio, without the offset
+
+
+def check_channels(channels: int, param: str) -> None:
+    """A track of more channels than the decoder delivers is refused when probed (before
+    any credits are reserved), not when its stem is rendered."""
+    if channels > MAX_CHANNELS:
+        raise InvalidMedia(
+            f"{param}: the audio has {channels} channels; a track has at most {MAX_CHANNELS} "
+            "(split it into several tracks).",
+            param=param,
+            code="too_many_channels",
+        )
+
+
+def check_sizes(specs: Sequence[StemSpec], total_frames: int, bit_depth: int) -> None:
+    """Every stem lasts the whole session: refuse a stem past what a WAVE file holds (4 GiB)
+    and an export whose stems together pass MAX_EXPORT_BYTES, whatever the session format."""
+    for spec in specs:
+        if total_frames > max_frames(spec.channels, bit_depth):
+            size = total_frames * spec.channels * bit_depth // 8
+            raise InvalidField(
+                f"{spec.param}.audio_url: its stem ({spec.channels} channels of {bit_depth}-bit "
+                f"audio for the whole session) would be {size / 1024**3:.2f} GiB; a WAVE file "
+                "holds at most 4 GiB. Ask for bit_depth 16, make the session shorter or split "
+                "the channels into several tracks.",
+                param=f"{spec.param}.audio_url",
+                code="stem_too_large",
+            )
+    total = sum(total_frames * spec.channels * bit_depth // 8 for spec in specs)
+    if total > MAX_EXPORT_BYTES:
+        raise InvalidField(
+            f"tracks: the stems would weigh {total / 1024**3:.1f} GiB together (every stem "
+            f"lasts the whole session); an export holds at most "
+            f"{MAX_EXPORT_BYTES // 1024**3} GiB. Export fewer tracks or a shorter session.",
+            param="tracks",
+            code="export_too_large",
+        )
 
 
 def check_pannable(spec: StemSpec) -> None:

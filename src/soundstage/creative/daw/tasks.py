@@ -16,7 +16,14 @@ from soundstage.creative.daw.aaf import write_aaf
 from soundstage.creative.daw.bwf import BroadcastInfo, BwfWriter
 from soundstage.creative.daw.omf import check_size, write_omf
 from soundstage.creative.daw.session import Session, SessionTrack
-from soundstage.creative.daw.stems import RenderedStem, StemSpec, check_pannable, render_stem
+from soundstage.creative.daw.stems import (
+    RenderedStem,
+    StemSpec,
+    check_channels,
+    check_pannable,
+    check_sizes,
+    render_stem,
+)
 from soundstage.creative.daw.timecode import FRAME_RATES, frame_count, samples_at
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
@@ -31,27 +38,64 @@ MAX_SESSION_MS: Final = 3 * 3_600_000
 @register(KIND, completed_event="daw.completed", failed_event="daw.failed")
 def export_session(ctx: JobContext) -> JobOutcome:
     request: dict[str, Any] = ctx.request
-    rate: int = request["sample_rate"]
     specs = _fetch_tracks(ctx)
     reserved = _reserve(ctx, specs)
-
     folder = storage.safe_filename(request["name"], "session")
     root = ctx.workdir / "package" / folder
     (root / "stems").mkdir(parents=True)
     writers, stems = _render_stems(ctx, specs, root / "stems")
-    total_frames = max(stem.spec.offset_frames + stem.audio_frames for stem in stems)
-    _check_length(round(total_frames * 1000 / rate))
-    layouts = [writer.finish(total_frames) for writer in writers]
-    session = _session(request, stems, layouts, total_frames)
+    session = _finish(request, writers, stems)
 
     ctx.progress(0.85, "packaging")
-    session_file = f"{folder}.{request['format']}"
     rows = [
         package.TrackSheetRow(number, track, asked["start_ms"], asked["gain_db"], stem.spec.pan)
         for number, (track, asked, stem) in enumerate(
             zip(session.tracks, request["tracks"], stems, strict=True), start=1
         )
     ]
+    session_file = f"{folder}.{request['format']}"
+    archive = _package(ctx, session, rows, folder, session_file)
+    rate = session.sample_rate
+    duration_ms = round(session.total_frames * 1000 / rate)
+    result = {
+        "download_url": _store(ctx, archive, duration_ms),
+        "session_file": f"{folder}/{session_file}",
+        **{key: request[key] for key in ("format", "media", "gain_mode", "bit_depth")},
+        "sample_rate": rate,
+        "duration_ms": duration_ms,
+        "tracks": [_track_result(row, folder, rate) for row in rows],
+    }
+    charged = min(rates.for_duration(Operation.DAW, duration_ms), reserved)
+    return JobOutcome(result, credits_used=charged)
+
+
+def _finish(
+    request: dict[str, Any], writers: list[BwfWriter], stems: list[RenderedStem]
+) -> Session:
+    """Every stem padded to the session's length (the longest track's end) and closed, after
+    the bounds are checked again on the exact length (the headers' durations were
+    estimates); the session they make."""
+    total_frames = max(stem.spec.offset_frames + stem.audio_frames for stem in stems)
+    try:
+        _check_length(round(total_frames * 1000 / request["sample_rate"]))
+        check_sizes([stem.spec for stem in stems], total_frames, request["bit_depth"])
+        layouts = [writer.finish(total_frames) for writer in writers]
+    except BaseException:
+        for writer in writers:
+            writer.abandon()
+        raise
+    return _session(request, stems, layouts, total_frames)
+
+
+def _package(
+    ctx: JobContext,
+    session: Session,
+    rows: list[package.TrackSheetRow],
+    folder: str,
+    session_file: str,
+) -> Path:
+    """The ZIP: the session file, the track sheet (README.txt, tracks.csv) and the stems."""
+    request = ctx.request
     texts = {
         "README.txt": package.track_sheet(session, rows, session_file, request["gain_mode"]),
         "tracks.csv": package.tracks_csv(session, rows),
@@ -63,19 +107,9 @@ def export_session(ctx: JobContext) -> JobOutcome:
         session_file,
         _session_writer(session, request["format"], ctx.workdir / session_file),
         texts,
-        [stem.path for stem in stems],
+        [track.stem_path for track in session.tracks],
     )
-    duration_ms = round(total_frames * 1000 / rate)
-    result = {
-        "download_url": _store(ctx, archive, duration_ms),
-        "session_file": f"{folder}/{session_file}",
-        **{key: request[key] for key in ("format", "media", "gain_mode", "bit_depth")},
-        "sample_rate": rate,
-        "duration_ms": duration_ms,
-        "tracks": [_track_result(row, folder, rate) for row in rows],
-    }
-    charged = min(rates.for_duration(Operation.DAW, duration_ms), reserved)
-    return JobOutcome(result, credits_used=charged)
+    return archive
 
 
 def _session_writer(session: Session, fmt: str, scratch: Path) -> Callable[[BinaryIO], None]:
@@ -102,9 +136,10 @@ def _reserve(ctx: JobContext, specs: list[tuple[StemSpec, MediaInfo]]) -> int:
         for spec, info in specs
     )
     _check_length(estimated_ms)
+    frames = round(estimated_ms * rate / 1000)
+    check_sizes([spec for spec, _ in specs], frames, request["bit_depth"])
     if request["format"] == "omf":
         channels = [spec.channels for spec, _ in specs]
-        frames = round(estimated_ms * rate / 1000)
         check_size(frames, channels, request["bit_depth"], request["media"])
     reserved = rates.for_duration(Operation.DAW, estimated_ms)
     ctx.reserve_credits(reserved)
@@ -151,6 +186,7 @@ def _fetch_tracks(ctx: JobContext) -> list[tuple[StemSpec, MediaInfo]]:
         with ctx.db.read_session() as session:
             storage.read_input(session, ctx.settings, track["audio_url"], source, param=param)
         info = probe(source, param=param)
+        check_channels(info.channels, param)
         spec = StemSpec(
             index=index,
             name=track["name"],
@@ -181,34 +217,20 @@ def _render_stems(
     ctx: JobContext, specs: list[tuple[StemSpec, MediaInfo]], folder: Path
 ) -> tuple[list[BwfWriter], list[RenderedStem]]:
     request = ctx.request
-    time_reference = samples_at(
-        request["start_timecode"], FRAME_RATES[request["frame_rate"]], request["sample_rate"]
-    )
-    created = datetime.now(UTC)
+    describe = _broadcast_info(request, ctx.job_id)
     total_ms = sum(max(info.duration_ms, 1) for _, info in specs)
     done_ms = 0
     writers: list[BwfWriter] = []
     stems: list[RenderedStem] = []
     try:
         for spec, info in specs:
-            broadcast = BroadcastInfo(
-                description=f"{request['name']}: {spec.name}",
-                originator="Soundstage",
-                originator_reference=f"{ctx.job_id}-{spec.index + 1:02d}",
-                origination=created,
-                time_reference=time_reference,
-                coding_history=(
-                    f"A=PCM,F={request['sample_rate']},W={request['bit_depth']},"
-                    "T=Soundstage DAW export\r\n"
-                ),
-            )
             name = f"{spec.index + 1:02d}_{storage.safe_filename(spec.name, 'track')}.wav"
             writer, stem = render_stem(
                 spec,
                 folder / name,
                 sample_rate=request["sample_rate"],
                 bit_depth=request["bit_depth"],
-                info=broadcast,
+                info=describe(spec),
                 progress=_reporter(ctx, done_ms, total_ms, spec.source_rate),
             )
             writers.append(writer)
@@ -219,6 +241,30 @@ def _render_stems(
             writer.abandon()
         raise
     return writers, stems
+
+
+def _broadcast_info(request: dict[str, Any], job_id: str) -> Callable[[StemSpec], BroadcastInfo]:
+    """What each stem's `bext` chunk says: the project and track, the job, one creation time
+    for all, and the session start as time reference."""
+    time_reference = samples_at(
+        request["start_timecode"], FRAME_RATES[request["frame_rate"]], request["sample_rate"]
+    )
+    created = datetime.now(UTC)
+
+    def describe(spec: StemSpec) -> BroadcastInfo:
+        return BroadcastInfo(
+            description=f"{request['name']}: {spec.name}",
+            originator="Soundstage",
+            originator_reference=f"{job_id}-{spec.index + 1:02d}",
+            origination=created,
+            time_reference=time_reference,
+            coding_history=(
+                f"A=PCM,F={request['sample_rate']},W={request['bit_depth']},"
+                "T=Soundstage DAW export\r\n"
+            ),
+        )
+
+    return describe
 
 
 def _reporter(

@@ -13,7 +13,7 @@ from soundstage.creative.music.genres import CRASH, KICK
 from soundstage.creative.music.instruments import Instrument, Role, program_name
 from soundstage.creative.music.melody import Motif, inverted, make_motif, section_melody
 from soundstage.creative.music.prompt import MusicBrief
-from soundstage.creative.music.score import DRUM_CHANNEL, Note, Score, Track
+from soundstage.creative.music.score import DRUM_CHANNEL, Channels, Note, Score, Track
 from soundstage.creative.music.theory import voicing
 
 CHORD_RANGE = (52, 76)
@@ -28,6 +28,7 @@ class Arrangement:
     score: Score
     motifs: dict[str, Motif]  # the motif of each kind of section, for the vocal line
     instruments: dict[str, Instrument | int]  # role -> what plays it
+    vocal_channel: int | None  # the sung line's own channel (None when instrumental)
 
 
 class Timing:
@@ -99,12 +100,12 @@ def arrange(
     motifs["bridge"] = inverted(motifs["verse"])
     motifs["intro"] = motifs["outro"] = motifs["chorus"]
     tracks: list[Track] = []
-    channels = iter(c for c in range(16) if c != DRUM_CHANNEL)
+    channels = Channels()
 
     def track(role: str, player: Instrument | int) -> Track:
         program = player if isinstance(player, int) else player.program
         name = program_name(program)
-        return Track(f"{role.title()} ({name})", role, program, next(channels))
+        return Track(f"{role.title()} ({name})", role, program, channels.take())
 
     if "bass" in roles:
         tracks.append(_bass(track("bass", roles["bass"]), composition, timing))
@@ -118,7 +119,7 @@ def arrange(
     for extra in extras:
         role: Role = extra.roles[0]
         source = next((t for t in tracks if t.role == role), None)
-        doubled = Track(f"{role.title()} ({extra.name})", role, extra.program, next(channels))
+        doubled = Track(f"{role.title()} ({extra.name})", role, extra.program, channels.take())
         if source is not None:
             shift = -12 if role == "lead" else 0
             doubled.notes = [
@@ -128,7 +129,7 @@ def arrange(
     if genre.kit is not None and brief.drums:
         tracks.append(_drums(Track("Drums", "drums", genre.kit, DRUM_CHANNEL), composition, timing))
     score = Score(composition.bpm, composition.key, composition.duration_s, tracks)
-    return Arrangement(score, motifs, roles)
+    return Arrangement(score, motifs, roles, channels.take() if vocals else None)
 
 
 def _end_of(composition: Composition) -> float:

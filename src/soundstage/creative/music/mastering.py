@@ -19,6 +19,10 @@ from soundstage.core.audio import Audio
 
 TARGET_LUFS: Final = -14.0
 PEAK_CEILING_DB: Final = -1.0
+# True peak: 4x oversampled, in blocks with margins wider than the interpolation filter.
+_OVERSAMPLING: Final = 4
+_PEAK_BLOCK: Final = 1 << 15
+_PEAK_MARGIN: Final = 256
 FADE_IN_S: Final = 0.01
 _BALANCE_RATE: Final = 11_025
 Stereo = npt.NDArray[np.float32]
@@ -75,26 +79,65 @@ def master(
     keep: tuple[str, ...] = ("vocals",),
 ) -> Master:
     """Mix stems {name: (role, stereo audio)} of one length and rate into the master; the
-    stems of the roles in `keep` are returned as they sit in it."""
+    stems of the roles in `keep` are returned as they sit in it. `stems` is consumed: each
+    stem leaves it as it is mixed (a long piece's stems are large), so that a caller holding
+    no other reference holds one stem at a time, not the whole band twice."""
     first = next(iter(stems.values()))[1]
     rate, frames = first.sample_rate, first.frames
-    meter = pyloudnorm.Meter(rate)
+    del first
+    mix, send, kept = _mix(stems, frames, reverb=reverb, keep=keep)
+    mix = _bus(mix, send, rate, reverb=reverb, room=room)
+    del send
+    envelope = fades(frames, rate, fade_s)
+    mix *= envelope[:, None]
+    mastered, gain, loudness = loudness_master(mix, rate, pyloudnorm.Meter(rate))
+    return Master(
+        Audio(mastered, rate),
+        {
+            name: Audio(_stereo(placed * envelope[:, None] * gain), rate)
+            for name, placed in kept.items()
+        },
+        loudness,
+    )
+
+
+def _mix(
+    stems: dict[str, tuple[str, Audio]], frames: int, *, reverb: float, keep: tuple[str, ...]
+) -> tuple[Stereo, Stereo, dict[str, Stereo]]:
+    """The parts summed at their levels, the reverb's send, and the placed stems of the kept
+    roles; each stem is popped from `stems` and dropped once mixed."""
     # Balancing parts needs their relative loudness, not the last tenth of a dB: measured at
     # a quarter of the rate, four times faster.
     balance_meter = pyloudnorm.Meter(_BALANCE_RATE)
     mix = np.zeros((frames, 2), dtype=np.float32)
     send = np.zeros((frames, 2), dtype=np.float32)
-    placed: dict[str, Stereo] = {}
-    for name, (role, audio) in stems.items():
-        processed = _process(_strip(role), _stereo(audio.samples), rate)
-        level = _loudness(balance_meter, soxr.resample(processed, rate, _BALANCE_RATE))
-        if level is None:
-            placed[name] = processed
-            continue
-        processed *= np.float32(10 ** ((_LEVELS.get(role, -21.0) - level) / 20))
-        placed[name] = processed
-        mix += processed
-        send += processed * np.float32(_SENDS.get(role, 0.3) * reverb)
+    kept: dict[str, Stereo] = {}
+    for name in list(stems):
+        role, audio = stems.pop(name)
+        placed, audible = _leveled(role, audio, balance_meter)
+        del audio
+        if audible:
+            mix += placed
+            send += placed * np.float32(_SENDS.get(role, 0.3) * reverb)
+        if role in keep:
+            kept[name] = placed
+    return mix, send, kept
+
+
+def _leveled(role: str, audio: Audio, meter: pyloudnorm.Meter) -> tuple[Stereo, bool]:
+    """The stem through its part's channel strip at its part's level; False for a silent
+    one (nothing to level, nothing to mix)."""
+    rate = audio.sample_rate
+    processed = _process(_strip(role), _stereo(audio.samples), rate)
+    level = _loudness(meter, soxr.resample(processed, rate, _BALANCE_RATE))
+    if level is None:
+        return processed, False
+    processed *= np.float32(10 ** ((_LEVELS.get(role, -21.0) - level) / 20))
+    return processed, True
+
+
+def _bus(mix: Stereo, send: Stereo, rate: int, *, reverb: float, room: float) -> Stereo:
+    """The band's shared reverb (fed by the parts' sends) and the bus compressor."""
     if reverb > 0:
         space = Reverb(room_size=room, damping=0.5, wet_level=1.0, dry_level=0.0, width=1.0)
         mix += _process(space, send, rate)
@@ -104,16 +147,7 @@ def master(
             Compressor(threshold_db=-18, ratio=2, attack_ms=20, release_ms=200),
         ]
     )
-    mix = _process(glue, mix, rate)
-    envelope = fades(frames, rate, fade_s)
-    mix *= envelope[:, None]
-    mastered, gain, loudness = loudness_master(mix, rate, meter)
-    kept = {name for name, (role, _) in stems.items() if role in keep}
-    return Master(
-        Audio(mastered, rate),
-        {name: Audio(_stereo(placed[name] * envelope[:, None] * gain), rate) for name in kept},
-        loudness,
-    )
+    return _process(glue, mix, rate)
 
 
 def fades(frames: int, rate: int, fade_s: float) -> npt.NDArray[np.float32]:
@@ -164,10 +198,19 @@ def loudness_master(mix: Stereo, rate: int, meter: pyloudnorm.Meter) -> tuple[St
 
 def true_peak(samples: Stereo) -> float:
     """The highest absolute value of the signal between its samples too (4x oversampling, as
-    ITU-R BS.1770-4 measures true peak)."""
-    if samples.shape[0] == 0:
-        return 0.0
-    return float(np.max(np.abs(resample_poly(samples, 4, 1, axis=0))))
+    ITU-R BS.1770-4 measures true peak), a block at a time: the oversampled copy of a whole
+    piece would take four times the memory of the mix."""
+    peak = 0.0
+    frames = samples.shape[0]
+    for start in range(0, frames, _PEAK_BLOCK):
+        # Each block with a margin the interpolation filter reaches into, which is dropped.
+        low, high = max(0, start - _PEAK_MARGIN), min(frames, start + _PEAK_BLOCK + _PEAK_MARGIN)
+        upsampled = resample_poly(samples[low:high], _OVERSAMPLING, 1, axis=0)
+        inner = upsampled[
+            (start - low) * _OVERSAMPLING : (min(frames, start + _PEAK_BLOCK) - low) * _OVERSAMPLING
+        ]
+        peak = max(peak, float(np.max(np.abs(inner))))
+    return peak
 
 
 def _loudness(meter: pyloudnorm.Meter, samples: Stereo) -> float | None:

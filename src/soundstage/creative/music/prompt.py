@@ -13,6 +13,11 @@ from soundstage.creative.music.theory import Key, Mode, parse_note_name
 
 MIN_BPM: Final = 40
 MAX_BPM: Final = 240
+# Named instruments a piece can play. Every part has its own MIDI channel, 15 besides the
+# drums': the four parts (bass, chords, pad, lead, each played by a named instrument or the
+# genre's band), one more for each named instrument left to double a part (all but the first
+# at most) and the sung line make at most 4 + (11 - 1) + 1.
+MAX_INSTRUMENTS: Final = 11
 
 _BPM = re.compile(r"\b(\d{2,3})\s*(?:-\s*)?(?:bpm|beats per minute|beats a minute)\b", re.I)
 _TEMPO = re.compile(r"\btempo(?: of)?\s*(\d{2,3})\b", re.I)
@@ -198,6 +203,13 @@ def _instruments(lowered: str) -> tuple[Instrument, ...]:
     for _, instrument in sorted(found, key=lambda item: item[0]):
         if instrument.program not in {i.program for i in ordered}:
             ordered.append(instrument)
+    if len(ordered) > MAX_INSTRUMENTS:
+        raise InvalidField(
+            f"prompt: it names {len(ordered)} instruments "
+            f"({', '.join(i.name for i in ordered)}); a piece plays at most "
+            f"{MAX_INSTRUMENTS}, so name fewer.",
+            param="prompt",
+        )
     return tuple(ordered)
 
 

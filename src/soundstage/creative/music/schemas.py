@@ -21,8 +21,8 @@ class MusicRequest(RequestModel):
         description="At most 500 characters. Read for a genre (pop, rock, jazz, blues, "
         "classical, cinematic, ambient, electronic, hip-hop, lo-fi, funk, reggae, country, "
         "metal, folk, latin), a mood (happy, sad, calm, energetic, ...), an explicit tempo "
-        '("120 bpm") and key ("in D minor"), instruments ("piano and strings"), "no drums", '
-        "and theme words for the lyrics.",
+        '("120 bpm") and key ("in D minor"), instruments ("piano and strings"; at most 11 '
+        'different ones, more is 422), "no drums", and theme words for the lyrics.',
         examples=["a melancholic lo-fi hip hop beat with rhodes piano, 80 bpm, in D minor"],
     )
     duration_seconds: int = Field(

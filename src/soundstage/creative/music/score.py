@@ -8,9 +8,12 @@ from typing import Final
 
 import mido  # type: ignore[import-untyped]
 
+from soundstage.core.errors import InvalidField
 from soundstage.creative.music.theory import NOTE_NAMES, Key
 
 DRUM_CHANNEL: Final = 9
+# The channels of the pitched parts (and the sung line): General MIDI keeps 10 for drums.
+MELODIC_CHANNELS: Final = tuple(channel for channel in range(16) if channel != DRUM_CHANNEL)
 TICKS_PER_BEAT: Final = 480
 
 
@@ -35,6 +38,24 @@ class Track:
     @property
     def is_drums(self) -> bool:
         return self.channel == DRUM_CHANNEL
+
+
+class Channels:
+    """Hands out the melodic MIDI channels, each once: every part of a piece (the sung line
+    too) has its own channel, so its program change and notes never mix with another's."""
+
+    def __init__(self) -> None:
+        self._free = list(MELODIC_CHANNELS)
+
+    def take(self) -> int:
+        if not self._free:
+            # prompt.MAX_INSTRUMENTS keeps every piece within the channels; this is the guard.
+            raise InvalidField(
+                f"prompt: the piece would need more than {len(MELODIC_CHANNELS)} melodic "
+                "parts; name fewer instruments.",
+                param="prompt",
+            )
+        return self._free.pop(0)
 
 
 @dataclass

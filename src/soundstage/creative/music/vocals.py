@@ -6,6 +6,8 @@ its intonation with the notes' pitches."""
 from __future__ import annotations
 
 import random
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -19,7 +21,6 @@ from soundstage.creative.music.melody import Motif, realize
 from soundstage.creative.music.score import Note, Track
 from soundstage.speech.engines.base import SpeechSynthesizer
 
-VOCAL_CHANNEL: Final = 15
 VOCAL_PROGRAM: Final = 52  # Choir Aahs: what a MIDI player shows the sung line as
 RANGES: Final = {"male": (48, 62), "female": (57, 72)}
 # Words are stretched at most this much (PSOLA sounds robotic beyond) and compressed at most
@@ -28,6 +29,8 @@ _MAX_STRETCH: Final = 2.6
 _MIN_STRETCH: Final = 0.6
 _GAP_S: Final = 0.03  # breath between words
 _EDGE_S: Final = 0.006
+_PRAAT_SEED: Final = 1
+_PRAAT_RANDOM = threading.Lock()  # the generator is Praat's one, shared by every thread
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,24 @@ class VocalPart:
     lines: tuple[LyricLine, ...]
 
 
+@dataclass(frozen=True)
+class _Phrasing:
+    """How lyric lines sit on the bars at the piece's tempo."""
+
+    line_bars: int  # bars a line takes: one, two or four at quicker tempos
+    unit: int  # the shortest syllable, in steps
+    window: int  # the steps a line's syllables spread over (the rest is breath)
+    max_syllables: int
+
+    @classmethod
+    def at(cls, composition: Composition) -> _Phrasing:
+        bar_s = composition.bar_s
+        line_bars = 1 if bar_s >= 3.2 else 2 if bar_s >= 1.6 else 4
+        unit = 2 if 2 * composition.step_s >= 0.22 else 4
+        window = int(line_bars * STEPS_PER_BAR * 0.75)
+        return cls(line_bars, unit, window, min(10, window // unit))
+
+
 def write_vocal_part(
     composition: Composition,
     motifs: dict[str, Motif],
@@ -58,45 +79,57 @@ def write_vocal_part(
     rng: random.Random,
     *,
     voice_range: tuple[int, int],
+    channel: int,
 ) -> VocalPart:
     """Lines on every verse and chorus (a line per bar, two or four at quicker tempos); the
-    chorus words are the same each time, each verse has its own."""
-    bar_s = composition.bar_s
-    line_bars = 1 if bar_s >= 3.2 else 2 if bar_s >= 1.6 else 4
-    unit = 2 if 2 * composition.step_s >= 0.22 else 4
-    window = int(line_bars * STEPS_PER_BAR * 0.75)
-    max_syllables = min(10, window // unit)
-    chorus_lines: list[str] | None = None
-    track = Track("Vocals (sung)", "vocals", VOCAL_PROGRAM, VOCAL_CHANNEL, rendered=False)
+    chorus words are the same each time, each verse has its own. `channel` is the MIDI
+    channel the arrangement kept for the sung line."""
+    phrasing = _Phrasing.at(composition)
     words: list[SungWord] = []
     placed: list[LyricLine] = []
-    for index, section in enumerate(composition.sections):
-        if section.name not in ("verse", "chorus"):
-            continue
-        count = section.bars // line_bars
-        if section.name == "chorus":
-            if chorus_lines is None or len(chorus_lines) < count:
-                chorus_lines = lyrics.write_lines(themes, valence, count, max_syllables, rng)
-            texts = chorus_lines[:count]
-        else:
-            texts = lyrics.write_lines(themes, valence, count, max_syllables, rng)
+    for index, section, texts in _section_lyrics(composition, phrasing, themes, valence, rng):
         for number, text in enumerate(texts):
-            first_bar = section.start_bar + number * line_bars
             line_words = _sung_line(
                 composition,
                 section,
                 motifs[section.name],
                 text,
-                first_bar,
-                line_bars,
-                unit=unit,
-                window=window,
+                section.start_bar + number * phrasing.line_bars,
+                phrasing,
                 voice_range=voice_range,
             )
             words.extend(line_words)
             placed.append(LyricLine(index, text, line_words[0].notes[0].start))
+    track = Track("Vocals (sung)", "vocals", VOCAL_PROGRAM, channel, rendered=False)
     track.notes = [note for word in words for note in word.notes]
     return VocalPart(track, tuple(words), tuple(placed))
+
+
+def _section_lyrics(
+    composition: Composition,
+    phrasing: _Phrasing,
+    themes: tuple[str, ...],
+    valence: float,
+    rng: random.Random,
+) -> Iterator[tuple[int, Section, list[str]]]:
+    """(index, section, its lines) of each verse and chorus in order: every chorus sings the
+    first chorus's words (more are written when a longer chorus needs them), every verse
+    its own."""
+    chorus_lines: list[str] | None = None
+    for index, section in enumerate(composition.sections):
+        if section.name not in ("verse", "chorus"):
+            continue
+        count = section.bars // phrasing.line_bars
+        if section.name == "verse":
+            yield (
+                index,
+                section,
+                lyrics.write_lines(themes, valence, count, phrasing.max_syllables, rng),
+            )
+            continue
+        if chorus_lines is None or len(chorus_lines) < count:
+            chorus_lines = lyrics.write_lines(themes, valence, count, phrasing.max_syllables, rng)
+        yield index, section, chorus_lines[:count]
 
 
 def _sung_line(
@@ -105,19 +138,18 @@ def _sung_line(
     motif: Motif,
     text: str,
     first_bar: int,
-    line_bars: int,
+    phrasing: _Phrasing,
     *,
-    unit: int,
-    window: int,
     voice_range: tuple[int, int],
 ) -> list[SungWord]:
+    unit, window = phrasing.unit, phrasing.window
     counts = [lyrics.syllables(word) for word in text.split()]
     total = sum(counts)
     spacing = max(unit, (window // max(1, total)) // unit * unit)
     start = first_bar * STEPS_PER_BAR
     onsets = [start + i * spacing for i in range(total)]
     last_end = start + max(window + unit, (total - 1) * spacing + 2 * unit)
-    last_end = min(last_end, start + line_bars * STEPS_PER_BAR - 1)
+    last_end = min(last_end, start + phrasing.line_bars * STEPS_PER_BAR - 1)
     rhythm = [
         (onset, (onsets[i + 1] if i + 1 < total else last_end) - onset)
         for i, onset in enumerate(onsets)
@@ -150,7 +182,8 @@ def sing(
     buffer: npt.NDArray[np.float64] | None = None
     for word in part.words:
         if word.word not in spoken:
-            spoken[word.word] = _trimmed(engine.synthesize(word.word, voice))
+            # Deterministic: a seed gives the same song, sung line included.
+            spoken[word.word] = _trimmed(engine.synthesize(word.word, voice, deterministic=True))
         clip = spoken[word.word]
         if buffer is None or native_rate is None:
             native_rate = clip.sample_rate
@@ -181,7 +214,7 @@ def _fit(clip: Audio, notes: tuple[Note, ...]) -> npt.NDArray[np.float64]:
     """The word stretched over its notes (less a breath) with each syllable's pitch held on
     its note: PSOLA with a constant duration ratio and a stepwise pitch tier."""
     import parselmouth
-    from parselmouth.praat import call
+    from parselmouth.praat import call, run
 
     rate = clip.sample_rate
     source_s = clip.frames / rate
@@ -201,7 +234,11 @@ def _fit(clip: Audio, notes: tuple[Note, ...]) -> npt.NDArray[np.float64]:
         call(pitch, "Add point", begin + _EDGE_S, hertz)
         call(pitch, "Add point", max(begin + _EDGE_S, end - _EDGE_S), hertz)
     call([manipulation, pitch], "Replace pitch tier")
-    result = call(manipulation, "Get resynthesis (overlap-add)")
+    with _PRAAT_RANDOM:
+        # Praat's overlap-add draws from its process-wide random generator: seeded for each
+        # word, so that a seed gives the same song.
+        run(f"random_initializeWithSeedUnsafelyButPredictably ({_PRAAT_SEED})")
+        result = call(manipulation, "Get resynthesis (overlap-add)")
     samples = np.asarray(result.values[0], dtype=np.float64)
     fade = min(samples.shape[0] // 2, round(0.008 * rate))
     if fade:

@@ -49,9 +49,15 @@ class SpeechSynthesizer(Protocol):
         """The voices this engine can speak with on this machine."""
         ...
 
-    def synthesize(self, text: str, voice: str, *, rate: float = 1.0) -> Audio:
+    def synthesize(
+        self, text: str, voice: str, *, rate: float = 1.0, deterministic: bool = False
+    ) -> Audio:
         """Speak one sentence or short paragraph: mono float32 at the engine's native sample
-        rate. rate is the speed of speech, 1.0 normal, MIN_RATE..MAX_RATE.
+        rate. rate is the speed of speech, 1.0 normal, MIN_RATE..MAX_RATE. With
+        `deterministic` the same text gives the same samples every time (for generators
+        that take a seed): an engine that samples noise (Piper's VITS) leaves it out then;
+        the others are deterministic anyway and ignore it. Off by default, so that speech
+        keeps its natural variation.
 
         Raises UnknownVoice, SynthesisFailed (nothing speakable, engine error on this text)
         or EngineUnavailable (the engine is missing or stuck); ValueError for a rate out of

@@ -121,10 +121,17 @@ class EspeakEngine:
         return list(self._voices)
 
     def synthesize(
-        self, text: str, voice: str, *, rate: float = 1.0, word_gap_ms: int = 0
+        self,
+        text: str,
+        voice: str,
+        *,
+        rate: float = 1.0,
+        deterministic: bool = False,
+        word_gap_ms: int = 0,
     ) -> Audio:
         """Beyond the protocol, word_gap_ms of silence between words (espeak's -g, in steps
-        of 10 ms): dubbing's lines are understood better with 30 (see dubbing.fitting)."""
+        of 10 ms): dubbing's lines are understood better with 30 (see dubbing.fitting).
+        Deterministic anyway: `deterministic` changes nothing."""
         check_rate(rate)
         check_text(text)
         if not self._speaks(voice):

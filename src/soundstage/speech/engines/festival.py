@@ -83,7 +83,10 @@ class FestivalEngine:
     def voices(self) -> list[EngineVoice]:
         return [entry.voice for entry in self._catalog.values()]
 
-    def synthesize(self, text: str, voice: str, *, rate: float = 1.0) -> Audio:
+    def synthesize(
+        self, text: str, voice: str, *, rate: float = 1.0, deterministic: bool = False
+    ) -> Audio:
+        # Deterministic anyway: `deterministic` changes nothing.
         check_rate(rate)
         check_text(text)
         entry = self._catalog[find_voice(self.voices(), voice, ENGINE).voice]

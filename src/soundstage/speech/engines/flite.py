@@ -67,7 +67,10 @@ class FliteEngine:
     def voices(self) -> list[EngineVoice]:
         return list(self._voices)
 
-    def synthesize(self, text: str, voice: str, *, rate: float = 1.0) -> Audio:
+    def synthesize(
+        self, text: str, voice: str, *, rate: float = 1.0, deterministic: bool = False
+    ) -> Audio:
+        # Deterministic anyway: `deterministic` changes nothing.
         check_rate(rate)
         check_text(text)
         find_voice(self._voices, voice, ENGINE)

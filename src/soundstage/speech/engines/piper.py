@@ -122,13 +122,19 @@ class PiperEngine:
     def voices(self) -> list[EngineVoice]:
         return [model.voice for model in self._models.values()]
 
-    def synthesize(self, text: str, voice: str, *, rate: float = 1.0) -> Audio:
+    def synthesize(
+        self, text: str, voice: str, *, rate: float = 1.0, deterministic: bool = False
+    ) -> Audio:
         check_rate(rate)
         check_text(text)
         model = self._models[find_voice(self.voices(), voice, ENGINE).voice]
         piper_voice = self._load(model)
         # The voice's own length_scale (from its JSON) is the 1.0 point.
         config = SynthesisConfig(length_scale=piper_voice.config.length_scale * _length_scale(rate))
+        if deterministic:
+            # VITS draws the voice's noise and the phonemes' durations from noise the ONNX
+            # graph samples unseeded; without it the same text gives the same samples.
+            config.noise_scale = config.noise_w_scale = 0.0
         # One chunk per sentence Piper finds, each peak-normalised by Piper.
         chunks = [chunk.audio_float_array for chunk in piper_voice.synthesize(text, config)]
         samples = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.float32)
