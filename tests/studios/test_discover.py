@@ -182,6 +182,8 @@ def test_a_studio_summary(client: TestClient, reader: Customer) -> None:
         ("capacity=0", "capacity"),
         ("capacity=1001", "capacity"),
         ("capacity=two", "capacity"),
+        ("capacity=%EF%BC%92", "capacity"),  # fullwidth 2
+        ("capacity=%C2%B2", "capacity"),  # superscript 2
         ("type=vocal", "type"),
         ("city=", "city"),
         ("city=---", "city"),

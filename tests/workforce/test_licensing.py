@@ -161,6 +161,9 @@ def test_a_request_is_quoted_from_the_rate_card(
         ("territory", "world"),
         ("territory", ",".join(COUNTRIES[:51])),
         ("territory", 7),
+        ("territory", "ß"),  # 'ß'.upper() is SS, South Sudan
+        ("territory", "us,ß"),
+        ("territory", "\uff35\uff33"),
         ("duration_months", 0),
         ("duration_months", 121),
         ("duration_months", 1.5),

@@ -4,6 +4,7 @@ ranked by relevance with its filters and pages, on the database at hand."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from typing import Any
 
@@ -178,7 +179,8 @@ def test_discover_pages_with_cursors(
 @pytest.mark.parametrize(
     ("query", "param"),
     [("genre=jazz", "genre"), ("role=singer", "role"), ("language=e", "language"),
-     ("language=en_US", "language"), ("verified=maybe", "verified")],
+     ("language=en_US", "language"), ("verified=maybe", "verified"),
+     ("language=%EF%BD%85%EF%BD%8E", "language")],
 )  # fmt: skip
 def test_bad_discover_filters_are_422_naming_them(
     client: TestClient, buyer: Customer, query: str, param: str
@@ -322,12 +324,19 @@ def test_search_pages_follow_next_page(client: TestClient, db: Database, buyer: 
     assert [i for p in pages for i in p] == whole
 
 
+def token(number: str) -> str:
+    """A search page token of `number` as the service writes one (offset:N, urlsafe base64)."""
+    return base64.urlsafe_b64encode(f"offset:{number}".encode()).decode().rstrip("=")
+
+
 @pytest.mark.parametrize(
     ("query", "param"),
     [("q=", "q"), ("q=%21%21%21", "q"), (f"q={'a' * 201}", "q"), ("", "q"),
      ("q=x&page=bm9wZQ", "page"), ("q=x&page=%25%25", "page"), ("q=x&limit=0", "limit"),
      ("q=x&limit=101", "limit"), ("q=x&gender=robot", "gender"),
-     ("q=x&age_range=old", "age_range")],
+     ("q=x&age_range=old", "age_range"),
+     # Page tokens of non-ASCII digits: superscript, Arabic-Indic, fullwidth.
+     *((f"q=x&page={token(number)}", "page") for number in ("²", "\u0661\u0662", "\uff11"))],
 )  # fmt: skip
 def test_bad_search_parameters_are_422_naming_them(
     client: TestClient, buyer: Customer, query: str, param: str

@@ -64,16 +64,21 @@ def _place(value: str) -> str:
     return value
 
 
+def _ascii_letters(value: str, length: int) -> bool:
+    return len(value) == length and value.isascii() and value.isalpha()
+
+
 def _currency(value: str) -> str:
     code = value.upper()
-    if len(code) != 3 or pycountry.currencies.get(alpha_3=code) is None:
+    # ASCII before upper(): 'ß'.upper() is 'SS', so 'ßp' would read as SSP.
+    if not _ascii_letters(value, 3) or pycountry.currencies.get(alpha_3=code) is None:
         raise ValueError("must be an ISO 4217 currency code, e.g. USD")
     return code
 
 
 def _country(value: str) -> str:
     code = value.upper()
-    if len(code) != 2 or pycountry.countries.get(alpha_2=code) is None:
+    if not _ascii_letters(value, 2) or pycountry.countries.get(alpha_2=code) is None:
         raise ValueError("must be an ISO 3166-1 alpha-2 country code, e.g. US")
     return code
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections.abc import Sequence
 
 from sqlalchemy.orm import Session
@@ -26,6 +27,7 @@ from soundstage.workforce.talent.schemas import (
 from soundstage.workforce.talent.text import query_terms
 
 _PAGE_PREFIX = "offset:"
+_DIGITS = re.compile(r"[0-9]{1,6}")
 # Search pages reach this deep at most; narrow the query or the filters beyond it.
 MAX_SEARCH_OFFSET = 10_000
 
@@ -124,7 +126,9 @@ def _offset(page: str | None) -> int:
     except (binascii.Error, UnicodeDecodeError, ValueError):
         decoded = ""
     number = decoded.removeprefix(_PAGE_PREFIX)
-    if not decoded.startswith(_PAGE_PREFIX) or not number.isdigit() or len(number) > 6:
+    # ASCII digits only: str.isdigit() also takes '²' (int() refuses it) and
+    # Arabic-Indic digits (int() reads them).
+    if not decoded.startswith(_PAGE_PREFIX) or not _DIGITS.fullmatch(number):
         raise InvalidField("page: not a page token of this search (use `next_page`).", param="page")
     offset = int(number)
     if offset > MAX_SEARCH_OFFSET:
