@@ -216,3 +216,22 @@ def test_the_gate_is_checked_before_anything_is_written(
     assert_error(
         client.get("/api/v1/workforce/licenses", headers=stranger.auth()), 403, "buyer_not_verified"
     )
+
+
+@pytest.mark.parametrize(
+    ("path", "param", "missing"),
+    [
+        ("/api/v1/workforce/creators/{}", "creator_id", "creator_not_found"),
+        ("/api/v1/workforce/campaigns/{}", "campaign_id", "campaign_not_found"),
+        ("/api/v1/workforce/licenses/{}", "license_id", "license_not_found"),
+        ("/api/v1/agents/{}", "agent_id", "agent_not_found"),
+    ],
+)
+def test_ids_in_paths_are_at_most_40_characters(
+    client: TestClient, db: Database, customer: Customer, path: str, param: str, missing: str
+) -> None:
+    verify_buyer(db, customer, "sandbox")
+    inside = client.get(path.format("x" * 40), headers=customer.auth())
+    assert assert_error(inside, 404, missing)["param"] == param
+    outside = client.get(path.format("x" * 41), headers=customer.auth())
+    assert assert_error(outside, 422, "parameter_invalid")["param"] == param

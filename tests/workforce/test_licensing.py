@@ -422,3 +422,15 @@ def test_licenses_list_newest_first_with_filters(
     assert [x["id"] for x in cancelled["data"]] == [second["id"]]
     bad = client.get(licenses_url() + "?status=paid", headers=buyer.auth())
     assert assert_error(bad, 422, "parameter_invalid")["param"] == "status"
+
+
+def test_a_decline_reason_is_at_most_1000_characters(
+    client: TestClient, buyer: Customer, creator: str
+) -> None:
+    first = request_license(client, buyer, creator)
+    url = f"/api/v1/sandbox/workforce/licenses/{first['id']}/decline"
+    too_long = client.post(url, json={"reason": "r" * 1001}, headers=buyer.auth())
+    assert assert_error(too_long, 422, "parameter_invalid")["param"] == "reason"
+    declined = client.post(url, json={"reason": "r" * 1000}, headers=buyer.auth())
+    assert declined.status_code == 200, declined.text
+    assert declined.json()["decline_reason"] == "r" * 1000

@@ -152,7 +152,7 @@ class StudioSpec(RequestModel):
     description: str = Field(default="", max_length=5000)
     types: list[StudioType] = Field(min_length=1, max_length=len(STUDIO_TYPES))
     address: AddressSpec
-    timezone: Annotated[str, AfterValidator(_timezone)]
+    timezone: Annotated[str, StringConstraints(max_length=64), AfterValidator(_timezone)]
     latitude: float = Field(ge=-90, le=90)
     longitude: float = Field(ge=-180, le=180)
     amenities: list[ShortText] = Field(default_factory=list, max_length=50)

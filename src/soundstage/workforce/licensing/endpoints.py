@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Path, Query
 
 from soundstage.accounts.verification import VerifiedBuyerDep
 from soundstage.core.deps import PrincipalDep, SandboxPrincipalDep, SessionDep
@@ -20,6 +20,7 @@ from soundstage.workforce.licensing.schemas import (
 )
 
 router = APIRouter(tags=["Workforce"])
+LicenseId = Annotated[str, Path(min_length=1, max_length=40, description="The license's id.")]
 PageDep = Annotated[PageParams, Depends(page_params)]
 StatusQuery = Annotated[LicenseStatus | None, Query(description="Only licenses in this state.")]
 
@@ -54,7 +55,7 @@ def list_licenses(
 
 
 @router.get("/workforce/licenses/{license_id}", response_model=LicenseOut, responses=errors(403))
-def get_license(license_id: str, session: SessionDep, buyer: VerifiedBuyerDep) -> LicenseOut:
+def get_license(license_id: LicenseId, session: SessionDep, buyer: VerifiedBuyerDep) -> LicenseOut:
     """One of the caller's licenses (404 `license_not_found`)."""
     return service.license_out(service.get_owned(session, buyer, license_id))
 
@@ -62,7 +63,9 @@ def get_license(license_id: str, session: SessionDep, buyer: VerifiedBuyerDep) -
 @router.post(
     "/workforce/licenses/{license_id}/complete", response_model=LicenseOut, responses=errors(403)
 )
-def complete_license(license_id: str, session: SessionDep, buyer: VerifiedBuyerDep) -> LicenseOut:
+def complete_license(
+    license_id: LicenseId, session: SessionDep, buyer: VerifiedBuyerDep
+) -> LicenseOut:
     """Conclude an accepted license at its quoted total: the term starts now and ends
     `duration_months` later, and the creator's media are listed by GET /workforce/media until
     then. 409 `license_state_conflict` unless the license is accepted."""
@@ -73,7 +76,9 @@ def complete_license(license_id: str, session: SessionDep, buyer: VerifiedBuyerD
 @router.post(
     "/workforce/licenses/{license_id}/cancel", response_model=LicenseOut, responses=errors(403)
 )
-def cancel_license(license_id: str, session: SessionDep, buyer: VerifiedBuyerDep) -> LicenseOut:
+def cancel_license(
+    license_id: LicenseId, session: SessionDep, buyer: VerifiedBuyerDep
+) -> LicenseOut:
     """Withdraw a requested or accepted license (409 once completed, declined or cancelled)."""
     license_ = service.get_owned(session, buyer, license_id)
     return service.license_out(service.cancel(session, license_))
@@ -92,7 +97,9 @@ def list_addressed_licenses(
 
 
 @router.post("/workforce/talent/licenses/{license_id}/accept", response_model=LicenseOut)
-def accept_license(license_id: str, session: SessionDep, principal: PrincipalDep) -> LicenseOut:
+def accept_license(
+    license_id: LicenseId, session: SessionDep, principal: PrincipalDep
+) -> LicenseOut:
     """Creator side: accept a requested license (409 `license_state_conflict` otherwise)."""
     license_ = service.get_addressed(session, principal, license_id)
     return service.license_out(service.accept(session, license_))
@@ -100,7 +107,7 @@ def accept_license(license_id: str, session: SessionDep, principal: PrincipalDep
 
 @router.post("/workforce/talent/licenses/{license_id}/decline", response_model=LicenseOut)
 def decline_license(
-    license_id: str,
+    license_id: LicenseId,
     session: SessionDep,
     principal: PrincipalDep,
     body: DeclineRequest | None = None,
@@ -117,7 +124,7 @@ def decline_license(
     tags=["Sandbox"],
 )
 def sandbox_accept_license(
-    license_id: str, session: SessionDep, principal: SandboxPrincipalDep
+    license_id: LicenseId, session: SessionDep, principal: SandboxPrincipalDep
 ) -> LicenseOut:
     """Sandbox only: the creator accepts one of the caller's requested licenses."""
     license_ = service.get_owned(session, principal, license_id)
@@ -131,7 +138,7 @@ def sandbox_accept_license(
     tags=["Sandbox"],
 )
 def sandbox_decline_license(
-    license_id: str,
+    license_id: LicenseId,
     session: SessionDep,
     principal: SandboxPrincipalDep,
     body: DeclineRequest | None = None,
