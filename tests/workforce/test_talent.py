@@ -16,8 +16,10 @@ from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.timeutil import utcnow
 from soundstage.models import Creator, CreatorSearch, Voice
+from soundstage.workforce.talent import repository
 from soundstage.workforce.talent.catalog import TalentCounts, upsert_talent
 from soundstage.workforce.talent.demo import build_demo_talent, load_demo_talent
+from soundstage.workforce.talent.repository import TalentFilters
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer
 from tests.workforce.conftest import add_talent, every_page, profile, unique_word
@@ -397,3 +399,24 @@ def test_creators_written_by_anyone_are_indexed(
         creator.languages = ["de-DE"]
     assert ids_of(search(client, buyer, f"q={later}&language=de")) == [creator_id]
     assert ids_of(search(client, buyer, f"q={word}&language=pt")) == []
+
+
+def test_discovery_reads_creators_in_index_order(db: Database, talent_catalog: object) -> None:
+    """Discovery's order (created_at, id, newest first) is served by ix_creator_created: no
+    sort of every creator before the first page."""
+    stmt = (
+        repository.creators_query(TalentFilters())
+        .order_by(Creator.created_at.desc(), Creator.id.desc())
+        .limit(21)
+    )
+    with db.session() as session:
+        dialect = session.get_bind().dialect
+        sql = str(stmt.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
+        if dialect.name == "sqlite":
+            plan = [row[-1] for row in session.execute(text(f"EXPLAIN QUERY PLAN {sql}"))]
+            assert any("ix_creator_created" in line for line in plan), plan
+            assert not any("TEMP B-TREE FOR ORDER BY" in line for line in plan), plan
+        else:
+            session.execute(text("SET LOCAL enable_seqscan = off"))
+            plan = [row[0] for row in session.execute(text(f"EXPLAIN {sql}"))]
+            assert any("ix_creator_created" in line for line in plan), plan
