@@ -420,3 +420,35 @@ def test_discovery_reads_creators_in_index_order(db: Database, talent_catalog: o
             session.execute(text("SET LOCAL enable_seqscan = off"))
             plan = [row[0] for row in session.execute(text(f"EXPLAIN {sql}"))]
             assert any("ix_creator_created" in line for line in plan), plan
+
+
+def test_a_creator_whose_voice_is_retired_lists_no_dead_demo(
+    client: TestClient, db: Database, buyer: Customer
+) -> None:
+    suffix = unique_word()
+    with db.session() as session:
+        session.add(Creator(id=f"cr_voice_{suffix}", display_name="Owner", languages=["en-US"]))
+        session.flush()
+        session.add(
+            Voice(
+                id=f"voice_{suffix}", creator_id=f"cr_voice_{suffix}", name="Soon retired",
+                language="en-US", gender="female", accent="American", engine="piper",
+                engine_voice="en_US-amy-medium", created_at=utcnow(),
+            )
+        )  # fmt: skip
+    demos = [
+        {"title": "Own voice", "genre": "commercial", "script": "Hello.",
+         "voice_id": f"voice_{suffix}"},
+        {"title": "Sarah reads", "genre": "commercial", "script": "Hi.", "voice_id": "voice_sarah"},
+    ]  # fmt: skip
+    creator = add_talent(db, profile(demos=demos))[0]
+    url = f"/api/v1/workforce/creators/{creator}"
+    before = client.get(url, headers=buyer.auth()).json()
+    assert [d["title"] for d in before["demos"]] == ["Own voice", "Sarah reads"]
+    with db.session() as session:
+        retired = session.get(Voice, f"voice_{suffix}")
+        assert retired is not None
+        retired.is_active = False
+    response = client.get(url, headers=buyer.auth())
+    assert response.status_code == 200, response.text
+    assert [d["title"] for d in response.json()["demos"]] == ["Sarah reads"]

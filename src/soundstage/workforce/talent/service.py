@@ -35,11 +35,15 @@ MAX_SEARCH_OFFSET = 10_000
 def creators_out(
     session: Session, settings: Settings, creators: Sequence[Creator]
 ) -> list[CreatorOut]:
-    """Profiles with rate cards, voices and signed demo URLs (three queries for any number)."""
+    """Profiles with rate cards, voices and signed demo URLs (four queries for any number).
+    A demo read by a voice retired from the catalog is left out: its URL could only be 404."""
     ids = [c.id for c in creators]
     rates = repository.rates_of(session, ids)
     demos_by_creator = repository.demos_of(session, ids)
     voice_ids = voices.voice_ids_by_creator(session, ids)
+    speaking = voices.active_voice_ids(
+        session, {d.voice_id for found in demos_by_creator.values() for d in found}
+    )
     return [
         CreatorOut(
             creator_id=c.id,
@@ -60,7 +64,11 @@ def creators_out(
                 for r in rates.get(c.id, [])
             ],
             voice_ids=voice_ids.get(c.id, []),
-            demos=[demo_out(settings, d) for d in demos_by_creator.get(c.id, [])],
+            demos=[
+                demo_out(settings, d)
+                for d in demos_by_creator.get(c.id, [])
+                if d.voice_id in speaking
+            ],
             created_at=c.created_at,
         )
         for c in creators
