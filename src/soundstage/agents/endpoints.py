@@ -22,20 +22,20 @@ def list_agents(
     page: Annotated[PageParams, Depends(page_params)],
 ) -> ListResponse[AgentOut]:
     """The caller's voice agents, newest first."""
-    agents, has_more = service.list_owned(session, principal, page)
-    return ListResponse[AgentOut](data=[service.agent_out(a) for a in agents], has_more=has_more)
+    agents, has_more = service.list_agents(session, principal, page)
+    return ListResponse[AgentOut](data=agents, has_more=has_more)
 
 
 @router.post("/agents", response_model=AgentOut)
 def create_agent(body: AgentCreate, session: SessionDep, principal: PrincipalDep) -> AgentOut:
     """Create a voice agent speaking with a catalog voice (404 `voice_not_found`)."""
-    return service.agent_out(service.create(session, principal, body))
+    return service.create_agent(session, principal, body)
 
 
 @router.get("/agents/{agent_id}", response_model=AgentOut)
 def get_agent(agent_id: AgentId, session: SessionDep, principal: PrincipalDep) -> AgentOut:
     """One of the caller's agents (404 `agent_not_found`)."""
-    return service.agent_out(service.get_owned(session, principal, agent_id))
+    return service.get_agent(session, principal, agent_id)
 
 
 @router.patch("/agents/{agent_id}", response_model=AgentOut)
@@ -43,7 +43,7 @@ def update_agent(
     agent_id: AgentId, body: AgentUpdate, session: SessionDep, principal: PrincipalDep
 ) -> AgentOut:
     """Change some fields of an agent; the others keep their values."""
-    return service.agent_out(service.update(session, principal, agent_id, body))
+    return service.update_agent(session, principal, agent_id, body)
 
 
 @router.delete("/agents/{agent_id}", response_model=AgentDeleted)
