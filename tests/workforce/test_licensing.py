@@ -304,7 +304,7 @@ def test_allowed_transitions(
 ) -> None:
     license_ = request_license(client, buyer, creator)
     for step in PATHS[state]:
-        act(client, buyer, license_["id"], step)
+        assert act(client, buyer, license_["id"], step).status_code == 200, step
     moved = act(client, buyer, license_["id"], action)
     assert moved.status_code == 200, moved.text
     assert moved.json()["status"] == result
