@@ -108,7 +108,8 @@ def test_bounds(
     patched = client.patch(
         f"{AGENTS}/{agent['id']}", json={field: outside}, headers=customer.auth()
     )
-    assert patched.status_code == 422
+    assert assert_error(patched, 422, "parameter_invalid")["param"] == field
+    assert client.get(f"{AGENTS}/{agent['id']}", headers=customer.auth()).json() == agent
     unknown = client.patch(
         f"{AGENTS}/{agent['id']}", json={"color": "red"}, headers=customer.auth()
     )
@@ -143,3 +144,14 @@ def test_agents_are_per_account_and_environment(
     for headers in (other_customer.auth(), customer.auth("production")):
         assert_error(client.get(f"{AGENTS}/{agent['id']}", headers=headers), 404, "agent_not_found")
         assert client.get(AGENTS, headers=headers).json()["data"] == []
+
+
+@pytest.mark.parametrize("field", ["name", "voice_id", "language", "greeting", "instructions"])
+def test_patching_null_is_422_and_changes_nothing(
+    client: TestClient, customer: Customer, field: str
+) -> None:
+    agent = create(client, customer, greeting="Hi", instructions="Be brief.").json()
+    url = f"{AGENTS}/{agent['id']}"
+    response = client.patch(url, json={field: None}, headers=customer.auth())
+    assert assert_error(response, 422, "parameter_invalid")["param"] == field
+    assert client.get(url, headers=customer.auth()).json() == agent

@@ -259,6 +259,7 @@ def test_daylight_saving_days_have_23_and_25_hours(
         ("?date=2027-12-05T10:00", "parameter_invalid"),
         ("?date=12/05/2027", "parameter_invalid"),
         ("?date=tomorrow", "parameter_invalid"),
+        ("?date=%D9%A2%D9%A0%D9%A2%D9%A7-%D9%A0%D9%A1-%D9%A0%D9%A5", "parameter_invalid"),
     ],
 )
 def test_date_is_required_and_a_calendar_date(

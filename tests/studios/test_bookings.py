@@ -129,6 +129,12 @@ def test_required_fields(
         ("date", "2027-02-30"),
         ("date", "2027-1-5"),
         ("date", 20270105),
+        # Non-ASCII digits: `\\d` and int() take them, the API does not.
+        ("date", "\u0662\u0660\u0662\u0667-\u0660\u0661-\u0660\u0665"),
+        ("date", "\uff12\uff10\uff12\uff17-01-05"),
+        ("start_time", "1\u0660:00"),
+        ("end_time", "1\uff12:00"),
+        ("end_time", "²4:00"),
         ("start_time", "10:10"),
         ("start_time", "9:00"),
         ("start_time", "24:00"),

@@ -171,6 +171,9 @@ def _with(change: dict[str, Any]) -> dict[str, Any]:
         ({"opening_hours.0.day": "funday"}, "opening_hours[0].day"),
         ({"photos": ["ftp://example.com/a.jpg"]}, "photos[0]"),
         ({"latitude": 91}, "latitude"),
+        ({"rooms.0.currency": "ßp"}, "rooms[0].currency"),  # 'ßp'.upper() is SSP
+        ({"address.country": "ß"}, "address.country"),  # 'ß'.upper() is SS
+        ({"opening_hours.0.open": "0٩:00"}, "opening_hours[0].open"),
         ({"id": "has space"}, "studios[0].id"),
         ({"colour": "blue"}, "colour"),
         ({"closures": [{"date": "2027-01-01"}, {"date": "2027-01-01"}]}, "each date once"),

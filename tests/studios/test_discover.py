@@ -5,6 +5,7 @@ one studio with its rooms, and the indexes the filtered queries use."""
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +22,7 @@ from soundstage.studios.importer import StudioCounts, upsert_studios
 from soundstage.studios.places import place_key
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer, create_customer
-from tests.studios.conftest import MakeStudio, days_ahead
+from tests.studios.conftest import ROOM_A, ROOM_B, MakeStudio, days_ahead
 
 pytestmark = pytest.mark.services
 
@@ -182,6 +183,8 @@ def test_a_studio_summary(client: TestClient, reader: Customer) -> None:
         ("capacity=0", "capacity"),
         ("capacity=1001", "capacity"),
         ("capacity=two", "capacity"),
+        ("capacity=%EF%BC%92", "capacity"),  # fullwidth 2
+        ("capacity=%C2%B2", "capacity"),  # superscript 2
         ("type=vocal", "type"),
         ("city=", "city"),
         ("city=---", "city"),
@@ -310,3 +313,36 @@ def test_discover_queries_read_through_indexes(
             plan = [row[0] for row in session.execute(text(f"EXPLAIN {sql}"))]
             assert not any("Seq Scan on studio" in line for line in plan), plan
             assert any("ix_studio_" in line for line in plan), plan
+
+
+def test_only_active_studios_decide_whether_a_state_is_a_name_or_a_code(
+    client: TestClient, db: Database, reader: Customer, make_studio: MakeStudio
+) -> None:
+    code = "Z" + secrets.token_hex(3).upper()
+    address = {"city": f"Testville {code}", "state": f"Province {code}", "country": "US"}
+    active = make_studio(address={**address, "state_code": code})
+    assert [s["id"] for s in walk(client, reader, f"&state={code}")] == [active.id]
+    # A retired studio in a state *named* like that code must not turn the filter into a
+    # name filter that no active studio matches.
+    retired = make_studio(state=code)
+    with db.session() as session:
+        upsert_studios(session, [retired.model_copy(update={"active": False})])
+    assert [s["id"] for s in walk(client, reader, f"&state={code}")] == [active.id]
+    # Likewise a retired studio of that city is not listed.
+    city = active.address.city.replace(" ", "+")
+    assert [s["id"] for s in walk(client, reader, f"&city={city}&state={code}")] == [active.id]
+
+
+def test_capacity_counts_only_the_rooms_a_studio_still_has(
+    client: TestClient, db: Database, reader: Customer, make_studio: MakeStudio
+) -> None:
+    big = {**ROOM_A, "booth_capacity": 900}
+    spec = make_studio(rooms=[ROOM_B, big])
+    query = f"&city={spec.address.city.replace(' ', '+')}&capacity=900"
+    assert [s["id"] for s in walk(client, reader, query)] == [spec.id]
+    with db.session() as session:  # the big room is retired
+        upsert_studios(session, [spec.model_copy(update={"rooms": spec.rooms[:1]})])
+    assert walk(client, reader, query) == []
+    shown = client.get(f"/api/v1/studios/{spec.id}", headers=reader.auth()).json()
+    assert [room["id"] for room in shown["rooms"]] == [spec.rooms[0].id]
+    assert shown["max_booth_capacity"] == ROOM_B["booth_capacity"]

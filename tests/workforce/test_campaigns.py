@@ -105,6 +105,10 @@ def test_matches_speak_a_wanted_language(client: TestClient, buyer: Customer) ->
         ("script_excerpt", "x" * 5001), ("usage_type", "radio"), ("budget_cents", 99),
         ("budget_cents", 1_000_000_001), ("budget_cents", "lots"), ("deadline", "2026-13-01"),
         ("deadline", "tomorrow"),
+        ("deadline", "\u0662\u0660\u0669\u0669-\u0660\u0661-\u0663\u0661"),
+        ("deadline", "\uff12\uff10\uff19\uff19-01-31"),
+        ("deadline", 4102444800), ("deadline", "4102444800"), ("deadline", "2099-01-31T00:00"),
+        ("languages", ["\uff45\uff4e"]),
     ],
 )  # fmt: skip
 def test_bad_briefs_are_422_naming_the_field(

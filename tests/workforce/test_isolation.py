@@ -94,5 +94,9 @@ def test_nobody_else_sees_or_touches_them(
         ]
         == "open"
     )
+    agent = client.get(f"/api/v1/agents/{owned['agent']}", headers=buyer.auth()).json()
+    assert agent["name"] == "Front desk"  # the stranger's PATCH changed nothing
+    license_ = client.get(f"/api/v1/workforce/licenses/{owned['license']}", headers=buyer.auth())
+    assert license_.json()["status"] == "completed"  # nor did its cancel
     for path in LISTS:
         assert len(client.get(path, headers=buyer.auth()).json()["data"]) >= 1, path

@@ -161,6 +161,9 @@ def test_a_request_is_quoted_from_the_rate_card(
         ("territory", "world"),
         ("territory", ",".join(COUNTRIES[:51])),
         ("territory", 7),
+        ("territory", "ß"),  # 'ß'.upper() is SS, South Sudan
+        ("territory", "us,ß"),
+        ("territory", "\uff35\uff33"),
         ("duration_months", 0),
         ("duration_months", 121),
         ("duration_months", 1.5),
@@ -301,7 +304,7 @@ def test_allowed_transitions(
 ) -> None:
     license_ = request_license(client, buyer, creator)
     for step in PATHS[state]:
-        act(client, buyer, license_["id"], step)
+        assert act(client, buyer, license_["id"], step).status_code == 200, step
     moved = act(client, buyer, license_["id"], action)
     assert moved.status_code == 200, moved.text
     assert moved.json()["status"] == result
@@ -419,3 +422,15 @@ def test_licenses_list_newest_first_with_filters(
     assert [x["id"] for x in cancelled["data"]] == [second["id"]]
     bad = client.get(licenses_url() + "?status=paid", headers=buyer.auth())
     assert assert_error(bad, 422, "parameter_invalid")["param"] == "status"
+
+
+def test_a_decline_reason_is_at_most_1000_characters(
+    client: TestClient, buyer: Customer, creator: str
+) -> None:
+    first = request_license(client, buyer, creator)
+    url = f"/api/v1/sandbox/workforce/licenses/{first['id']}/decline"
+    too_long = client.post(url, json={"reason": "r" * 1001}, headers=buyer.auth())
+    assert assert_error(too_long, 422, "parameter_invalid")["param"] == "reason"
+    declined = client.post(url, json={"reason": "r" * 1000}, headers=buyer.auth())
+    assert declined.status_code == 200, declined.text
+    assert declined.json()["decline_reason"] == "r" * 1000

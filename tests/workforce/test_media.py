@@ -137,7 +137,9 @@ def test_demo_urls_serve_the_rendered_mp3(
 ) -> None:
     creator = add_talent(db, profile(demos=TWO_DEMOS))[0]
     completed_license(client, buyer, creator)
-    for asset in media(client, buyer):
+    held = media(client, buyer)
+    assert len(held) == len(TWO_DEMOS)  # the loop below must check something
+    for asset in held:
         response = fetch(client, asset["url"])
         assert response.status_code == 200, response.text
         assert response.headers["content-type"] == "audio/mpeg"

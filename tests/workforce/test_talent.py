@@ -4,6 +4,7 @@ ranked by relevance with its filters and pages, on the database at hand."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from typing import Any
 
@@ -15,8 +16,10 @@ from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.timeutil import utcnow
 from soundstage.models import Creator, CreatorSearch, Voice
+from soundstage.workforce.talent import repository
 from soundstage.workforce.talent.catalog import TalentCounts, upsert_talent
 from soundstage.workforce.talent.demo import build_demo_talent, load_demo_talent
+from soundstage.workforce.talent.repository import TalentFilters
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer
 from tests.workforce.conftest import add_talent, every_page, profile, unique_word
@@ -178,7 +181,8 @@ def test_discover_pages_with_cursors(
 @pytest.mark.parametrize(
     ("query", "param"),
     [("genre=jazz", "genre"), ("role=singer", "role"), ("language=e", "language"),
-     ("language=en_US", "language"), ("verified=maybe", "verified")],
+     ("language=en_US", "language"), ("verified=maybe", "verified"),
+     ("language=%EF%BD%85%EF%BD%8E", "language")],
 )  # fmt: skip
 def test_bad_discover_filters_are_422_naming_them(
     client: TestClient, buyer: Customer, query: str, param: str
@@ -322,12 +326,19 @@ def test_search_pages_follow_next_page(client: TestClient, db: Database, buyer: 
     assert [i for p in pages for i in p] == whole
 
 
+def token(number: str) -> str:
+    """A search page token of `number` as the service writes one (offset:N, urlsafe base64)."""
+    return base64.urlsafe_b64encode(f"offset:{number}".encode()).decode().rstrip("=")
+
+
 @pytest.mark.parametrize(
     ("query", "param"),
     [("q=", "q"), ("q=%21%21%21", "q"), (f"q={'a' * 201}", "q"), ("", "q"),
      ("q=x&page=bm9wZQ", "page"), ("q=x&page=%25%25", "page"), ("q=x&limit=0", "limit"),
      ("q=x&limit=101", "limit"), ("q=x&gender=robot", "gender"),
-     ("q=x&age_range=old", "age_range")],
+     ("q=x&age_range=old", "age_range"),
+     # Page tokens of non-ASCII digits: superscript, Arabic-Indic, fullwidth.
+     *((f"q=x&page={token(number)}", "page") for number in ("²", "\u0661\u0662", "\uff11"))],
 )  # fmt: skip
 def test_bad_search_parameters_are_422_naming_them(
     client: TestClient, buyer: Customer, query: str, param: str
@@ -388,3 +399,56 @@ def test_creators_written_by_anyone_are_indexed(
         creator.languages = ["de-DE"]
     assert ids_of(search(client, buyer, f"q={later}&language=de")) == [creator_id]
     assert ids_of(search(client, buyer, f"q={word}&language=pt")) == []
+
+
+def test_discovery_reads_creators_in_index_order(db: Database, talent_catalog: object) -> None:
+    """Discovery's order (created_at, id, newest first) is served by ix_creator_created: no
+    sort of every creator before the first page."""
+    stmt = (
+        repository.creators_query(TalentFilters())
+        .order_by(Creator.created_at.desc(), Creator.id.desc())
+        .limit(21)
+    )
+    with db.session() as session:
+        dialect = session.get_bind().dialect
+        sql = str(stmt.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
+        if dialect.name == "sqlite":
+            plan = [row[-1] for row in session.execute(text(f"EXPLAIN QUERY PLAN {sql}"))]
+            assert any("ix_creator_created" in line for line in plan), plan
+            assert not any("TEMP B-TREE FOR ORDER BY" in line for line in plan), plan
+        else:
+            session.execute(text("SET LOCAL enable_seqscan = off"))
+            plan = [row[0] for row in session.execute(text(f"EXPLAIN {sql}"))]
+            assert any("ix_creator_created" in line for line in plan), plan
+
+
+def test_a_creator_whose_voice_is_retired_lists_no_dead_demo(
+    client: TestClient, db: Database, buyer: Customer
+) -> None:
+    suffix = unique_word()
+    with db.session() as session:
+        session.add(Creator(id=f"cr_voice_{suffix}", display_name="Owner", languages=["en-US"]))
+        session.flush()
+        session.add(
+            Voice(
+                id=f"voice_{suffix}", creator_id=f"cr_voice_{suffix}", name="Soon retired",
+                language="en-US", gender="female", accent="American", engine="piper",
+                engine_voice="en_US-amy-medium", created_at=utcnow(),
+            )
+        )  # fmt: skip
+    demos = [
+        {"title": "Own voice", "genre": "commercial", "script": "Hello.",
+         "voice_id": f"voice_{suffix}"},
+        {"title": "Sarah reads", "genre": "commercial", "script": "Hi.", "voice_id": "voice_sarah"},
+    ]  # fmt: skip
+    creator = add_talent(db, profile(demos=demos))[0]
+    url = f"/api/v1/workforce/creators/{creator}"
+    before = client.get(url, headers=buyer.auth()).json()
+    assert [d["title"] for d in before["demos"]] == ["Own voice", "Sarah reads"]
+    with db.session() as session:
+        retired = session.get(Voice, f"voice_{suffix}")
+        assert retired is not None
+        retired.is_active = False
+    response = client.get(url, headers=buyer.auth())
+    assert response.status_code == 200, response.text
+    assert [d["title"] for d in response.json()["demos"]] == ["Sarah reads"]

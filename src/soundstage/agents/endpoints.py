@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Path
 
 from soundstage.agents import service
 from soundstage.agents.schemas import AgentCreate, AgentDeleted, AgentOut, AgentUpdate
@@ -12,6 +12,7 @@ from soundstage.core.deps import PrincipalDep, SessionDep
 from soundstage.core.pagination import ListResponse, PageParams, page_params
 
 router = APIRouter(tags=["Agents"])
+AgentId = Annotated[str, Path(min_length=1, max_length=40, description="The agent's id.")]
 
 
 @router.get("/agents", response_model=ListResponse[AgentOut])
@@ -21,31 +22,31 @@ def list_agents(
     page: Annotated[PageParams, Depends(page_params)],
 ) -> ListResponse[AgentOut]:
     """The caller's voice agents, newest first."""
-    agents, has_more = service.list_owned(session, principal, page)
-    return ListResponse[AgentOut](data=[service.agent_out(a) for a in agents], has_more=has_more)
+    agents, has_more = service.list_agents(session, principal, page)
+    return ListResponse[AgentOut](data=agents, has_more=has_more)
 
 
 @router.post("/agents", response_model=AgentOut)
 def create_agent(body: AgentCreate, session: SessionDep, principal: PrincipalDep) -> AgentOut:
     """Create a voice agent speaking with a catalog voice (404 `voice_not_found`)."""
-    return service.agent_out(service.create(session, principal, body))
+    return service.create_agent(session, principal, body)
 
 
 @router.get("/agents/{agent_id}", response_model=AgentOut)
-def get_agent(agent_id: str, session: SessionDep, principal: PrincipalDep) -> AgentOut:
+def get_agent(agent_id: AgentId, session: SessionDep, principal: PrincipalDep) -> AgentOut:
     """One of the caller's agents (404 `agent_not_found`)."""
-    return service.agent_out(service.get_owned(session, principal, agent_id))
+    return service.get_agent(session, principal, agent_id)
 
 
 @router.patch("/agents/{agent_id}", response_model=AgentOut)
 def update_agent(
-    agent_id: str, body: AgentUpdate, session: SessionDep, principal: PrincipalDep
+    agent_id: AgentId, body: AgentUpdate, session: SessionDep, principal: PrincipalDep
 ) -> AgentOut:
     """Change some fields of an agent; the others keep their values."""
-    return service.agent_out(service.update(session, principal, agent_id, body))
+    return service.update_agent(session, principal, agent_id, body)
 
 
 @router.delete("/agents/{agent_id}", response_model=AgentDeleted)
-def delete_agent(agent_id: str, session: SessionDep, principal: PrincipalDep) -> AgentDeleted:
+def delete_agent(agent_id: AgentId, session: SessionDep, principal: PrincipalDep) -> AgentDeleted:
     """Delete an agent for good."""
     return AgentDeleted(id=service.delete(session, principal, agent_id))

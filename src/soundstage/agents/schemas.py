@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from soundstage.core.schemas import RequestModel
 from soundstage.workforce.vocabulary import LanguageTag
@@ -36,6 +36,15 @@ class AgentUpdate(RequestModel):
     language: LanguageTag | None = Field(default=None, description=_LANGUAGE)
     greeting: str | None = Field(default=None, max_length=1000)
     instructions: str | None = Field(default=None, max_length=10_000)
+
+    @field_validator("name", "voice_id", "language", "greeting", "instructions")
+    @classmethod
+    def _not_null(cls, value: str | None) -> str:
+        # Omitted means "unchanged" (the default, never validated); an explicit null would
+        # clear a field no agent can be without.
+        if value is None:
+            raise ValueError("must not be null; omit the field to leave it unchanged")
+        return value
 
 
 class AgentOut(BaseModel):

@@ -83,3 +83,25 @@ def delete(session: Session, owner: Principal, agent_id: str) -> str:
     agent = get_owned(session, owner, agent_id)
     repository.delete(session, agent)
     return agent_id
+
+
+# --- what each endpoint calls: one function, answering the response body ---------------------
+
+
+def create_agent(session: Session, owner: Principal, body: AgentCreate) -> AgentOut:
+    return agent_out(create(session, owner, body))
+
+
+def get_agent(session: Session, owner: Principal, agent_id: str) -> AgentOut:
+    return agent_out(get_owned(session, owner, agent_id))
+
+
+def list_agents(
+    session: Session, owner: Principal, page: PageParams
+) -> tuple[list[AgentOut], bool]:
+    agents, has_more = list_owned(session, owner, page)
+    return [agent_out(a) for a in agents], has_more
+
+
+def update_agent(session: Session, owner: Principal, agent_id: str, body: AgentUpdate) -> AgentOut:
+    return agent_out(update(session, owner, agent_id, body))

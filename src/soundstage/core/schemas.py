@@ -1,11 +1,22 @@
-"""Base of request bodies: unknown fields refused, whitespace trimmed, no NUL in text."""
+"""Base of request bodies (unknown fields refused, whitespace trimmed, no NUL in text) and the
+shared field types: media URLs and strict calendar dates."""
 
 from __future__ import annotations
 
+import re
+from datetime import date
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+    field_validator,
+)
 
 
 class RequestModel(BaseModel):
@@ -43,4 +54,26 @@ MediaUrl = Annotated[
     str,
     Field(min_length=1, max_length=2048),
     AfterValidator(_media_url),
+]
+
+
+# ASCII digits only (`\d` also takes Arabic-Indic and fullwidth digits), the whole string
+# (no trailing newline).
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
+
+
+def _calendar_date(value: Any) -> date:
+    if isinstance(value, str) and _DATE.fullmatch(value):
+        try:
+            return date.fromisoformat(value)
+        except ValueError:
+            pass
+    raise ValueError("must be a calendar date YYYY-MM-DD")
+
+
+# A strict YYYY-MM-DD (no timestamps, no datetimes), documented as a date.
+CalendarDate = Annotated[
+    date,
+    BeforeValidator(_calendar_date),
+    WithJsonSchema({"type": "string", "format": "date", "example": "2026-12-05"}),
 ]

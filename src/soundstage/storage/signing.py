@@ -66,7 +66,11 @@ def verify(
         raise InvalidMediaSignature("This media URL is not validly signed.")
     expires_text = parts[0].removeprefix("expires=")
     signature = parts[1].removeprefix("signature=")
-    if not expires_text.isdigit() or str(int(expires_text)) != expires_text:
+    # ASCII digits only: '²'.isdigit() is true but int('²') raises.
+    if (
+        not (expires_text.isascii() and expires_text.isdigit())
+        or str(int(expires_text)) != expires_text
+    ):
         raise InvalidMediaSignature("This media URL is not validly signed.")
     expires = int(expires_text)
     message = _message(media_id, filename, expires)

@@ -176,13 +176,14 @@ def day_window(
     return DayWindow(day_start, day_end, merge([*previous_tail, *own]), reach)
 
 
-_CLOCK: Final = re.compile(r"^([01]\d|2[0-4]):([0-5]\d)$")
+# ASCII digits only (`\d` also takes Arabic-Indic digits); fullmatch, so no trailing newline either.
+_CLOCK: Final = re.compile(r"([01][0-9]|2[0-4]):([0-5][0-9])", re.ASCII)
 
 
 def clock_minute(text: str, *, midnight_end: bool = False) -> int:
     """Minutes of the day of an `HH:MM` on the quarter hour; "24:00" (1440) only as an end.
     ValueError with a message for the caller otherwise."""
-    match = _CLOCK.match(text)
+    match = _CLOCK.fullmatch(text)
     minute = int(match[1]) * 60 + int(match[2]) if match else -1
     if not 0 <= minute <= (DAY if midnight_end else DAY - 1):
         allowed = "00:00 to 24:00" if midnight_end else "00:00 to 23:45"

@@ -64,16 +64,21 @@ def _place(value: str) -> str:
     return value
 
 
+def _ascii_letters(value: str, length: int) -> bool:
+    return len(value) == length and value.isascii() and value.isalpha()
+
+
 def _currency(value: str) -> str:
     code = value.upper()
-    if len(code) != 3 or pycountry.currencies.get(alpha_3=code) is None:
+    # ASCII before upper(): 'ß'.upper() is 'SS', so 'ßp' would read as SSP.
+    if not _ascii_letters(value, 3) or pycountry.currencies.get(alpha_3=code) is None:
         raise ValueError("must be an ISO 4217 currency code, e.g. USD")
     return code
 
 
 def _country(value: str) -> str:
     code = value.upper()
-    if len(code) != 2 or pycountry.countries.get(alpha_2=code) is None:
+    if not _ascii_letters(value, 2) or pycountry.countries.get(alpha_2=code) is None:
         raise ValueError("must be an ISO 3166-1 alpha-2 country code, e.g. US")
     return code
 
@@ -147,7 +152,7 @@ class StudioSpec(RequestModel):
     description: str = Field(default="", max_length=5000)
     types: list[StudioType] = Field(min_length=1, max_length=len(STUDIO_TYPES))
     address: AddressSpec
-    timezone: Annotated[str, AfterValidator(_timezone)]
+    timezone: Annotated[str, StringConstraints(max_length=64), AfterValidator(_timezone)]
     latitude: float = Field(ge=-90, le=90)
     longitude: float = Field(ge=-180, le=180)
     amenities: list[ShortText] = Field(default_factory=list, max_length=50)

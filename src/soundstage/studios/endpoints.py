@@ -10,6 +10,7 @@ from fastapi import APIRouter, Body, Depends, Path, Query
 from soundstage.core.deps import PrincipalDep, SessionDep, current_principal
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
+from soundstage.core.schemas import CalendarDate
 from soundstage.studios import bookings, service
 from soundstage.studios.catalog import MAX_BOOTH_CAPACITY, StudioType
 from soundstage.studios.schemas import (
@@ -17,7 +18,6 @@ from soundstage.studios.schemas import (
     BookingCreate,
     BookingOut,
     BookingStatus,
-    CalendarDate,
     StudioAvailabilityOut,
     StudioOut,
     StudioSummaryOut,

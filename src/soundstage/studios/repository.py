@@ -192,8 +192,11 @@ def type_column(studio_type: str) -> InstrumentedAttribute[bool]:
 
 def _state_column(session: Session, key: str) -> InstrumentedAttribute[Any]:
     """The state filter matches a state's name, or else its code ("CA" for California): one
-    indexed equality either way, never an OR that would need a sort."""
-    named = session.scalar(select(exists().where(Studio.state_key == key)))
+    indexed equality either way, never an OR that would need a sort. Only active studios
+    count: a retired studio in a state named like a code must not hide the code's studios."""
+    named = session.scalar(
+        select(exists().where(Studio.state_key == key, Studio.is_active.is_(True)))
+    )
     return Studio.state_key if named else Studio.state_code_key
 
 

@@ -2,29 +2,18 @@
 
 from __future__ import annotations
 
-import re
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field, WithJsonSchema
 
-from soundstage.core.schemas import RequestModel
+from soundstage.core.schemas import CalendarDate, RequestModel
 from soundstage.studios.availability import clock_minute
 from soundstage.studios.catalog import StudioType, Weekday
 
 BookingStatus = Literal["confirmed", "cancelled", "completed"]
 MAX_NOTES = 1000
 MAX_REASON = 500
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
-
-def _calendar_date(value: Any) -> date:
-    if isinstance(value, str) and _DATE.match(value):
-        try:
-            return date.fromisoformat(value)
-        except ValueError:
-            pass
-    raise ValueError("must be a calendar date YYYY-MM-DD")
 
 
 def _start_time(value: Any) -> str:
@@ -41,12 +30,6 @@ def _end_time(value: Any) -> str:
     return value
 
 
-# A strict YYYY-MM-DD (no timestamps, no datetimes), documented as a date.
-CalendarDate = Annotated[
-    date,
-    BeforeValidator(_calendar_date),
-    WithJsonSchema({"type": "string", "format": "date", "example": "2026-12-05"}),
-]
 StartTime = Annotated[
     str,
     BeforeValidator(_start_time),

@@ -58,6 +58,14 @@ def active_voices(session: Session, language: str | None) -> list[Voice]:
     return list(session.scalars(stmt))
 
 
+def active_voice_ids(session: Session, voice_ids: Iterable[str]) -> set[str]:
+    ids = set(voice_ids)
+    if not ids:
+        return set()
+    stmt = select(Voice.id).where(Voice.is_active.is_(True), Voice.id.in_(ids))
+    return set(session.scalars(stmt))
+
+
 def active_voice_ids_by_creator(
     session: Session, creator_ids: Iterable[str]
 ) -> dict[str, list[str]]:

@@ -50,6 +50,11 @@ def voice_ids_by_creator(session: Session, creator_ids: Iterable[str]) -> dict[s
     return repository.active_voice_ids_by_creator(session, creator_ids)
 
 
+def active_voice_ids(session: Session, voice_ids: Iterable[str]) -> set[str]:
+    """Those of `voice_ids` that are active catalog voices."""
+    return repository.active_voice_ids(session, voice_ids)
+
+
 def get_voice(session: Session, settings: Settings, voice_id: str) -> VoiceOut:
     voice = get_active_voice(session, voice_id)
     return voice_out(settings, voice, _creators_of(session, [voice])[voice.creator_id])

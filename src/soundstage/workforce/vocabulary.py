@@ -24,7 +24,7 @@ CURRENCY: Final = "USD"
 
 # A BCP-47 tag or a prefix of one: a 2-8 letter language, then subtags of 1-8 letters/digits.
 LANGUAGE_PATTERN: Final = r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$"
-_LANGUAGE = re.compile(LANGUAGE_PATTERN)
+_LANGUAGE = re.compile(LANGUAGE_PATTERN, re.ASCII)
 
 
 def canonical_tag(tag: str) -> str:
@@ -52,7 +52,7 @@ def language_name(tag: str) -> str | None:
 
 
 def _language_tag(value: str) -> str:
-    if not _LANGUAGE.match(value) or language_name(value) is None:
+    if not _LANGUAGE.fullmatch(value) or language_name(value) is None:
         raise ValueError("must be a BCP-47 tag of an ISO 639 language, such as `en` or `en-GB`")
     return canonical_tag(value)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Path, Query
 
 from soundstage.accounts.verification import VerifiedBuyerDep
 from soundstage.core.deps import SessionDep
@@ -14,6 +14,7 @@ from soundstage.workforce.campaigns import service
 from soundstage.workforce.campaigns.schemas import CampaignCreate, CampaignOut, CampaignStatus
 
 router = APIRouter(tags=["Workforce"])
+CampaignId = Annotated[str, Path(min_length=1, max_length=40, description="The campaign's id.")]
 
 
 @router.post("/workforce/campaign", response_model=CampaignOut, responses=errors(403))
@@ -24,8 +25,7 @@ def create_campaign(
     talent: creators who speak one of `languages` and offer `usage_type` at a base fee within
     `budget_cents`, ranked by shared roles and genres, verification and rating. Requires a
     verified buyer."""
-    campaign = service.create(session, buyer, body)
-    return service.campaigns_out(session, [campaign])[0]
+    return service.post_campaign(session, buyer, body)
 
 
 @router.get("/workforce/campaigns", response_model=ListResponse[CampaignOut], responses=errors(403))
@@ -38,22 +38,23 @@ def list_campaigns(
     ] = None,
 ) -> ListResponse[CampaignOut]:
     """The caller's campaigns, newest first."""
-    campaigns, has_more = service.list_owned(session, buyer, page, status=status)
-    return ListResponse[CampaignOut](
-        data=service.campaigns_out(session, campaigns), has_more=has_more
-    )
+    campaigns, has_more = service.list_campaigns(session, buyer, page, status=status)
+    return ListResponse[CampaignOut](data=campaigns, has_more=has_more)
 
 
 @router.get("/workforce/campaigns/{campaign_id}", response_model=CampaignOut, responses=errors(403))
-def get_campaign(campaign_id: str, session: SessionDep, buyer: VerifiedBuyerDep) -> CampaignOut:
+def get_campaign(
+    campaign_id: CampaignId, session: SessionDep, buyer: VerifiedBuyerDep
+) -> CampaignOut:
     """One of the caller's campaigns (404 `campaign_not_found`)."""
-    return service.campaigns_out(session, [service.get_owned(session, buyer, campaign_id)])[0]
+    return service.get_campaign(session, buyer, campaign_id)
 
 
 @router.post(
     "/workforce/campaigns/{campaign_id}/close", response_model=CampaignOut, responses=errors(403)
 )
-def close_campaign(campaign_id: str, session: SessionDep, buyer: VerifiedBuyerDep) -> CampaignOut:
+def close_campaign(
+    campaign_id: CampaignId, session: SessionDep, buyer: VerifiedBuyerDep
+) -> CampaignOut:
     """Close an open campaign (409 `campaign_state_conflict` if it is closed already)."""
-    campaign = service.close(session, service.get_owned(session, buyer, campaign_id))
-    return service.campaigns_out(session, [campaign])[0]
+    return service.close_campaign(session, buyer, campaign_id)

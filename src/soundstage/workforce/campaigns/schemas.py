@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from soundstage.core.schemas import RequestModel
+from soundstage.core.schemas import CalendarDate, RequestModel
 from soundstage.workforce.vocabulary import Genre, LanguageTag, Role, UsageType
 
 CampaignStatus = Literal["open", "closed"]
@@ -36,7 +36,9 @@ class CampaignCreate(RequestModel):
     budget_cents: int = Field(
         ge=100, le=MAX_BUDGET_CENTS, description="Budget in US cents, $1 to $10,000,000."
     )
-    deadline: date = Field(description="Last day for the work, YYYY-MM-DD, after today (UTC).")
+    deadline: CalendarDate = Field(
+        description="Last day for the work, YYYY-MM-DD, after today (UTC)."
+    )
 
     _unique_lists = field_validator("roles", "genres", "languages")(_unique)
 

@@ -114,3 +114,25 @@ def campaigns_out(session: Session, campaigns: list[Campaign]) -> list[CampaignO
         )
         for c in campaigns
     ]
+
+
+# --- what each endpoint calls: one function, answering the response body ---------------------
+
+
+def post_campaign(session: Session, buyer: Principal, brief: CampaignCreate) -> CampaignOut:
+    return campaigns_out(session, [create(session, buyer, brief)])[0]
+
+
+def list_campaigns(
+    session: Session, buyer: Principal, page: PageParams, *, status: str | None
+) -> tuple[list[CampaignOut], bool]:
+    campaigns, has_more = list_owned(session, buyer, page, status=status)
+    return campaigns_out(session, campaigns), has_more
+
+
+def get_campaign(session: Session, buyer: Principal, campaign_id: str) -> CampaignOut:
+    return campaigns_out(session, [get_owned(session, buyer, campaign_id)])[0]
+
+
+def close_campaign(session: Session, buyer: Principal, campaign_id: str) -> CampaignOut:
+    return campaigns_out(session, [close(session, get_owned(session, buyer, campaign_id))])[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Path, Query
 
 from soundstage.accounts.verification import VerifiedBuyerDep
 from soundstage.core.deps import PrincipalDep, SandboxPrincipalDep, SessionDep
@@ -20,6 +20,7 @@ from soundstage.workforce.licensing.schemas import (
 )
 
 router = APIRouter(tags=["Workforce"])
+LicenseId = Annotated[str, Path(min_length=1, max_length=40, description="The license's id.")]
 PageDep = Annotated[PageParams, Depends(page_params)]
 StatusQuery = Annotated[LicenseStatus | None, Query(description="Only licenses in this state.")]
 
@@ -33,7 +34,7 @@ def request_license(
     term multiplier, half-up), the 1% `success_fee_cents` (half-up) and `total_cents`. The
     creator then accepts or declines; the buyer completes an accepted license. Requires a
     verified buyer; 404 `creator_not_found`, 422 `usage_not_offered`."""
-    return service.license_out(service.request_license(session, buyer, body))
+    return service.post_license(session, buyer, body)
 
 
 @router.get("/workforce/licenses", response_model=ListResponse[LicenseOut], responses=errors(403))
@@ -45,38 +46,38 @@ def list_licenses(
     creator_id: Annotated[str | None, Query(min_length=1, max_length=40)] = None,
 ) -> ListResponse[LicenseOut]:
     """The caller's licenses, newest first. Requires a verified buyer."""
-    licenses, has_more = service.list_owned(
+    licenses, has_more = service.list_buyer_licenses(
         session, buyer, page, status=status, creator_id=creator_id
     )
-    return ListResponse[LicenseOut](
-        data=[service.license_out(x) for x in licenses], has_more=has_more
-    )
+    return ListResponse[LicenseOut](data=licenses, has_more=has_more)
 
 
 @router.get("/workforce/licenses/{license_id}", response_model=LicenseOut, responses=errors(403))
-def get_license(license_id: str, session: SessionDep, buyer: VerifiedBuyerDep) -> LicenseOut:
+def get_license(license_id: LicenseId, session: SessionDep, buyer: VerifiedBuyerDep) -> LicenseOut:
     """One of the caller's licenses (404 `license_not_found`)."""
-    return service.license_out(service.get_owned(session, buyer, license_id))
+    return service.get_buyer_license(session, buyer, license_id)
 
 
 @router.post(
     "/workforce/licenses/{license_id}/complete", response_model=LicenseOut, responses=errors(403)
 )
-def complete_license(license_id: str, session: SessionDep, buyer: VerifiedBuyerDep) -> LicenseOut:
+def complete_license(
+    license_id: LicenseId, session: SessionDep, buyer: VerifiedBuyerDep
+) -> LicenseOut:
     """Conclude an accepted license at its quoted total: the term starts now and ends
     `duration_months` later, and the creator's media are listed by GET /workforce/media until
     then. 409 `license_state_conflict` unless the license is accepted."""
-    license_ = service.get_owned(session, buyer, license_id)
-    return service.license_out(service.complete(session, buyer, license_))
+    return service.complete_buyer_license(session, buyer, license_id)
 
 
 @router.post(
     "/workforce/licenses/{license_id}/cancel", response_model=LicenseOut, responses=errors(403)
 )
-def cancel_license(license_id: str, session: SessionDep, buyer: VerifiedBuyerDep) -> LicenseOut:
+def cancel_license(
+    license_id: LicenseId, session: SessionDep, buyer: VerifiedBuyerDep
+) -> LicenseOut:
     """Withdraw a requested or accepted license (409 once completed, declined or cancelled)."""
-    license_ = service.get_owned(session, buyer, license_id)
-    return service.license_out(service.cancel(session, license_))
+    return service.cancel_buyer_license(session, buyer, license_id)
 
 
 @router.get("/workforce/talent/licenses", response_model=ListResponse[LicenseOut])
@@ -85,29 +86,28 @@ def list_addressed_licenses(
 ) -> ListResponse[LicenseOut]:
     """Creator side: license requests to the creators the caller's account speaks for
     (linked by an operator: `soundstage catalog set-owner`), in the key's environment."""
-    licenses, has_more = service.list_addressed(session, principal, page, status=status)
-    return ListResponse[LicenseOut](
-        data=[service.license_out(x) for x in licenses], has_more=has_more
-    )
+    licenses, has_more = service.list_creator_licenses(session, principal, page, status=status)
+    return ListResponse[LicenseOut](data=licenses, has_more=has_more)
 
 
 @router.post("/workforce/talent/licenses/{license_id}/accept", response_model=LicenseOut)
-def accept_license(license_id: str, session: SessionDep, principal: PrincipalDep) -> LicenseOut:
+def accept_license(
+    license_id: LicenseId, session: SessionDep, principal: PrincipalDep
+) -> LicenseOut:
     """Creator side: accept a requested license (409 `license_state_conflict` otherwise)."""
-    license_ = service.get_addressed(session, principal, license_id)
-    return service.license_out(service.accept(session, license_))
+    return service.answer_license(session, principal, license_id, accepted=True)
 
 
 @router.post("/workforce/talent/licenses/{license_id}/decline", response_model=LicenseOut)
 def decline_license(
-    license_id: str,
+    license_id: LicenseId,
     session: SessionDep,
     principal: PrincipalDep,
     body: DeclineRequest | None = None,
 ) -> LicenseOut:
     """Creator side: decline a requested license, with an optional reason for the buyer."""
-    license_ = service.get_addressed(session, principal, license_id)
-    return service.license_out(service.decline(session, license_, body.reason if body else None))
+    reason = body.reason if body else None
+    return service.answer_license(session, principal, license_id, accepted=False, reason=reason)
 
 
 @router.post(
@@ -117,11 +117,10 @@ def decline_license(
     tags=["Sandbox"],
 )
 def sandbox_accept_license(
-    license_id: str, session: SessionDep, principal: SandboxPrincipalDep
+    license_id: LicenseId, session: SessionDep, principal: SandboxPrincipalDep
 ) -> LicenseOut:
     """Sandbox only: the creator accepts one of the caller's requested licenses."""
-    license_ = service.get_owned(session, principal, license_id)
-    return service.license_out(service.accept(session, license_))
+    return service.answer_license(session, principal, license_id, accepted=True, sandbox_buyer=True)
 
 
 @router.post(
@@ -131,11 +130,13 @@ def sandbox_accept_license(
     tags=["Sandbox"],
 )
 def sandbox_decline_license(
-    license_id: str,
+    license_id: LicenseId,
     session: SessionDep,
     principal: SandboxPrincipalDep,
     body: DeclineRequest | None = None,
 ) -> LicenseOut:
     """Sandbox only: the creator declines one of the caller's requested licenses."""
-    license_ = service.get_owned(session, principal, license_id)
-    return service.license_out(service.decline(session, license_, body.reason if body else None))
+    reason = body.reason if body else None
+    return service.answer_license(
+        session, principal, license_id, accepted=False, reason=reason, sandbox_buyer=True
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Literal
 
@@ -14,6 +15,7 @@ from soundstage.workforce.vocabulary import UsageType
 
 LicenseStatus = Literal["requested", "accepted", "declined", "cancelled", "completed", "expired"]
 MAX_COUNTRIES = 50
+_ALPHA_2 = re.compile(r"[A-Z]{2}", re.ASCII)
 
 
 class LicenseRequest(RequestModel):
@@ -39,11 +41,16 @@ class LicenseRequest(RequestModel):
     def _territory(cls, value: str) -> str:
         if value.lower() == WORLDWIDE:
             return WORLDWIDE
+        # ASCII before upper(): 'ß'.upper() is 'SS' (South Sudan).
+        if not value.isascii():
+            raise ValueError(
+                "must be `worldwide` or ISO 3166-1 alpha-2 country codes separated by commas"
+            )
         codes = sorted({code.strip().upper() for code in value.split(",")})
         if len(codes) > MAX_COUNTRIES:
             raise ValueError(f"at most {MAX_COUNTRIES} countries; use `worldwide`")
         for code in codes:
-            if len(code) != 2 or pycountry.countries.get(alpha_2=code) is None:
+            if not _ALPHA_2.fullmatch(code) or pycountry.countries.get(alpha_2=code) is None:
                 raise ValueError(
                     "must be `worldwide` or ISO 3166-1 alpha-2 country codes separated by commas"
                 )

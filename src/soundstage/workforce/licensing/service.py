@@ -198,3 +198,59 @@ def complete(session: Session, buyer: Principal, license_: License) -> License:
     completed = _move(session, license_, _COMPLETABLE, values, "completed")
     media.grant(session, buyer, completed.id, talent.demos_of(session, completed.creator_id))
     return completed
+
+
+# --- what each endpoint calls: one function, answering the response body ---------------------
+
+
+def post_license(session: Session, buyer: Principal, body: LicenseRequest) -> LicenseOut:
+    return license_out(request_license(session, buyer, body))
+
+
+def list_buyer_licenses(
+    session: Session,
+    buyer: Principal,
+    page: PageParams,
+    *,
+    status: str | None,
+    creator_id: str | None,
+) -> tuple[list[LicenseOut], bool]:
+    found, has_more = list_owned(session, buyer, page, status=status, creator_id=creator_id)
+    return [license_out(x) for x in found], has_more
+
+
+def list_creator_licenses(
+    session: Session, talent_account: Principal, page: PageParams, *, status: str | None
+) -> tuple[list[LicenseOut], bool]:
+    found, has_more = list_addressed(session, talent_account, page, status=status)
+    return [license_out(x) for x in found], has_more
+
+
+def get_buyer_license(session: Session, buyer: Principal, license_id: str) -> LicenseOut:
+    return license_out(get_owned(session, buyer, license_id))
+
+
+def complete_buyer_license(session: Session, buyer: Principal, license_id: str) -> LicenseOut:
+    return license_out(complete(session, buyer, get_owned(session, buyer, license_id)))
+
+
+def cancel_buyer_license(session: Session, buyer: Principal, license_id: str) -> LicenseOut:
+    return license_out(cancel(session, get_owned(session, buyer, license_id)))
+
+
+def answer_license(
+    session: Session,
+    principal: Principal,
+    license_id: str,
+    *,
+    accepted: bool,
+    reason: str | None = None,
+    sandbox_buyer: bool = False,
+) -> LicenseOut:
+    """The creator's answer: by the account that speaks for the creator, or in sandbox by the
+    buyer playing the creator (`sandbox_buyer`, on the buyer's own license)."""
+    find = get_owned if sandbox_buyer else get_addressed
+    license_ = find(session, principal, license_id)
+    return license_out(
+        accept(session, license_) if accepted else decline(session, license_, reason)
+    )

@@ -55,7 +55,7 @@ class DemoIn(RequestModel):
         default=None, description="The script's language; default: the creator's first."
     )
     script: str = Field(min_length=1, max_length=2000)
-    voice_id: str = Field(description="The catalog voice that reads the script.")
+    voice_id: str = Field(max_length=40, description="The catalog voice that reads the script.")
 
 
 class TalentIn(RequestModel):
@@ -77,7 +77,9 @@ class TalentIn(RequestModel):
     rate_card: dict[UsageType, FeeCents] = Field(min_length=1)
     demos: list[DemoIn] = Field(default_factory=list, max_length=10)
     account_id: str | None = Field(
-        default=None, description="The account that answers the creator's license requests."
+        default=None,
+        max_length=40,
+        description="The account that answers the creator's license requests.",
     )
 
     _unique_lists = field_validator("roles", "genres", "languages", "accents", "vocal_styles")(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import FileResponse
 
 from soundstage.accounts.verification import VerifiedBuyerDep
@@ -20,6 +20,7 @@ from soundstage.workforce.vocabulary import LANGUAGE_PATTERN, AgeRange, Gender, 
 router = APIRouter(tags=["Workforce"])
 public_router = APIRouter(tags=["Workforce"])
 
+CreatorId = Annotated[str, Path(min_length=1, max_length=40, description="The creator's id.")]
 GenreQuery = Annotated[Genre | None, Query(description="Only creators working in this genre.")]
 RoleQuery = Annotated[Role | None, Query(description="Only creators taking this role.")]
 LanguageQuery = Annotated[
@@ -111,7 +112,7 @@ def search_talent(
 
 @router.get("/workforce/creators/{creator_id}", response_model=CreatorOut, responses=errors(403))
 def get_creator(
-    creator_id: str, session: SessionDep, request: Request, _buyer: VerifiedBuyerDep
+    creator_id: CreatorId, session: SessionDep, request: Request, _buyer: VerifiedBuyerDep
 ) -> CreatorOut:
     """One creator's profile (404 `creator_not_found`). Requires a verified buyer."""
     return service.get_creator(session, request.app.state.settings, creator_id)
@@ -125,7 +126,11 @@ def get_creator(
         **errors(403, 404, 503),
     },
 )
-async def demo_audio(demo_id: str, filename: str, request: Request) -> FileResponse:
+async def demo_audio(
+    demo_id: Annotated[str, Path(max_length=40)],
+    filename: Annotated[str, Path(max_length=255)],
+    request: Request,
+) -> FileResponse:
     """A demo's signed URL (no API key: the signature is the credential). Tampered or expired
     URLs are 403. The first request has a worker render the demo."""
     state = request.app.state

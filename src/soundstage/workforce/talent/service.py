@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections.abc import Sequence
 
 from sqlalchemy.orm import Session
@@ -26,6 +27,7 @@ from soundstage.workforce.talent.schemas import (
 from soundstage.workforce.talent.text import query_terms
 
 _PAGE_PREFIX = "offset:"
+_DIGITS = re.compile(r"[0-9]{1,6}")
 # Search pages reach this deep at most; narrow the query or the filters beyond it.
 MAX_SEARCH_OFFSET = 10_000
 
@@ -33,11 +35,15 @@ MAX_SEARCH_OFFSET = 10_000
 def creators_out(
     session: Session, settings: Settings, creators: Sequence[Creator]
 ) -> list[CreatorOut]:
-    """Profiles with rate cards, voices and signed demo URLs (three queries for any number)."""
+    """Profiles with rate cards, voices and signed demo URLs (four queries for any number).
+    A demo read by a voice retired from the catalog is left out: its URL could only be 404."""
     ids = [c.id for c in creators]
     rates = repository.rates_of(session, ids)
     demos_by_creator = repository.demos_of(session, ids)
     voice_ids = voices.voice_ids_by_creator(session, ids)
+    speaking = voices.active_voice_ids(
+        session, {d.voice_id for found in demos_by_creator.values() for d in found}
+    )
     return [
         CreatorOut(
             creator_id=c.id,
@@ -58,7 +64,11 @@ def creators_out(
                 for r in rates.get(c.id, [])
             ],
             voice_ids=voice_ids.get(c.id, []),
-            demos=[demo_out(settings, d) for d in demos_by_creator.get(c.id, [])],
+            demos=[
+                demo_out(settings, d)
+                for d in demos_by_creator.get(c.id, [])
+                if d.voice_id in speaking
+            ],
             created_at=c.created_at,
         )
         for c in creators
@@ -124,7 +134,9 @@ def _offset(page: str | None) -> int:
     except (binascii.Error, UnicodeDecodeError, ValueError):
         decoded = ""
     number = decoded.removeprefix(_PAGE_PREFIX)
-    if not decoded.startswith(_PAGE_PREFIX) or not number.isdigit() or len(number) > 6:
+    # ASCII digits only: str.isdigit() also takes '²' (int() refuses it) and
+    # Arabic-Indic digits (int() reads them).
+    if not decoded.startswith(_PAGE_PREFIX) or not _DIGITS.fullmatch(number):
         raise InvalidField("page: not a page token of this search (use `next_page`).", param="page")
     offset = int(number)
     if offset > MAX_SEARCH_OFFSET:
