@@ -19,7 +19,7 @@ from soundstage.speech.dubbing.tiers import Tier
 from soundstage.speech.dubbing.utterances import Utterance, snapped, utterances
 from soundstage.speech.separators.base import Separation, with_residual
 from soundstage.speech.separators.registry import get_separator
-from soundstage.speech.speakers.audio16k import SAMPLE_RATE
+from soundstage.speech.speakers.audio16k import SAMPLE_RATE, mono_16k_audio
 from soundstage.speech.speakers.diarize import assign_speakers, diarize
 from soundstage.speech.speakers.vad import speech_regions
 from soundstage.speech.transcribers import sphinx
@@ -71,15 +71,31 @@ def transcriber(settings: Settings, beam_size: int) -> Transcriber:
 
 
 def transcribe(
-    voice16: Audio, *, language: str, tier: Tier, settings: Settings, progress: Progress
+    voice16: Audio,
+    *,
+    mixture: Audio,
+    language: str,
+    tier: Tier,
+    settings: Settings,
+    progress: Progress,
 ) -> Transcript:
     """The isolated voice (16 kHz mono) transcribed with word times (force-aligned English
-    words with the premium tier)."""
-    transcript = transcriber(settings, tier.beam_size).transcribe(
+    words with the premium tier). When Whisper hears no words in the isolated voice, the
+    mixture is transcribed instead: isolation can leave a voice Whisper takes for silence
+    (espeak-ng's Spanish, greedy decoding: no-speech probability 0.75), and the words' times
+    are the same in both."""
+    model = transcriber(settings, tier.beam_size)
+    transcript = model.transcribe(
         voice16, language=language, word_timestamps=True, progress=progress
     )
+    heard_from = voice16
+    if not transcript.words:
+        heard_from = mono_16k_audio(mixture)
+        transcript = model.transcribe(
+            heard_from, language=language, word_timestamps=True, progress=progress
+        )
     if tier.align_words:
-        segments = sphinx.refine_segments(voice16, transcript.segments, transcript.language)
+        segments = sphinx.refine_segments(heard_from, transcript.segments, transcript.language)
         transcript = replace(transcript, segments=tuple(segments))
     return transcript
 

@@ -99,7 +99,7 @@ def dub(ctx: JobContext) -> JobOutcome:
         price = ctx.price_of_decoded(tier.operation, original.duration_ms)
     with stages.stage("separating") as progress:
         stems = pipeline.isolate(original, tier, progress)
-    done = _revoice(ctx, stages, stems.vocals, pool)
+    done = _revoice(ctx, stages, original, stems.vocals, pool)
     with stages.stage("encoding"):
         mixed = stems.background.samples + done.track[:, None]
         output = Audio(np.ascontiguousarray(mixed, dtype=np.float32), original.sample_rate)
@@ -124,7 +124,9 @@ def _input_and_voices(ctx: JobContext) -> tuple[Path, list[Candidate]]:
     return source, pool
 
 
-def _revoice(ctx: JobContext, stages: _Stages, vocals: Audio, pool: list[Candidate]) -> _Revoiced:
+def _revoice(
+    ctx: JobContext, stages: _Stages, original: Audio, vocals: Audio, pool: list[Candidate]
+) -> _Revoiced:
     """The isolated voice heard (transcribed, speakers found), translated, cast and said
     again in the target language, each line in its span."""
     request = ctx.request
@@ -133,6 +135,7 @@ def _revoice(ctx: JobContext, stages: _Stages, vocals: Audio, pool: list[Candida
     with stages.stage("transcribing") as progress:
         transcript = pipeline.transcribe(
             voice16,
+            mixture=original,
             language=source_language,
             tier=TIERS[request["tier"]],
             settings=ctx.settings,
