@@ -64,8 +64,14 @@ class _Stages:
         self._ctx.progress(begin, name)
         started = time.perf_counter()
 
+        reached = 0.0
+
         def progress(fraction: float) -> None:
-            self._ctx.progress(begin + share * min(max(fraction, 0.0), 1.0), name)
+            # Never back within a stage (a transcription of the mixture after one of the
+            # isolated voice that heard no words starts again from 0).
+            nonlocal reached
+            reached = max(reached, min(fraction, 1.0))
+            self._ctx.progress(begin + share * reached, name)
 
         yield progress
         self.elapsed_ms[name] = round((time.perf_counter() - started) * 1000)
