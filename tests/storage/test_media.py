@@ -72,6 +72,12 @@ def test_any_changed_byte_is_refused(settings: Settings) -> None:
         changed = query[:i] + ("A" if query[i] != "A" else "B") + query[i + 1 :]
         with pytest.raises(signing.InvalidMediaSignature):
             signing.verify(settings, "med_abc", "a.wav", changed)
+    # The last base64 character's two unused low bits: another spelling of the same bytes.
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    last = alphabet.index(query[-1])
+    for sibling in {alphabet[(last & ~3) | low] for low in range(4)} - {query[-1]}:
+        with pytest.raises(signing.InvalidMediaSignature):
+            signing.verify(settings, "med_abc", "a.wav", query[:-1] + sibling)
     for media_id, filename in (("med_abd", "a.wav"), ("med_abc", "b.wav"), ("med_abc", "a.wa")):
         with pytest.raises(signing.InvalidMediaSignature):
             signing.verify(settings, media_id, filename, query)
