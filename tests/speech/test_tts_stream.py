@@ -20,6 +20,7 @@ from fastapi.testclient import TestClient
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.jobs.streams import stream_path
+from soundstage.voices.previews import sample_text
 from soundstage.voices.service import CatalogCounts
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer, create_customer, free_port, wait_for_port
@@ -224,8 +225,11 @@ def test_every_voice_has_a_public_preview_that_plays(
         response = client.get(url.removeprefix(settings.public_base_url))
         assert response.status_code == 200, response.text
         assert response.headers["content-type"] == "audio/mpeg"
+        # It says the sample text of the voice's language: at a speaking rate between 80 and
+        # 250 words a minute (a cut or an empty preview, or a wrong text, falls outside).
+        words = len(sample_text(voice["language"]).split())
         seconds = decoded_seconds(response.content)
-        assert 1.5 < seconds < 15
+        assert words / 250 * 60 <= seconds <= words / 80 * 60, (words, seconds)
         with av.open(io.BytesIO(response.content)) as container:
             samples = np.concatenate(
                 [frame.to_ndarray().reshape(-1) for frame in container.decode(audio=0)]
