@@ -101,8 +101,8 @@ def test_stream_sends_audio_before_the_text_is_done(
         assert status["status"] in ("queued", "processing"), status
         chunks.extend(stream)
     data = b"".join(chunks)
-    job = job_status(client, rich, job_id)
-    assert job["status"] == "completed"
+    # The response ends with the audio; the job then stores the file.
+    job = wait_for_status(client, rich, job_id, "completed")
     assert job["credits_used"] == len(PARAGRAPH)
     # The stream decodes to the stored file's audio (MP3 may carry LAME's padding).
     stored = job["result"]["duration_ms"] / 1000
@@ -164,6 +164,59 @@ def test_an_abandoned_stream_is_cancelled_and_not_charged(
         assert time.monotonic() < deadline, job_status(client, customer, job_id)
         time.sleep(0.1)
     assert balance(client, customer) == (5000, 0)
+
+
+def test_a_stream_read_to_its_last_byte_is_charged_though_the_client_hangs_up(
+    server: str, client: TestClient, db: Database, demo_catalog: CatalogCounts
+) -> None:
+    """With `timestamps`, the job still aligns the words and stores the file after the last
+    audio byte: a client that hangs up then holds all the audio, so it has been charged (the
+    last bytes are released only once the charge is made) and the job goes on to complete."""
+    customer = create_customer(db, credits_each=1000)
+    text = "Every byte of this sentence reached the client. Then it hung up at once."
+    body = {"voice_id": "voice_alan", "text": text, "format": "wav", "timestamps": True}
+
+    def open_stream() -> Any:
+        return httpx.stream("POST", server + STREAM, json=body, headers=customer.auth(), timeout=60)
+
+    # flite reads a text the same way every time: a first stream read to its end says how
+    # many bytes the whole audio has.
+    with open_stream() as response:
+        whole = response.read()
+        first = response.headers["soundstage-job-id"]
+    assert wait_for_status(client, customer, first, "completed")["credits_used"] == len(text)
+
+    with open_stream() as response:
+        job_id = response.headers["soundstage-job-id"]
+        received = b""
+        for chunk in response.iter_raw():
+            received += chunk
+            if len(received) >= len(whole):
+                break
+    # Hung up the moment every byte had come.
+    assert received == whole
+    captures = [
+        t
+        for t in client.get("/api/v1/credits/ledger?limit=20", headers=customer.auth()).json()[
+            "data"
+        ]
+        if t["type"] == "capture" and t["reference"] == job_id
+    ]
+    assert [t["amount"] for t in captures] == [len(text)]
+    job = wait_for_status(client, customer, job_id, "completed")
+    assert job["credits_used"] == len(text)
+    assert [w["word"] for w in job["result"]["words"]][:2] == ["Every", "byte"]
+    assert balance(client, customer) == (1000 - 2 * len(text), 0)
+
+
+def wait_for_status(
+    client: TestClient, customer: Customer, job_id: str, *statuses: str
+) -> dict[str, Any]:
+    deadline = time.monotonic() + 60
+    while (job := job_status(client, customer, job_id))["status"] not in statuses:
+        assert time.monotonic() < deadline, job
+        time.sleep(0.05)
+    return job
 
 
 def test_timestamps_align_every_word_to_the_audio(client: TestClient, rich: Customer) -> None:

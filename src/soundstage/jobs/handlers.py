@@ -53,6 +53,8 @@ class JobContext:
     report: Callable[[float, str | None], None]
     # Reserves credits once the job knows its price (see reserve_credits).
     reserver: Callable[[int], None] | None = None
+    # Charges credits before the job ends (see charge_now).
+    charger: Callable[[int], None] | None = None
     cancelled: threading.Event = field(default_factory=threading.Event)
     _last_report: float = 0.0
     _last_stage: str | None = None
@@ -79,6 +81,16 @@ class JobContext:
             raise RuntimeError("this context cannot reserve credits")
         self.check_cancelled()
         self.reserver(amount)
+
+    def charge_now(self, amount: int) -> None:
+        """Charge `amount` (at most the reservation) now, before the job ends: for a stream,
+        right before its last bytes are released to the client. From then on the job cannot
+        be cancelled and the charge stands whatever follows (its credits_used is `amount`).
+        Raises JobCancelled if the job was cancelled first (then nothing is charged)."""
+        if self.charger is None:
+            raise RuntimeError("this context cannot charge credits")
+        self.check_cancelled()
+        self.charger(amount)
 
     def price_of_decoded(self, operation: Operation, duration_ms: int) -> int:
         """The price of `duration_ms` of input as decoded, held before the work it pays for:

@@ -95,21 +95,70 @@ def set_reservation(
     return _changed(session, stmt)
 
 
-def finish(
-    session: Session, job_id: str, owner: str | None, status: str, now: datetime, **values: Any
-) -> bool:
-    """End a job held by `owner` (None: any active job, e.g. a cancel from the API)."""
-    conditions = [Job.id == job_id]
-    if owner is None:
-        conditions.append(Job.status.in_(ACTIVE))
-    else:
-        conditions += [Job.lease_owner == owner, Job.status == "processing"]
+def charge(session: Session, job_id: str, owner: str, credits_used: int) -> bool:
+    """Record that a running job held by `owner` has been charged (before it ends: a stream
+    whose audio is complete). Such a job can no longer be cancelled."""
     stmt = (
         update(Job)
-        .where(*conditions)
+        .where(
+            Job.id == job_id,
+            Job.lease_owner == owner,
+            Job.status == "processing",
+            Job.credits_used.is_(None),
+        )
+        .values(credits_used=credits_used)
+    )
+    return _changed(session, stmt)
+
+
+def finish(
+    session: Session, job_id: str, owner: str, status: str, now: datetime, **values: Any
+) -> bool:
+    """End a job held by `owner`."""
+    stmt = (
+        update(Job)
+        .where(Job.id == job_id, Job.lease_owner == owner, Job.status == "processing")
         .values(status=status, completed_at=now, updated_at=now, lease_expires_at=None, **values)
     )
     return _changed(session, stmt)
+
+
+def cancel(session: Session, job_id: str, now: datetime) -> tuple[bool, str | None]:
+    """Cancel an active job that has not been charged: (cancelled?, the reservation to
+    release). One statement that reads the reservation as it writes: on PostgreSQL it waits
+    for a worker's transaction that is reserving on the same row, so a reservation made
+    while the job is being cancelled is never left held."""
+    stmt = (
+        update(Job)
+        .where(Job.id == job_id, Job.status.in_(ACTIVE), Job.credits_used.is_(None))
+        .values(
+            status="cancelled",
+            completed_at=now,
+            updated_at=now,
+            lease_expires_at=None,
+            credits_used=0,
+        )
+        .returning(Job.reservation_id)
+        .execution_options(synchronize_session=False)
+    )
+    row = session.execute(stmt).first()
+    return (row is not None, row[0] if row is not None else None)
+
+
+def active_ids(session: Session, job_ids: list[str]) -> set[str]:
+    """Which of `job_ids` are queued or running."""
+    if not job_ids:
+        return set()
+    stmt = select(Job.id).where(Job.id.in_(job_ids), Job.status.in_(ACTIVE))
+    return set(session.scalars(stmt))
+
+
+def lease_owners(session: Session, job_ids: list[str]) -> dict[str, str | None]:
+    """The lease owner of each of `job_ids` that is running (absent: not running)."""
+    if not job_ids:
+        return {}
+    stmt = select(Job.id, Job.lease_owner).where(Job.id.in_(job_ids), Job.status == "processing")
+    return {job_id: owner for job_id, owner in session.execute(stmt)}
 
 
 def stale_job_ids(session: Session, now: datetime, requeue_before: datetime) -> list[str]:

@@ -148,13 +148,13 @@ def cancel_if_active(db: Database, settings: Settings, job_id: str) -> JobOut:
 
 
 def _cancel(session: Session, job: Job) -> bool:
-    if not repository.finish(session, job.id, None, "cancelled", utcnow(), credits_used=0):
-        session.refresh(job)
-        return False
-    if job.reservation_id:
-        credits.release(session, job.reservation_id)
+    # The reservation to release is the one the cancelling statement found on the row, not
+    # `job.reservation_id` as read before: a worker may have reserved in between.
+    cancelled, reservation_id = repository.cancel(session, job.id, utcnow())
+    if cancelled and reservation_id:
+        credits.release(session, reservation_id)
     session.refresh(job)
-    return True
+    return cancelled
 
 
 def get(session: Session, principal: Principal, job_id: str) -> Job:
@@ -166,10 +166,17 @@ def get(session: Session, principal: Principal, job_id: str) -> Job:
 
 def cancel(session: Session, principal: Principal, job_id: str) -> Job:
     """Cancel a queued or running job; its credits are released. Cancelling a cancelled job
-    answers it again; a finished one is 409."""
+    answers it again; a finished one is 409, and so is a stream whose audio was complete
+    (it has been charged and goes on to store its file)."""
     job = get(session, principal, job_id)
     if job.status == "cancelled" or _cancel(session, job):
         return job
+    if job.status in repository.ACTIVE:
+        raise JobNotCancellable(
+            f"Job {job_id} has delivered its audio and been charged; it can no longer be "
+            "cancelled.",
+            param="job_id",
+        )
     raise JobNotCancellable(f"Job {job_id} has already {job.status}.", param="job_id")
 
 

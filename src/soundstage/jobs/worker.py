@@ -8,11 +8,9 @@ import os
 import secrets
 import shutil
 import socket
-import tempfile
 import threading
 from dataclasses import dataclass
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 from soundstage.config import Settings
@@ -21,7 +19,7 @@ from soundstage.core.errors import AppError, InternalError
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.credits import service as credits
-from soundstage.jobs import repository, streams
+from soundstage.jobs import repository, streams, workdirs
 from soundstage.jobs.errors import JobCancelled
 from soundstage.jobs.handlers import JobContext, JobKind, JobOutcome, get_kind, load_task_modules
 from soundstage.jobs.queue import get_queue, install_dispatcher
@@ -81,7 +79,7 @@ def run_job(env: WorkerEnvironment, job_id: str) -> None:
 
 
 def _execute(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind) -> None:
-    workdir = Path(tempfile.mkdtemp(prefix=f"{job.id}-", dir=_work_root(env.settings)))
+    workdir = workdirs.create(env.settings, job.id, owner)
     context = JobContext(
         job_id=job.id,
         kind=job.kind,
@@ -92,6 +90,7 @@ def _execute(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind) -> Non
         workdir=workdir,
         report=lambda fraction, stage: _report(env, job.id, owner, fraction, stage),
         reserver=lambda amount: _reserve(env, job, owner, amount),
+        charger=lambda amount: _charge(env, job, owner, amount),
     )
     heartbeat = _Heartbeat(env, job.id, owner, context.cancelled)
     heartbeat.start()
@@ -110,12 +109,6 @@ def _execute(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind) -> Non
     finally:
         heartbeat.stop()
         shutil.rmtree(workdir, ignore_errors=True)
-
-
-def _work_root(settings: Settings) -> Path:
-    root = settings.data_dir / "work"
-    root.mkdir(parents=True, exist_ok=True)
-    return root
 
 
 def _report(
@@ -141,12 +134,29 @@ def _reserve(env: WorkerEnvironment, job: Job, owner: str, amount: int) -> None:
     job.reservation_id, job.credits_reserved = reservation.id, amount
 
 
+def _charge(env: WorkerEnvironment, job: Job, owner: str, amount: int) -> None:
+    """Capture `amount` of the job's reservation before it ends (JobContext.charge_now): the
+    job row says so in the same transaction, so a cancel can no longer release it."""
+    used = _capped(job, amount)
+    with env.db.session() as session:
+        if not repository.charge(session, job.id, owner, used):
+            raise JobCancelled(job.id)  # cancelled (or taken over) first: nothing charged
+        if job.reservation_id:
+            credits.capture(session, job.reservation_id, used)
+    job.credits_used = used
+
+
+def _capped(job: Job, amount: int) -> int:
+    if amount > job.credits_reserved:
+        log.error("job %s used %d credits but reserved %d", job.id, amount, job.credits_reserved)
+    return min(amount, job.credits_reserved)
+
+
 def _complete(
     env: WorkerEnvironment, job: Job, owner: str, kind: JobKind, outcome: JobOutcome
 ) -> None:
-    used = min(outcome.credits_used, job.credits_reserved)
-    if outcome.credits_used > job.credits_reserved:
-        log.error("job %s used %d credits but reserved %d", job.id, outcome.credits_used, used)
+    # A job charged before its end (a stream) keeps that charge.
+    used = job.credits_used if job.credits_used is not None else _capped(job, outcome.credits_used)
     with env.db.session() as session:
         done = repository.finish(
             session,
@@ -176,13 +186,15 @@ def _fail(
         "param": failure.param,
         "status": failure.status,  # what a synchronous endpoint answers for it
     }
+    # A stream charged when its audio was complete stays charged: the client has the audio.
+    charged = job.credits_used or 0
     with env.db.session() as session:
         if not repository.finish(
-            session, job.id, owner, "failed", utcnow(), error=error, credits_used=0
+            session, job.id, owner, "failed", utcnow(), error=error, credits_used=charged
         ):
             return
         if job.reservation_id:
-            credits.release(session, job.reservation_id)
+            credits.release(session, job.reservation_id)  # nothing moves once captured
         _emit(session, env.settings, job.id, kind.failed_event if kind else None)
 
 
@@ -266,7 +278,8 @@ def sweep(env: WorkerEnvironment) -> int:
         queue.enqueue_job(job_id)
     from soundstage.webhooks import tasks as webhook_tasks
 
-    streams.remove_stale(env.settings)
+    streams.remove_stale(env.db, env.settings)
+    workdirs.remove_orphans(env.db, env.settings)
     due = webhook_tasks.due_deliveries(env.db, now)
     for delivery_id in due:
         queue.enqueue_delivery(delivery_id)
@@ -303,7 +316,12 @@ def run_worker(settings: Settings, processes: int) -> None:
         max_delay=0.25,
         check_worker_health=True,
     )
-    sweeper = Sweeper(WorkerEnvironment(settings, Database(settings), os.getpid()))
+    env = WorkerEnvironment(settings, Database(settings), os.getpid())
+    # What a worker killed before this start left behind (inputs fetched for its jobs, the
+    # streams of its jobs) goes at once; the sweeper repeats it for other machines' workers.
+    workdirs.remove_orphans(env.db, settings)
+    streams.remove_stale(env.db, settings)
+    sweeper = Sweeper(env)
     sweeper.start()
     try:
         consumer.run()

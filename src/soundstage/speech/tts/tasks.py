@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 
-from soundstage.core.audio import Audio, StreamEncoder
+from soundstage.core.audio import Audio, EncodeFormat, StreamEncoder
 from soundstage.jobs import streams
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.speech import dsp
@@ -41,10 +41,11 @@ class Reading:
         return self.native_rate / self.speed
 
 
-def _spoken_pieces(ctx: JobContext, reading: Reading, text: str) -> Iterator[Audio]:
+def _spoken_pieces(
+    ctx: JobContext, reading: Reading, pieces: list[text_pieces.Piece]
+) -> Iterator[Audio]:
     """Each sentence (or clause of a long one) spoken, faded and followed by its pause, at the
     engine's rate but not yet stretched or shifted."""
-    pieces = text_pieces.split(text)
     for index, piece in enumerate(pieces):
         clip = reading.engine.synthesize(piece.text, reading.voice, rate=reading.native_rate)
         # Pauses follow the speed too, so a faster reading is faster throughout.
@@ -53,26 +54,34 @@ def _spoken_pieces(ctx: JobContext, reading: Reading, text: str) -> Iterator[Aud
 
 
 def _read_whole(ctx: JobContext, reading: Reading, text: str) -> Audio:
-    audio = dsp.concatenate(list(_spoken_pieces(ctx, reading, text)))
+    audio = dsp.concatenate(list(_spoken_pieces(ctx, reading, text_pieces.split(text))))
     # One Rubber Band pass over the whole reading: better than one per sentence.
     return dsp.stretch_and_shift(audio, time_ratio=reading.stretch, semitones=reading.pitch)
 
 
-def _read_streaming(ctx: JobContext, reading: Reading, text: str, fmt: Any) -> Audio:
-    out: IO[bytes] = streams.open_for_writing(ctx.settings, ctx.job_id)
-    with out:
+def _read_streaming(
+    ctx: JobContext, reading: Reading, text: str, fmt: EncodeFormat, price: int
+) -> Audio:
+    """Stream each piece as it is spoken. The last piece's bytes are held back until the job
+    is charged: a client never holds the whole audio of a job that was not charged."""
+    pieces = text_pieces.split(text)
+    with streams.open_for_writing(ctx.settings, ctx.job_id) as out:
         encoder: StreamEncoder | None = None
         parts: list[Audio] = []
-        for spoken in _spoken_pieces(ctx, reading, text):
+        for index, spoken in enumerate(_spoken_pieces(ctx, reading, pieces)):
             part = dsp.stretch_and_shift(
                 spoken, time_ratio=reading.stretch, semitones=reading.pitch
             )
             if encoder is None:
                 encoder = StreamEncoder(out, fmt, part.sample_rate, part.channels)
+            if index == len(pieces) - 1:
+                out.hold()
             encoder.write(part)
             parts.append(part)
         assert encoder is not None  # split() gives at least one piece
         encoder.close()
+        ctx.charge_now(price)
+        out.complete()
     return dsp.concatenate(parts)
 
 
@@ -86,8 +95,9 @@ def synthesize_speech(ctx: JobContext) -> JobOutcome:
         pitch=int(request["pitch"]),
     )
     fmt, text = request["format"], request["text"]
+    characters = len(text)
     if request.get("stream"):
-        audio = _read_streaming(ctx, reading, text, fmt)
+        audio = _read_streaming(ctx, reading, text, fmt, characters)
     else:
         audio = _read_whole(ctx, reading, text)
     result: dict[str, Any] = {}
@@ -102,7 +112,6 @@ def synthesize_speech(ctx: JobContext) -> JobOutcome:
         ]
     ctx.progress(0.95, "encoding")
     output, duration_ms = ctx.save_audio(audio, CONTENT_NAMES[fmt], fmt)
-    characters = len(text)
     result = {
         "output_url": output,
         "duration_ms": duration_ms,
