@@ -1,0 +1,101 @@
+"""What dead workers and vanished clients leave on disk is swept: a killed worker's work
+directory (its fetched inputs) and stream files nobody relays any more."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from soundstage.config import Settings
+from soundstage.core.db import Database
+from soundstage.jobs import service as jobs
+from soundstage.jobs.streams import end_path, stream_path
+from tests.conftest import Customer
+from tests.credits.test_ledger import principal_of
+
+pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker")]
+
+
+def wait_until(condition: object, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, f"timed out waiting for {condition}"
+        time.sleep(0.05)
+
+
+def job_status(client: TestClient, customer: Customer, job_id: str) -> str:
+    return str(client.get(f"/api/v1/jobs/{job_id}", headers=customer.auth()).json()["status"])
+
+
+def test_a_killed_workers_work_directory_is_swept(
+    client: TestClient, db: Database, settings: Settings, customer: Customer, tmp_path: Path
+) -> None:
+    marker = tmp_path / "attempts"
+    with db.session() as session:
+        job_id = jobs.submit(
+            session,
+            settings,
+            principal_of(customer),
+            "test.sleep",
+            {"seconds": 1.5, "marker": str(marker)},
+            credits_needed=0,
+            is_async=False,
+        ).id
+    work = settings.data_dir / "work"
+    wait_until(lambda: marker.exists() and marker.read_text().strip())
+    [killed_dir] = list(work.glob(f"{job_id}*"))
+    (killed_dir / "input").write_bytes(b"\0" * 1_000_000)  # as if an input had been fetched
+    os.kill(int(marker.read_text().split()[0]), signal.SIGKILL)
+
+    # Gone once the sweeper sees its process is dead, before the job's lease even runs out.
+    wait_until(lambda: not killed_dir.exists(), timeout=10)
+    wait_until(lambda: job_status(client, customer, job_id) == "completed", timeout=60)
+    assert list(work.glob(f"{job_id}*")) == []
+
+
+def test_stream_files_of_ended_jobs_are_swept(
+    client: TestClient, db: Database, settings: Settings, customer: Customer
+) -> None:
+    """An API node that died mid-stream leaves its job's stream behind; the job ends anyway."""
+    with db.session() as session:
+        job_id = jobs.submit(
+            session,
+            settings,
+            principal_of(customer),
+            "test.echo",
+            {"value": 1},
+            credits_needed=0,
+            is_async=False,
+        ).id
+    wait_until(lambda: job_status(client, customer, job_id) == "completed")
+    part, end = stream_path(settings, job_id), end_path(settings, job_id)
+    part.parent.mkdir(parents=True, exist_ok=True)
+    for path in (part, end):
+        path.write_bytes(b"audio")
+        a_minute_ago = time.time() - 60
+        os.utime(path, (a_minute_ago, a_minute_ago))
+    # A stream of a running job stays, however old.
+    with db.session() as session:
+        running = jobs.submit(
+            session,
+            settings,
+            principal_of(customer),
+            "test.sleep",
+            {"seconds": 4},
+            credits_needed=0,
+            is_async=False,
+        ).id
+    wait_until(lambda: job_status(client, customer, running) == "processing")
+    live = stream_path(settings, running)
+    live.write_bytes(b"audio")
+    os.utime(live, (time.time() - 60, time.time() - 60))
+
+    wait_until(lambda: not part.exists() and not end.exists(), timeout=10)
+    assert live.exists()
+    wait_until(lambda: job_status(client, customer, running) == "completed")
+    wait_until(lambda: not live.exists(), timeout=60)
