@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from typing import Any
 
 from pydantic import BaseModel
@@ -95,6 +96,28 @@ class ServiceUnavailable(AppError):
     status = 503
     type = "api_error"
     code = "service_unavailable"
+
+
+class StorageFull(ServiceUnavailable):
+    """The service's disk is full: a dependency failure, retried later, never the user's."""
+
+    code = "storage_full"
+
+    def __init__(self, message: str = "The service is out of disk space; retry later.") -> None:
+        super().__init__(message, headers={"Retry-After": "60"})
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """Whether `exc`, or an exception it was raised from, is ENOSPC / EDQUOT (disk or quota
+    full): libraries re-raise OS errors as their own."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if getattr(current, "errno", None) in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
 
 
 class InternalError(AppError):

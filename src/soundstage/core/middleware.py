@@ -17,6 +17,8 @@ from soundstage.core.errors import (
     InternalError,
     MalformedRequest,
     PayloadTooLarge,
+    StorageFull,
+    is_disk_full,
 )
 from soundstage.core.ids import random_token
 from soundstage.core.principal import Principal
@@ -52,15 +54,20 @@ class RequestContextMiddleware:
 
         try:
             await self.app(scope, receive, send_with_id)
-        except Exception:
-            log.exception(
-                "unhandled error in %s %s (%s)", scope["method"], scope["path"], request_id
-            )
+        except Exception as exc:
+            error: AppError
+            if is_disk_full(exc):
+                log.error("disk full in %s %s (%s)", scope["method"], scope["path"], request_id)
+                error = StorageFull()
+            else:
+                log.exception(
+                    "unhandled error in %s %s (%s)", scope["method"], scope["path"], request_id
+                )
+                error = InternalError(
+                    f"An internal error occurred; quote {request_id} when reporting it."
+                )
             if started:
                 raise
-            error = InternalError(
-                f"An internal error occurred; quote {request_id} when reporting it."
-            )
             await error_response(error, scope)(scope, receive, send_with_id)
 
 

@@ -4,6 +4,7 @@ commit), wait for synchronous ones, read, list, cancel (releasing credits)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import Any
 
@@ -26,6 +27,7 @@ from soundstage.models import Job
 from soundstage.storage import service as storage
 
 TERMINAL = ("completed", "failed", "cancelled")
+log = logging.getLogger("soundstage.jobs")
 
 
 def submit(
@@ -62,9 +64,17 @@ def submit(
         reservation = credits.reserve(session, principal, credits_needed, kind, job.id)
         job.reservation_id = reservation.id
         session.flush()
-    queue = get_queue(settings)
-    after_commit(session, lambda: queue.enqueue_job(job.id))
+    after_commit(session, lambda: _enqueue(settings, job.id))
     return job
+
+
+def _enqueue(settings: Settings, job_id: str) -> None:
+    """Hand a committed job to the queue. The row is the truth: if the queue is down, the
+    job stays queued and the sweeper hands it over again once it is back."""
+    try:
+        get_queue(settings).enqueue_job(job_id)
+    except Exception:
+        log.warning("could not enqueue job %s; the sweeper will", job_id, exc_info=True)
 
 
 async def submit_and_wait(

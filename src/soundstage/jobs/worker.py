@@ -15,7 +15,7 @@ from typing import Any
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
-from soundstage.core.errors import AppError, InternalError
+from soundstage.core.errors import AppError, InternalError, StorageFull, is_disk_full
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.credits import service as credits
@@ -79,7 +79,11 @@ def run_job(env: WorkerEnvironment, job_id: str) -> None:
 
 
 def _execute(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind) -> None:
-    workdir = workdirs.create(env.settings, job.id, owner)
+    try:
+        workdir = workdirs.create(env.settings, job.id, owner)
+    except OSError as exc:
+        _fail(env, job, owner, kind, _unexpected(job, exc))
+        return
     context = JobContext(
         job_id=job.id,
         kind=job.kind,
@@ -100,10 +104,8 @@ def _execute(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind) -> Non
         log.info("job %s was cancelled while running", job.id)
     except AppError as exc:
         _fail(env, job, owner, kind, exc)
-    except Exception:
-        log.exception("job %s (%s) failed", job.id, job.kind)
-        failure = InternalError("The job failed unexpectedly; it was not charged.")
-        _fail(env, job, owner, kind, failure)
+    except Exception as exc:
+        _fail(env, job, owner, kind, _unexpected(job, exc))
     else:
         _complete(env, job, owner, kind, outcome)
     finally:
@@ -132,6 +134,15 @@ def _reserve(env: WorkerEnvironment, job: Job, owner: str, amount: int) -> None:
             # Cancelled (or taken over) meanwhile: raising rolls the reservation back.
             raise JobCancelled(job.id)
     job.reservation_id, job.credits_reserved = reservation.id, amount
+
+
+def _unexpected(job: Job, exc: Exception) -> AppError:
+    """What a job that raised something other than an AppError fails with."""
+    if is_disk_full(exc):
+        log.error("job %s (%s) failed: disk full", job.id, job.kind)
+        return StorageFull("The service ran out of disk space; the job was not charged.")
+    log.error("job %s (%s) failed", job.id, job.kind, exc_info=exc)
+    return InternalError("The job failed unexpectedly; it was not charged.")
 
 
 def _charge(env: WorkerEnvironment, job: Job, owner: str, amount: int) -> None:
