@@ -62,7 +62,13 @@ def check_request(session: Session, settings: Settings, body: DawExportRequest) 
     for index, track in enumerate(body.tracks):
         param = clip_param(index, track.start_ms)
         if track.start_ms >= settings.daw.max_session_ms:  # a clip lasts more than nothing
-            check_session_length(settings, track.start_ms + 1, param)
+            raise InvalidField(
+                f"{param}: the clip starts at {track.start_ms / 60_000:.2f} min; the session "
+                f"(until the end of its last clip) lasts at most "
+                f"{settings.daw.max_session_ms / 60_000:g} min.",
+                param=param,
+                code="session_too_long",
+            )
         known = storage.duration_of_own_media(session, settings, track.audio_url)
         end = track.start_ms + (known or 0)
         if end > end_ms:
