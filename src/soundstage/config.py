@@ -50,6 +50,42 @@ class MediaSettings(BaseModel):
     upload_max_bytes: int = 500 * 1024 * 1024
 
 
+class StorageQuotaSettings(BaseModel):
+    """Bytes of live media (uploads, job outputs, dubbing inputs) an account may hold in each
+    environment; past it an upload is 413 and a job fails 413 (`storage_quota_exceeded`)."""
+
+    sandbox: int = Field(default=5 * 1024**3, ge=0)
+    production: int = Field(default=100 * 1024**3, ge=0)
+
+
+class StorageSettings(BaseModel):
+    """Stored media: how long they are kept and how much an account may keep."""
+
+    # Every media object expires this long after it was stored (its `expires_at`; a change
+    # applies to media stored afterwards). Expired media answer 410 `media_expired`; the
+    # worker's sweeper deletes their bytes and frees their quota.
+    retention_seconds: int = Field(default=30 * 24 * 3600, ge=60)
+    quota_bytes: StorageQuotaSettings = Field(default_factory=StorageQuotaSettings)
+    # Expired objects deleted per sweep (the sweeper runs every jobs.sweep_interval_seconds).
+    sweep_batch: int = Field(default=200, ge=1)
+
+
+class DawSettings(BaseModel):
+    """Bounds of a DAW export's output, checked at submit (from the request and the
+    durations of the service's own media) and again in the job once every input is measured."""
+
+    # The session's length: the end of the last clip (the spec's rate: 750 credits a minute).
+    max_session_ms: int = Field(default=30 * 60_000, ge=1000, le=3 * 3_600_000)
+    # The export's estimated size: every stem for the whole session at the requested rate,
+    # bit depth and channels, plus the session file's copy when media are embedded.
+    max_output_bytes: int = Field(default=2 * 1024**3, ge=1, le=32 * 1024**3)
+
+
+class CreditSettings(BaseModel):
+    # A sandbox top-up may not take the sandbox balance (available + reserved) past this.
+    sandbox_max_balance: int = Field(default=10_000_000, ge=1)
+
+
 class WebhookSettings(BaseModel):
     """Outgoing webhooks (Standard Webhooks 1.0): timeout, retries, disabling. Endpoint URLs
     obey the address rules of media fetching, `fetch_allow_hosts` included."""
@@ -134,6 +170,9 @@ class Settings(BaseSettings):
     tts: TtsSettings = Field(default_factory=TtsSettings)
     stt: SttSettings = Field(default_factory=SttSettings)
     dubbing: DubbingSettings = Field(default_factory=DubbingSettings)
+    storage: StorageSettings = Field(default_factory=StorageSettings)
+    daw: DawSettings = Field(default_factory=DawSettings)
+    credits: CreditSettings = Field(default_factory=CreditSettings)
     idempotency_ttl_seconds: int = 24 * 3600
     # An in-flight idempotency lock older than this is taken over (its holder died).
     idempotency_lock_timeout_seconds: int = 3600

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 
 from soundstage.core.deps import PrincipalDep, SandboxPrincipalDep, SessionDep
 from soundstage.core.openapi import errors
@@ -71,13 +71,17 @@ def _transaction_out(t: CreditTransaction, entries: list[CreditEntry]) -> Credit
 
 
 @router.post(
-    "/sandbox/credits", response_model=CreditBalanceOut, responses=errors(403), tags=["Sandbox"]
+    "/sandbox/credits",
+    response_model=CreditBalanceOut,
+    responses=errors(403, 422),
+    tags=["Sandbox"],
 )
 def top_up_sandbox(
-    body: SandboxTopUp, session: SessionDep, principal: SandboxPrincipalDep
+    body: SandboxTopUp, request: Request, session: SessionDep, principal: SandboxPrincipalDep
 ) -> CreditBalanceOut:
-    """Sandbox only: add test credits (a `grant` in the ledger)."""
-    service.grant(
-        session, principal.account_id, principal.environment, body.amount, "sandbox top-up"
-    )
+    """Sandbox only: add test credits (a `grant` in the ledger). The sandbox balance
+    (available plus reserved) holds at most `credits.sandbox_max_balance` credits, 10,000,000
+    by default: a top-up past it is 422 `sandbox_balance_limit` naming `amount`."""
+    max_balance = request.app.state.settings.credits.sandbox_max_balance
+    service.top_up_sandbox(session, principal, body.amount, max_balance)
     return _balance_out(service.get_balance(session, principal.account_id, principal.environment))

@@ -49,6 +49,23 @@ def move(
     return bool(session.execute(stmt).rowcount == 1)  # type: ignore[attr-defined]
 
 
+def add_below(
+    session: Session, account_id: str, environment: str, amount: int, ceiling: int, at: datetime
+) -> bool:
+    """Add `amount` to `available` unless available + reserved would pass `ceiling`."""
+    stmt = (
+        update(CreditBalance)
+        .where(
+            CreditBalance.account_id == account_id,
+            CreditBalance.environment == environment,
+            CreditBalance.available + CreditBalance.reserved + amount <= ceiling,
+        )
+        .values(available=CreditBalance.available + amount, updated_at=at)
+        .execution_options(synchronize_session=False)
+    )
+    return bool(session.execute(stmt).rowcount == 1)  # type: ignore[attr-defined]
+
+
 def settle_reservation(
     session: Session, reservation_id: str, *, status: str, captured: int | None, at: datetime
 ) -> bool:

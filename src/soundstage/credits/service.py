@@ -16,7 +16,7 @@ from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.credits import repository
-from soundstage.credits.errors import ReservationNotFound
+from soundstage.credits.errors import ReservationNotFound, SandboxBalanceLimit
 from soundstage.models import CreditBalance, CreditEntry, CreditReservation, CreditTransaction
 
 AVAILABLE, RESERVED, ISSUED, CONSUMED = "available", "reserved", "issued", "consumed"
@@ -100,6 +100,34 @@ def grant(
         amount,
         [(ISSUED, -amount), (AVAILABLE, amount)],
         description=description,
+    )
+
+
+def top_up_sandbox(
+    session: Session, principal: Principal, amount: int, max_balance: int
+) -> CreditTransaction:
+    """Add test credits to a sandbox balance, which may not pass `max_balance` (available
+    plus reserved) afterwards: 422 `sandbox_balance_limit` naming `amount` if it would. One
+    conditional UPDATE, so concurrent top-ups cannot pass it either."""
+    account_id, environment = principal.account_id, principal.environment
+    open_balance(session, account_id, environment)
+    if not repository.add_below(session, account_id, environment, amount, max_balance, utcnow()):
+        balance = get_balance(session, account_id, environment)
+        held = balance.available + balance.reserved
+        raise SandboxBalanceLimit(
+            f"amount: a sandbox balance holds at most {max_balance:,} credits (available plus "
+            f"reserved); it holds {held:,}, so at most {max(max_balance - held, 0):,} more "
+            "can be added.",
+            param="amount",
+        )
+    return _record(
+        session,
+        account_id,
+        environment,
+        "grant",
+        amount,
+        [(ISSUED, -amount), (AVAILABLE, amount)],
+        description="sandbox top-up",
     )
 
 

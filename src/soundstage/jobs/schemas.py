@@ -31,6 +31,12 @@ class JobOut(BaseModel):
         description="The operation's fields (e.g. output_url, duration_ms) once completed; "
         "media URLs are signed afresh on every read and expire 24 h later."
     )
+    outputs_expire_at: datetime | None = Field(
+        default=None,
+        description="When the first of the media in `result` expires (the storage retention, "
+        "30 days by default): from then on its URLs answer 410 `media_expired`. Null when "
+        "the result holds no media.",
+    )
     error: JobError | None
     credits_reserved: int
     credits_used: int | None = Field(description="Charged on completion only; 0 otherwise.")

@@ -219,6 +219,7 @@ def job_out(job: Job, settings: Settings, *, url_ttl_seconds: int | None = None)
         result=storage.render(job.result, settings, ttl_seconds=url_ttl_seconds)
         if job.result is not None
         else None,
+        outputs_expire_at=storage.earliest_expiry(job.result),
         error=JobError.model_validate(
             {k: v for k, v in job.error.items() if k in JobError.model_fields}
         )

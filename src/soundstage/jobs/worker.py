@@ -24,6 +24,7 @@ from soundstage.jobs.errors import JobCancelled
 from soundstage.jobs.handlers import JobContext, JobKind, JobOutcome, get_kind, load_task_modules
 from soundstage.jobs.queue import get_queue, install_dispatcher
 from soundstage.models import Job
+from soundstage.storage import service as storage
 
 log = logging.getLogger("soundstage.jobs")
 
@@ -206,6 +207,7 @@ def _fail(
             return
         if job.reservation_id:
             credits.release(session, job.reservation_id)  # nothing moves once captured
+        storage.discard_job_outputs(session, env.settings, job.id)
         _emit(session, env.settings, job.id, kind.failed_event if kind else None)
 
 
@@ -294,6 +296,7 @@ def sweep(env: WorkerEnvironment) -> int:
     due = webhook_tasks.due_deliveries(env.db, now)
     for delivery_id in due:
         queue.enqueue_delivery(delivery_id)
+    storage.sweep_expired(env.db, env.settings)  # media past their retention
     return len(stale) + len(due)
 
 

@@ -11,7 +11,7 @@ from soundstage.models.credits import (
 )
 from soundstage.models.idempotency import IdempotencyRecord
 from soundstage.models.jobs import Job
-from soundstage.models.media import MediaObject
+from soundstage.models.media import MediaObject, StorageUsage
 from soundstage.models.studios import (
     Room,
     RoomOccupancy,
@@ -61,6 +61,7 @@ __all__ = [
     "MediaObject",
     "Room",
     "RoomOccupancy",
+    "StorageUsage",
     "Studio",
     "StudioBooking",
     "StudioClosure",

@@ -33,17 +33,20 @@ def media_out(settings: Settings, media: MediaObject) -> MediaOut:
         url=url,
         url_expires_at=expires_at,
         created_at=media.created_at,
+        expires_at=media.expires_at,
     )
 
 
-@router.post("/uploads", response_model=MediaOut, responses=errors(413))
+@router.post("/uploads", response_model=MediaOut, responses=errors(413, 422))
 async def upload_media(
     request: Request,
     principal: PrincipalDep,
     file: Annotated[UploadFile, File(description="An audio or video file.")],
 ) -> MediaOut:
     """Store an audio or video file (multipart field `file`); its URL works wherever an
-    `audio_url` or `media_url` is taken. Files that no decoder can read are 422."""
+    `audio_url` or `media_url` is taken. Files that no decoder can read are 422; a file
+    that would pass the account's storage quota is 413 `storage_quota_exceeded`. Uploads
+    expire (`expires_at`) after the storage retention, 30 days by default."""
     settings: Settings = request.app.state.settings
     db = request.app.state.db
 
@@ -66,11 +69,12 @@ def _tmp_root(settings: Settings) -> Path:
     return root
 
 
-@router.get("/media/{media_id}", response_model=MediaOut)
+@router.get("/media/{media_id}", response_model=MediaOut, responses=errors(404, 410))
 def get_media(
     media_id: str, request: Request, session: SessionDep, principal: PrincipalDep
 ) -> MediaOut:
-    """A media object of the caller's, with a freshly signed URL."""
+    """A media object of the caller's, with a freshly signed URL; 410 `media_expired` once
+    past its `expires_at`."""
     return media_out(request.app.state.settings, service.get_owned(session, principal, media_id))
 
 
@@ -82,17 +86,17 @@ def get_media(
             "content": {"audio/*": {}, "video/*": {}},
             "description": "The media bytes; Range requests are honoured.",
         },
-        **errors(403, 404),
+        **errors(403, 404, 410),
     },
 )
 def download_media(media_id: str, filename: str, request: Request) -> FileResponse:
     """A signed media URL (no API key: the signature is the credential). Tampered or expired
-    URLs are 403."""
+    URLs are 403; media past their retention (`expires_at`) are 410 `media_expired`."""
     settings: Settings = request.app.state.settings
     with request.app.state.db.read_session() as session:
         media = service.open_signed(session, settings, media_id, filename, request.url.query)
     return FileResponse(
-        service.local_path(settings, media),
+        service.served_path(settings, media),
         media_type=media.content_type,
         filename=media.filename,
         content_disposition_type="inline",

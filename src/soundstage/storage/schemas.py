@@ -11,7 +11,10 @@ from pydantic import BaseModel, Field
 class MediaOut(BaseModel):
     object: Literal["media"] = "media"
     id: str
-    purpose: Literal["upload", "output"]
+    purpose: Literal["upload", "output", "input"] = Field(
+        description="`upload` (POST /api/v1/uploads), `output` (of a job) or `input` (a "
+        "job's fetched input, kept while it runs)."
+    )
     filename: str
     content_type: str
     size_bytes: int
@@ -21,3 +24,8 @@ class MediaOut(BaseModel):
     )
     url_expires_at: datetime
     created_at: datetime
+    expires_at: datetime = Field(
+        description="When the media expire (created_at + the storage retention, 30 days by "
+        "default): from then on their URLs answer 410 `media_expired` and their bytes are "
+        "deleted, which frees the account's storage quota."
+    )

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -13,15 +14,21 @@ from sqlalchemy.orm import Session
 
 from soundstage.config import Settings
 from soundstage.core import fetch
-from soundstage.core.db import after_rollback
+from soundstage.core.db import Database, after_commit, after_rollback
 from soundstage.core.ids import new_id
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.models import MediaObject
 from soundstage.storage import repository, signing
 from soundstage.storage.backend import make_store
-from soundstage.storage.errors import MediaNotFound, MediaUnreachable
+from soundstage.storage.errors import (
+    MediaExpired,
+    MediaNotFound,
+    MediaUnreachable,
+    StorageQuotaExceeded,
+)
 
+log = logging.getLogger("soundstage.storage")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _REF = "$media"
 
@@ -47,9 +54,12 @@ def save(
     filename = safe_filename(filename)
     key = f"{owner.environment}/{owner.account_id}/{media_id}/{filename}"
     store = make_store(settings)
+    # The bytes go in before the unit's first write (SQLite takes its lock there), and a
+    # unit of work that fails after this keeps no copy: its row and usage roll back too.
     size = store.put(key, source)
-    # A unit of work that fails after this keeps no copy: its row is rolled back too.
     after_rollback(session, lambda: store.delete(key))
+    _take_quota(session, settings, owner, size, param="file" if purpose == "upload" else None)
+    now = utcnow()
     media = MediaObject(
         id=media_id,
         account_id=owner.account_id,
@@ -61,22 +71,133 @@ def save(
         duration_ms=duration_ms,
         storage_key=key,
         job_id=job_id,
-        created_at=utcnow(),
+        created_at=now,
+        expires_at=now + timedelta(seconds=settings.storage.retention_seconds),
     )
     repository.add(session, media)
     return media
 
 
+def quota_of(settings: Settings, environment: str) -> int:
+    quotas = settings.storage.quota_bytes
+    return quotas.production if environment == "production" else quotas.sandbox
+
+
+def _take_quota(
+    session: Session, settings: Settings, owner: Principal, size: int, *, param: str | None
+) -> None:
+    """Count the object against the owner's quota in one conditional UPDATE (413 if it
+    would pass it); the unit's rollback gives the bytes back."""
+    quota = quota_of(settings, owner.environment)
+    if not repository.take(session, owner.account_id, owner.environment, size, quota):
+        used = repository.used(session, owner.account_id, owner.environment)
+        raise StorageQuotaExceeded(
+            f"Storing {size:,} more bytes would pass this account's storage quota "
+            f"({used:,} of {quota:,} bytes in use in {owner.environment}). Stored media "
+            f"expire {settings.storage.retention_seconds // 86400} days after they are made.",
+            param=param,
+        )
+
+
+def storage_used(session: Session, principal: Principal) -> int:
+    return repository.used(session, principal.account_id, principal.environment)
+
+
+def _check_live(media: MediaObject) -> MediaObject:
+    if media.deleted_at is not None or media.expires_at <= utcnow():
+        raise MediaExpired(
+            f"The media {media.id} expired at {media.expires_at.isoformat()} and were "
+            "deleted; stored media are kept for a limited time (see expires_at).",
+            param="media_id",
+        )
+    return media
+
+
+def _delete(session: Session, media: MediaObject, now: datetime) -> bool:
+    """Mark one object deleted and free its bytes from the quota, once (a conditional
+    UPDATE: of several sweepers only one frees it)."""
+    if not repository.mark_deleted(session, media.id, now):
+        return False
+    repository.free(session, media.account_id, media.environment, media.size_bytes)
+    return True
+
+
+def sweep_expired(db: Database, settings: Settings) -> int:
+    """Delete up to `storage.sweep_batch` expired objects: their bytes first (nobody reads
+    expired media), then their rows are marked deleted and their quota freed. Idempotent
+    and safe with several sweepers. Returns how many this call marked."""
+    now = utcnow()
+    with db.read_session() as session:
+        batch = [
+            (media.id, media.storage_key)
+            for media in repository.expired(session, now, settings.storage.sweep_batch)
+        ]
+    if not batch:
+        return 0
+    store = make_store(settings)
+    for _, key in batch:
+        store.delete(key)
+    marked = 0
+    with db.session() as session:
+        for media_id, _ in batch:
+            media = repository.get(session, media_id)
+            if media is not None and _delete(session, media, now):
+                marked += 1
+    log.info("storage sweep deleted %d expired media objects", marked)
+    return marked
+
+
+def discard_job_outputs(session: Session, settings: Settings, job_id: str) -> None:
+    """A failed job keeps none of the outputs it stored before failing: their rows are
+    marked deleted and their quota freed in `session`, their bytes deleted once it commits."""
+    store = make_store(settings)
+    now = utcnow()
+    keys = [
+        media.storage_key
+        for media in repository.live_outputs_of_job(session, job_id)
+        if _delete(session, media, now)
+    ]
+
+    def delete_bytes() -> None:
+        for key in keys:
+            store.delete(key)
+
+    if keys:
+        after_commit(session, delete_bytes)
+
+
 def get_owned(session: Session, principal: Principal, media_id: str) -> MediaObject:
+    """The caller's media object: 404 if unknown or another's, 410 once expired."""
     media = repository.get_owned(session, principal.account_id, principal.environment, media_id)
     if media is None:
         raise MediaNotFound(f"No such media: {media_id}", param="media_id")
-    return media
+    return _check_live(media)
 
 
 def media_ref(media: MediaObject) -> dict[str, str]:
     """How a job result points at media: rendered as a freshly signed URL when shown."""
-    return {_REF: media.id, "filename": media.filename}
+    return {_REF: media.id, "filename": media.filename, "expires_at": media.expires_at.isoformat()}
+
+
+def earliest_expiry(value: Any) -> datetime | None:
+    """When the first of the media a job result points at expires (None: no media, or
+    references made before media expired)."""
+    found: list[datetime] = []
+
+    def visit(item: Any) -> None:
+        if isinstance(item, dict):
+            if _REF in item:
+                if "expires_at" in item:
+                    found.append(datetime.fromisoformat(item["expires_at"]))
+                return
+            for child in item.values():
+                visit(child)
+        elif isinstance(item, list):
+            for child in item:
+                visit(child)
+
+    visit(value)
+    return min(found, default=None)
 
 
 def render(value: Any, settings: Settings, *, ttl_seconds: int | None = None) -> Any:
@@ -99,12 +220,21 @@ def url_of(settings: Settings, media: MediaObject) -> tuple[str, datetime]:
 def open_signed(
     session: Session, settings: Settings, media_id: str, filename: str, raw_query: str
 ) -> MediaObject:
-    """The object behind a signed URL (403 if the URL is tampered with or expired)."""
+    """The object behind a signed URL (403 if the URL is tampered with or expired, 410 if
+    the media themselves expired)."""
     signing.verify(settings, media_id, filename, raw_query)
     media = repository.get(session, media_id)
     if media is None or media.filename != filename:
         raise MediaNotFound(f"No such media: {media_id}")
-    return media
+    return _check_live(media)
+
+
+def served_path(settings: Settings, media: MediaObject) -> Path:
+    """The local file of live media; 410 if a sweeper removed it meanwhile."""
+    path = local_path(settings, media)
+    if not path.is_file():
+        raise MediaExpired(f"The media {media.id} expired and were deleted.", param="media_id")
+    return path
 
 
 def local_path(settings: Settings, media: MediaObject) -> Path:
@@ -123,6 +253,20 @@ def own_media_in_url(settings: Settings, url: str) -> tuple[str, str, str] | Non
     return segments[0], unquote(segments[1]), parts.query
 
 
+def duration_of_own_media(session: Session, settings: Settings, url: str) -> int | None:
+    """The stored duration behind one of this service's own media URLs, for checks made
+    before any input is fetched; None for other URLs or when the URL is no good (the job
+    that fetches it reports why)."""
+    own = own_media_in_url(settings, url)
+    if own is None:
+        return None
+    try:
+        media = open_signed(session, settings, *own)
+    except (signing.InvalidMediaSignature, signing.MediaUrlExpired, MediaNotFound, MediaExpired):
+        return None
+    return media.duration_ms
+
+
 def read_input(session: Session, settings: Settings, url: str, dest: Path, *, param: str) -> Path:
     """Bring an input URL's bytes to `dest`: the service's own media URLs straight from
     storage (no HTTP), anything else through the SSRF-safe fetcher."""
@@ -131,9 +275,14 @@ def read_input(session: Session, settings: Settings, url: str, dest: Path, *, pa
         media_id, filename, query = own
         try:
             media = open_signed(session, settings, media_id, filename, query)
+            path = served_path(settings, media)
         except (signing.InvalidMediaSignature, signing.MediaUrlExpired, MediaNotFound) as exc:
             raise MediaUnreachable(f"{param}: {exc.message}", param=param) from exc
-        shutil.copyfile(local_path(settings, media), dest)
+        except MediaExpired as exc:
+            raise MediaUnreachable(
+                f"{param}: {exc.message}", param=param, code=MediaExpired.code
+            ) from exc
+        shutil.copyfile(path, dest)
         return dest
     fetch.fetch_to_file(url, dest, policy=fetch_policy(settings), param=param)
     return dest

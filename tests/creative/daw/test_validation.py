@@ -74,8 +74,9 @@ def refused(
         (body(tracks=[track(name="A")]), body(tracks=[track(name="   ")]), "tracks[0].name"),
         (body(tracks=[track(start_ms=0)]), body(tracks=[track(start_ms=-1)]), "tracks[0].start_ms"),
         (
-            body(tracks=[track(start_ms=3_600_000)]),
-            body(tracks=[track(start_ms=3_600_001)]),
+            # Past the session's bound (30 min, test_limits) the schema's ceiling (3 h).
+            body(tracks=[track(start_ms=1_799_999)]),
+            body(tracks=[track(start_ms=10_800_001)]),
             "tracks[0].start_ms",
         ),
         (

@@ -11,7 +11,9 @@ from soundstage.creative.daw.timecode import FRAME_RATES, FrameRateName, check_t
 from soundstage.jobs.schemas import JobOut
 
 MAX_TRACKS = 64
-MAX_START_MS = 3_600_000
+# The schema's ceiling; the session's end is bounded by the `daw.max_session_ms` setting
+# (30 min by default), checked at submit.
+MAX_START_MS = 3 * 3_600_000
 MIN_GAIN_DB, MAX_GAIN_DB = -96.0, 24.0
 
 
@@ -32,7 +34,8 @@ class DawTrack(RequestModel):
         ge=0,
         le=MAX_START_MS,
         description="Beyond the spec: where the track's audio starts on the timeline, in "
-        "milliseconds from the session start (placed at the nearest sample).",
+        "milliseconds from the session start (placed at the nearest sample). The session "
+        "(the end of the last clip) lasts at most 30 min by default (422 `session_too_long`).",
     )
     gain_db: float = Field(
         default=0.0,
@@ -55,7 +58,9 @@ class DawExportRequest(RequestModel):
     tracks: list[DawTrack] = Field(
         min_length=1,
         max_length=MAX_TRACKS,
-        description="The tracks, 1 to 64, in the order they appear in the session.",
+        description="The tracks, 1 to 64, in the order they appear in the session. The export "
+        "(every stem for the whole session, twice with media embedded) weighs at most 2 GiB "
+        "by default (422 `export_too_large`).",
     )
     format: Literal["aaf", "omf"] = Field(
         default="aaf",

@@ -1,5 +1,6 @@
-"""DAW export as the endpoint sees it: check what the schema cannot (unique track names, a
-balance that can pay for at least a second), then submit the asynchronous job."""
+"""DAW export as the endpoint sees it: check what the schema cannot (unique track names, the
+output's bounds, a balance that can pay for at least a second), then submit the
+asynchronous job."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from sqlalchemy.orm import Session
 from soundstage.config import Settings
 from soundstage.core.errors import InsufficientCredits, InvalidField
 from soundstage.core.principal import Principal
+from soundstage.creative.daw import limits
 from soundstage.creative.daw.schemas import DawExportJob, DawExportRequest
 from soundstage.creative.daw.tasks import KIND
 from soundstage.credits import rates
@@ -41,6 +43,7 @@ def submit_export(
     session: Session, settings: Settings, principal: Principal, body: DawExportRequest
 ) -> DawExportJob:
     check_track_names(body)
+    limits.check_request(session, settings, body)
     # Priced by the session's length, which the job measures and reserves before rendering;
     # a balance that cannot pay for one second is refused now rather than by the job.
     balance = credits.get_balance(session, principal.account_id, principal.environment)

@@ -7,11 +7,11 @@ import shutil
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, BinaryIO, Final
+from typing import Any, BinaryIO
 
+from soundstage.config import Settings
 from soundstage.core.audio import MediaInfo, probe
-from soundstage.core.errors import InvalidField
-from soundstage.creative.daw import package
+from soundstage.creative.daw import limits, package
 from soundstage.creative.daw.aaf import write_aaf
 from soundstage.creative.daw.bwf import BroadcastInfo, BwfWriter
 from soundstage.creative.daw.omf import check_size, write_omf
@@ -31,8 +31,6 @@ from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.storage import service as storage
 
 KIND = "daw"
-# The longest session exported (each stem is a WAVE file, at most 4 GiB).
-MAX_SESSION_MS: Final = 3 * 3_600_000
 
 
 @register(KIND, completed_event="daw.completed", failed_event="daw.failed")
@@ -44,7 +42,7 @@ def export_session(ctx: JobContext) -> JobOutcome:
     root = ctx.workdir / "package" / folder
     (root / "stems").mkdir(parents=True)
     writers, stems = _render_stems(ctx, specs, root / "stems")
-    session = _finish(request, writers, stems)
+    session = _finish(ctx.settings, request, writers, stems)
 
     ctx.progress(0.85, "packaging")
     rows = [
@@ -70,15 +68,28 @@ def export_session(ctx: JobContext) -> JobOutcome:
 
 
 def _finish(
-    request: dict[str, Any], writers: list[BwfWriter], stems: list[RenderedStem]
+    settings: Settings,
+    request: dict[str, Any],
+    writers: list[BwfWriter],
+    stems: list[RenderedStem],
 ) -> Session:
     """Every stem padded to the session's length (the longest track's end) and closed, after
     the bounds are checked again on the exact length (the headers' durations were
     estimates); the session they make."""
-    total_frames = max(stem.spec.offset_frames + stem.audio_frames for stem in stems)
+    last = max(stems, key=lambda stem: stem.spec.offset_frames + stem.audio_frames)
+    total_frames = last.spec.offset_frames + last.audio_frames
     try:
-        _check_length(round(total_frames * 1000 / request["sample_rate"]))
+        end_ms = round(total_frames * 1000 / request["sample_rate"])
+        param = limits.clip_param(last.spec.index, request["tracks"][last.spec.index]["start_ms"])
+        limits.check_session_length(settings, end_ms, param)
         check_sizes([stem.spec for stem in stems], total_frames, request["bit_depth"])
+        limits.check_output_size(
+            settings,
+            total_frames,
+            [stem.channels for stem in stems],
+            request["bit_depth"],
+            request["media"],
+        )
         layouts = [writer.finish(total_frames) for writer in writers]
     except BaseException:
         for writer in writers:
@@ -131,15 +142,19 @@ def _reserve(ctx: JobContext, specs: list[tuple[StemSpec, MediaInfo]]) -> int:
     """Reserve the credits of the session's length as the inputs' headers tell it (the
     charge is the rendered length, never above this), after refusing what cannot be made."""
     request, rate = ctx.request, ctx.request["sample_rate"]
-    estimated_ms = max(
+    ends = [
         round((spec.offset_frames + info.duration_ms * rate / 1000) * 1000 / rate)
         for spec, info in specs
-    )
-    _check_length(estimated_ms)
+    ]
+    estimated_ms = max(ends)
+    last = ends.index(estimated_ms)
+    param = limits.clip_param(last, request["tracks"][last]["start_ms"])
+    limits.check_session_length(ctx.settings, estimated_ms, param)
     frames = round(estimated_ms * rate / 1000)
+    channels = [spec.channels for spec, _ in specs]
     check_sizes([spec for spec, _ in specs], frames, request["bit_depth"])
+    limits.check_output_size(ctx.settings, frames, channels, request["bit_depth"], request["media"])
     if request["format"] == "omf":
-        channels = [spec.channels for spec, _ in specs]
         check_size(frames, channels, request["bit_depth"], request["media"])
     reserved = rates.for_duration(Operation.DAW, estimated_ms)
     ctx.reserve_credits(reserved)
@@ -201,16 +216,6 @@ def _fetch_tracks(ctx: JobContext) -> list[tuple[StemSpec, MediaInfo]]:
         check_pannable(spec)
         specs.append((spec, info))
     return specs
-
-
-def _check_length(duration_ms: int) -> None:
-    if duration_ms > MAX_SESSION_MS:
-        raise InvalidField(
-            f"tracks: the session would last {duration_ms / 3_600_000:.2f} h; an export "
-            f"lasts at most {MAX_SESSION_MS // 3_600_000} h (the longest track's end).",
-            param="tracks",
-            code="session_too_long",
-        )
 
 
 def _render_stems(

@@ -1,0 +1,153 @@
+"""The DAW export's output bounds (settings `daw.*`): the session's length (the end of the last
+clip, 30 min) and the export's size (2 GiB), refused at submit with 422 naming the field, before
+any work, and again in the job once the inputs are measured."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from soundstage.config import Settings
+from soundstage.core.audio import Audio
+from soundstage.core.db import Database
+from soundstage.creative.daw import limits
+from soundstage.creative.daw.schemas import DawExportRequest
+from tests.accounts.test_auth import assert_error
+from tests.conftest import Customer, create_customer
+from tests.creative.daw.conftest import DAW, file_bytes, wait_for_job
+from tests.speech.conftest import FileServer
+from tests.storage.test_media import wav_bytes
+
+pytestmark = pytest.mark.services
+
+URL = "https://media.example.com/track.wav"
+LIMIT_MS = 30 * 60_000
+
+
+def media_bytes(settings: Settings, customer: Customer) -> int:
+    folder = settings.data_dir / "media" / "sandbox" / customer.account_id
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def daw_jobs(client: TestClient, customer: Customer) -> list[Any]:
+    jobs: list[Any] = client.get("/api/v1/jobs?kind=daw", headers=customer.auth()).json()["data"]
+    return jobs
+
+
+def accepted(client: TestClient, customer: Customer, body: dict[str, Any]) -> None:
+    response = client.post(DAW, headers=customer.auth(), json=body)
+    assert response.status_code == 200, response.text
+    job_id = response.json()["job_id"]
+    assert client.post(f"/api/v1/jobs/{job_id}/cancel", headers=customer.auth()).status_code == 200
+
+
+def refused(
+    client: TestClient, customer: Customer, body: dict[str, Any], code: str, param: str
+) -> None:
+    error = assert_error(client.post(DAW, headers=customer.auth(), json=body), 422, code)
+    assert error["param"] == param, error
+
+
+def test_the_issue_request_is_refused_at_submit_and_stores_nothing(
+    client: TestClient, settings: Settings, db: Database
+) -> None:
+    """Issue 17: one 64 KB upload used twice, the second at 30 min, made a 1 GB ZIP."""
+    customer = create_customer(db, credits_each=100_000)
+    clip = wav_bytes(seconds=2.0472)  # 65,554 bytes
+    uploaded = client.post(
+        "/api/v1/uploads", headers=customer.auth(), files={"file": ("clip.wav", clip)}
+    )
+    assert uploaded.status_code == 200, uploaded.text
+    url = uploaded.json()["url"]
+    stored = media_bytes(settings, customer)
+    body = {
+        "tracks": [
+            {"name": "A", "audio_url": url},
+            {"name": "B", "audio_url": url, "start_ms": 1_800_000},
+        ]
+    }
+    refused(client, customer, body, "session_too_long", "tracks[1].start_ms")
+    assert daw_jobs(client, customer) == []
+    assert media_bytes(settings, customer) == stored
+    balance = client.get("/api/v1/credits", headers=customer.auth()).json()
+    assert (balance["balance"], balance["reserved"]) == (100_000, 0)
+
+
+def test_the_session_ends_at_the_end_of_its_last_clip(
+    client: TestClient, customer: Customer
+) -> None:
+    """Known at submit: an upload's duration. Unknown (another server's file): the clip
+    lasts more than nothing, so it must start before the limit."""
+    clip = client.post(
+        "/api/v1/uploads", headers=customer.auth(), files={"file": ("clip.wav", wav_bytes())}
+    ).json()
+    fits = LIMIT_MS - clip["duration_ms"]
+
+    def at(start_ms: int, url: str = clip["url"]) -> dict[str, Any]:
+        return {"tracks": [{"name": "A", "audio_url": url, "start_ms": start_ms}]}
+
+    accepted(client, customer, at(fits))
+    refused(client, customer, at(fits + 1), "session_too_long", "tracks[0].start_ms")
+    accepted(client, customer, at(LIMIT_MS - 1, URL))
+    refused(client, customer, at(LIMIT_MS, URL), "session_too_long", "tracks[0].start_ms")
+
+
+def test_the_export_size_is_bounded_at_submit(client: TestClient, customer: Customer) -> None:
+    """A 29 min session of mono 24-bit stems at 48 kHz: 250 MB a stem, twice with media
+    embedded. Four fit in 2 GiB (2.00 GB), five do not (2.51 GB); linked, five do."""
+
+    def tracks(count: int, **options: Any) -> dict[str, Any]:
+        clips = [{"name": f"T{i}", "audio_url": URL} for i in range(count - 1)]
+        last = {"name": "Last", "audio_url": URL, "start_ms": 29 * 60_000 - 1}
+        return {"tracks": [*clips, last], **options}
+
+    accepted(client, customer, tracks(4))
+    refused(client, customer, tracks(5), "export_too_large", "tracks")
+    accepted(client, customer, tracks(5, media="linked"))
+    # A panned track needs two channels: one panned track of the four passes the bound.
+    panned = tracks(4)
+    panned["tracks"][0]["pan"] = 0.5
+    refused(client, customer, panned, "export_too_large", "tracks")
+
+
+def test_the_bounds_come_from_settings(settings: Settings) -> None:
+    wide = settings.model_copy(
+        update={"daw": settings.daw.model_copy(update={"max_session_ms": 7_200_000})}
+    )
+    body = DawExportRequest.model_validate(
+        {"tracks": [{"name": "A", "audio_url": URL, "start_ms": 3_600_000}], "media": "linked"}
+    )
+    limits.check_request(None, wide, body)  # type: ignore[arg-type]  # no own media: no query
+    assert limits.estimated_bytes(48_000, [1, 2], 24, "embedded") == 2 * 48_000 * 3 * 3
+    assert limits.estimated_bytes(48_000, [1, 2], 16, "linked") == 48_000 * 2 * 3
+
+
+def test_a_session_longer_than_known_at_submit_fails_in_the_job_uncharged(
+    client: TestClient,
+    settings: Settings,
+    db: Database,
+    files: FileServer,
+    tmp_path: Path,
+    worker: object,
+) -> None:
+    """Another server's 31 min file (silence at 8 kHz: a small FLAC) is measured by the job,
+    which refuses it before reserving or rendering anything."""
+    customer = create_customer(db, credits_each=100_000)
+    silence = Audio(np.zeros((31 * 60 * 8_000, 1), dtype=np.float32), 8_000)
+    url = files.put("long.flac", file_bytes(silence, "flac", tmp_path, "PCM_16"))
+    response = client.post(
+        DAW, headers=customer.auth(), json={"tracks": [{"name": "Long", "audio_url": url}]}
+    )
+    assert response.status_code == 200, response.text
+    job = wait_for_job(client, customer, response.json()["job_id"])
+    assert job["status"] == "failed", job
+    assert (job["error"]["code"], job["error"]["param"]) == (
+        "session_too_long", "tracks[0].audio_url")  # fmt: skip
+    assert job["credits_used"] == 0
+    balance = client.get("/api/v1/credits", headers=customer.auth()).json()
+    assert (balance["balance"], balance["reserved"]) == (100_000, 0)
+    assert media_bytes(settings, customer) == 0
