@@ -38,7 +38,6 @@ from soundstage.creative.music import endpoints as music_endpoints
 from soundstage.creative.sound import endpoints as sound_endpoints
 from soundstage.credits import endpoints as credits_endpoints
 from soundstage.jobs import endpoints as jobs_endpoints
-from soundstage.jobs.queue import install_dispatcher
 from soundstage.speech.dubbing import endpoints as dubbing_endpoints
 from soundstage.speech.isolator import endpoints as isolator_endpoints
 from soundstage.speech.stt import endpoints as stt_endpoints
@@ -111,7 +110,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return {"status": "ok"}
 
     _install_error_handlers(app)
-    install_dispatcher(settings)
     openapi.install(app)
 
     async def authenticate(header: str | None) -> Principal:

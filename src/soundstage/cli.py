@@ -121,10 +121,12 @@ def _stop_with_parent() -> None:
 @main.command()
 @click.option("--processes", default=None, type=int, help="Worker processes (default: settings).")
 def worker(processes: int | None) -> None:
-    """Run job workers (a Huey consumer) and the sweeper that re-queues orphaned jobs."""
+    """Run job workers (a Huey consumer), the sweeper that re-queues orphaned jobs, and the
+    webhook delivery loop (threads of the main process, never an audio worker)."""
     import logging
 
     from soundstage.jobs.worker import run_worker
+    from soundstage.webhooks.loop import DeliveryLoop
 
     logging.basicConfig(
         level=os.environ.get("SOUNDSTAGE_LOG_LEVEL", "info").upper(),
@@ -132,7 +134,12 @@ def worker(processes: int | None) -> None:
     )
     settings = get_settings()
     upgrade_database(settings)
-    run_worker(settings, processes or settings.jobs.worker_processes)
+    db = Database(settings)
+    try:
+        deliveries = DeliveryLoop(db, settings)
+        run_worker(settings, processes or settings.jobs.worker_processes, [deliveries])
+    finally:
+        db.dispose()
 
 
 @main.command()

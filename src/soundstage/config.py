@@ -104,6 +104,16 @@ class WebhookSettings(BaseModel):
     # An endpoint is disabled (reason `failing`) after this many deliveries in a row failed
     # for good.
     failure_threshold: int = Field(default=10, ge=1)
+    # Live endpoints an account may have in each environment (deleted ones do not count);
+    # one more is 422 `too_many_endpoints`.
+    max_endpoints: int = Field(default=16, ge=1)
+    # Deliveries are sent by `soundstage worker`'s main process on threads of their own, never
+    # on the audio job processes: at most this many requests in flight per worker machine, at
+    # most `account_concurrency` of them for one account, and always one at a time per endpoint.
+    delivery_concurrency: int = Field(default=32, ge=1)
+    account_concurrency: int = Field(default=8, ge=1)
+    # How often an idle delivery loop looks for due deliveries in the database.
+    poll_interval_seconds: float = Field(default=0.5, gt=0)
 
 
 class TtsSettings(BaseModel):

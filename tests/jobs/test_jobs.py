@@ -320,9 +320,9 @@ def test_worker_command_stops_cleanly(settings: Settings) -> None:
     )
     assert proc.stderr is not None
     for line in proc.stderr:  # wait until the consumer runs, however slow the start
-        if "soundstage.deliver_webhook" in line:  # the last line the consumer logs at start
+        if "webhook delivery loop started" in line:  # logged once the processes are forked
             break
-    time.sleep(1)  # it logs that line just before forking its processes
+    time.sleep(1)
     assert proc.poll() is None
     proc.send_signal(signal.SIGINT)
     proc.stderr.read()

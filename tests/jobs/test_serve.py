@@ -1,13 +1,16 @@
-"""`soundstage serve` with its embedded worker, and synchronous time limits over HTTP
-(no other worker runs in this module)."""
+"""`soundstage serve` with its embedded worker (jobs and webhook deliveries), and synchronous
+time limits over HTTP (no other worker runs in this module)."""
 
 from __future__ import annotations
 
 import signal
 import subprocess
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -19,6 +22,7 @@ from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.deps import PrincipalDep
 from soundstage.jobs import service as jobs
+from soundstage.webhooks import service as webhooks
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer, free_port, settings_env, wait_for_port
 from tests.credits.test_ledger import principal_of
@@ -57,13 +61,29 @@ def test_sync_timeout_is_504_in_the_envelope_and_free(
     assert (balance["balance"], balance["reserved"]) == (1000, 0)
 
 
+class _Hooks(BaseHTTPRequestHandler):
+    received: list[str] = []  # webhook-id of each request
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["content-length"]))
+        self.received.append(self.headers["webhook-id"])
+        self.send_response(200)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
 def test_serve_runs_jobs_with_its_embedded_worker(
     settings: Settings, db: Database, customer: Customer
 ) -> None:
     port = free_port()
+    hooks = ThreadingHTTPServer(("127.0.0.1", 0), _Hooks)
+    threading.Thread(target=hooks.serve_forever, daemon=True).start()
+    env = {**settings_env(settings), "SOUNDSTAGE_FETCH_ALLOW_HOSTS": "127.0.0.1"}
     server = subprocess.Popen(
-        [sys.executable, "-m", "soundstage.cli", "serve", "--port", str(port)],
-        env=settings_env(settings),
+        [sys.executable, "-m", "soundstage.cli", "serve", "--port", str(port)], env=env
     )
     try:
         wait_for_port(port, timeout=60)
@@ -108,11 +128,25 @@ def test_serve_runs_jobs_with_its_embedded_worker(
         assert uploaded["url"].startswith(f"http://127.0.0.1:{port}/media/")
         assert uploaded["duration_ms"] == 100
         assert httpx.get(uploaded["url"]).content == wav
+        # Webhooks go out from the embedded worker too.
+        endpoint = httpx.post(
+            f"http://127.0.0.1:{port}/api/v1/webhooks/endpoints",
+            headers=customer.auth(),
+            json={"url": f"http://127.0.0.1:{hooks.server_address[1]}/hooks"},
+        )
+        assert endpoint.status_code == 200, endpoint.text
+        with db.session() as session:
+            event = webhooks.emit(session, customer.account_id, "sandbox", "daw.completed", {})
+        deadline = time.monotonic() + 30
+        while event.id not in _Hooks.received:
+            assert time.monotonic() < deadline, "the webhook was not delivered"
+            time.sleep(0.1)
         embedded = children_of(server.pid)
         assert embedded, "serve started no worker process"
     finally:
         server.send_signal(signal.SIGTERM)  # what a process manager sends
         server.wait(30)
+        hooks.shutdown()
     deadline = time.monotonic() + 30
     while any(Path(f"/proc/{pid}").exists() for pid in embedded):
         assert time.monotonic() < deadline, "the embedded worker outlived serve"

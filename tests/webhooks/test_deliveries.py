@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
+from soundstage import __version__
 from soundstage.config import Settings, WebhookSettings
 from soundstage.core.db import Database
 from soundstage.core.timeutil import utcnow
@@ -76,6 +77,22 @@ def test_an_event_is_delivered_signed(
     # Done: attempting again sends nothing.
     assert tasks.attempt_delivery(db, settings, delivery["id"]) is None
     assert len(receiver.requests) == 1
+
+
+def test_a_delivery_carries_one_user_agent(
+    client: TestClient,
+    db: Database,
+    settings: Settings,
+    customer: Customer,
+    receiver: Receiver,
+    dispatched: list[str],
+) -> None:
+    register(client, customer, receiver)
+    emit(db, customer, "dubbing.completed", OUTPUT)
+    drive(db, settings, dispatched)
+    [request] = receiver.requests
+    agents = [value for name, value in request.raw_headers if name.lower() == "user-agent"]
+    assert agents == [f"Soundstage-Webhooks/{__version__}"]
 
 
 def test_a_rolled_back_emit_sends_nothing(

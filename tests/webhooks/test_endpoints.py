@@ -1,16 +1,24 @@
-"""Webhook endpoints over HTTP: creation and its one-time secret, validation, address rules,
-listing, deletion, and isolation between accounts and environments."""
+"""Webhook endpoints over HTTP: creation and its one-time secret, validation, address rules
+(one answer whether a name does not resolve or resolves to a private address), the cap per
+account and environment, listing, deletion, and isolation between accounts and
+environments."""
 
 from __future__ import annotations
 
 import base64
+import threading
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from standardwebhooks import Webhook
 
+from soundstage.config import WebhookSettings
+from soundstage.core.db import Database
+from soundstage.webhooks import service
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer
+from tests.credits.test_ledger import principal_of
 from tests.webhooks.conftest import Receiver, register
 
 pytestmark = pytest.mark.services
@@ -135,3 +143,77 @@ def test_another_accounts_or_environments_endpoint_is_404(
         assert assert_error(cursor, 404, "resource_missing")["param"] == "starting_after"
     # Still there for its owner.
     assert client.get(f"{ENDPOINTS}/{endpoint_id}", headers=customer.auth()).status_code == 200
+
+
+def test_unresolvable_and_private_urls_get_the_same_answer(
+    client: TestClient, customer: Customer
+) -> None:
+    """No DNS oracle: the answer does not tell whether a name exists or where it points."""
+    urls = [
+        "http://no-such-host.invalid/hook",  # does not resolve
+        "http://localhost:8080/hook",  # a name that resolves to loopback
+        "http://10.1.2.3/hook",  # a private literal
+        "http://[::1]/hook",  # a loopback literal
+    ]
+    answers = []
+    for url in urls:
+        response = client.post(ENDPOINTS, headers=customer.auth(), json={"url": url})
+        error = assert_error(response, 422, "url_not_allowed")
+        answers.append({k: v for k, v in error.items() if k != "request_id"})
+    assert answers == [answers[0]] * len(urls), answers
+    assert answers[0]["param"] == "url"
+    assert "localhost" not in answers[0]["message"]
+
+
+def create(client: TestClient, customer: Customer, url: str, environment: str = "sandbox") -> Any:
+    return client.post(ENDPOINTS, headers=customer.auth(environment), json={"url": url})
+
+
+def test_an_account_has_at_most_16_endpoints_per_environment(
+    client: TestClient, customer: Customer, receiver: Receiver, webhook_settings: WebhookSettings
+) -> None:
+    assert webhook_settings.max_endpoints == 16  # the default
+    ids = [register(client, customer, receiver)["id"] for _ in range(16)]  # the 16th: inside
+    error = assert_error(create(client, customer, receiver.url), 422, "too_many_endpoints")
+    assert error["param"] is None
+    assert "16" in error["message"]
+    listed = client.get(f"{ENDPOINTS}?limit=100", headers=customer.auth()).json()["data"]
+    assert len(listed) == 16
+
+    # The other environment has its own 16.
+    assert create(client, customer, receiver.url, "production").status_code == 200
+    # A deleted endpoint does not count: its place can be taken, once.
+    assert client.delete(f"{ENDPOINTS}/{ids[3]}", headers=customer.auth()).status_code == 200
+    assert create(client, customer, receiver.url).status_code == 200
+    assert_error(create(client, customer, receiver.url), 422, "too_many_endpoints")
+
+
+def test_a_creation_racing_for_the_last_place_is_refused(
+    client: TestClient, db: Database, customer: Customer, receiver: Receiver
+) -> None:
+    for _ in range(15):
+        register(client, customer, receiver)
+    answers: list[Any] = []
+    # The 16th is created in a transaction left open while another creation arrives over
+    # HTTP: that one waits for it (SQLite's write lock; PostgreSQL's unique slot), then finds
+    # no place left.
+    with db.session() as session:
+        service.create_endpoint(
+            session,
+            principal_of(customer),
+            url=receiver.url,
+            description=None,
+            enabled_events=["*"],
+            allow_hosts=["127.0.0.1"],
+            max_endpoints=16,
+        )
+        racer = threading.Thread(
+            target=lambda: answers.append(create(client, customer, receiver.url))
+        )
+        racer.start()
+        racer.join(0.5)
+    racer.join(60)
+    [answer] = answers
+    assert_error(answer, 422, "too_many_endpoints")
+    listed = client.get(f"{ENDPOINTS}?limit=100", headers=customer.auth()).json()["data"]
+    assert len(listed) == 16

@@ -24,10 +24,12 @@ import httpx
 from soundstage.core.errors import InvalidField
 
 __all__ = [
+    "AddressNotAllowed",
     "FetchPolicy",
     "FetchResult",
     "MediaTooLarge",
     "MediaUnreachable",
+    "NameNotResolved",
     "UrlNotAllowed",
     "fetch_to_file",
 ]
@@ -73,6 +75,15 @@ class MediaUnreachable(InvalidField):
 
 class MediaTooLarge(InvalidField):
     code = "media_too_large"
+
+
+class AddressNotAllowed(UrlNotAllowed):
+    """The host resolved (or is a literal address) to an address the rules refuse."""
+
+
+class NameNotResolved(MediaUnreachable):
+    """The host name did not resolve, or not in time. With AddressNotAllowed, what a caller
+    that must not reveal DNS answers (webhook endpoints) maps to one and the same error."""
 
 
 @dataclass(frozen=True)
@@ -281,19 +292,19 @@ def _resolve_and_check(
     thread.join(max(timeout, 0))
     if not answer:
         if deadline.expired:
-            raise _timed_out(policy, param)
-        raise MediaUnreachable(f"resolving {target.host} timed out", param=param)
+            raise NameNotResolved(_timed_out(policy, param).message, param=param)
+        raise NameNotResolved(f"resolving {target.host} timed out", param=param)
     if isinstance(answer[0], BaseException):
-        raise MediaUnreachable(f"could not resolve the host {target.host}", param=param)
+        raise NameNotResolved(f"could not resolve the host {target.host}", param=param)
     addresses: list[str] = []
     for family, _, _, _, sockaddr in answer[0]:
         if family in (socket.AF_INET, socket.AF_INET6) and sockaddr[0] not in addresses:
             addresses.append(str(sockaddr[0]))
     if not addresses:
-        raise MediaUnreachable(f"could not resolve the host {target.host}", param=param)
+        raise NameNotResolved(f"could not resolve the host {target.host}", param=param)
     if not target.allowed and any(_refused(address) for address in addresses):
         # Deliberately vague: naming the address would let callers map internal DNS.
-        raise UrlNotAllowed(
+        raise AddressNotAllowed(
             f"{param} points to a private, local or reserved network address", param=param
         )
     return addresses
@@ -451,21 +462,23 @@ def _exchange(
     body: bytes | None = None,
     extra_headers: dict[str, str] | None = None,
 ) -> Iterator[httpcore.Response]:
-    """One request to the pinned addresses; network failures become MediaUnreachable."""
+    """One request to the pinned addresses; network failures become MediaUnreachable.
+    `extra_headers` replace the defaults of the same name (one User-Agent, never two)."""
     remaining = max(deadline.remaining(), 0.001)
     authority = f"[{target.host}]" if ":" in target.host else target.host
     if target.port != _SCHEMES[target.scheme]:
         authority = f"{authority}:{target.port}"
-    headers = [
-        (b"Host", authority.encode("ascii")),
+    extra = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in (extra_headers or {}).items()]
+    replaced = {name.lower() for name, _ in extra}
+    defaults = [
         (b"User-Agent", b"soundstage-fetch/1"),
         (b"Accept", b"*/*"),
         # The bytes on the wire are the bytes saved and counted: no decompression bombs.
         (b"Accept-Encoding", b"identity"),
     ]
-    headers += [
-        (k.encode("latin-1"), v.encode("latin-1")) for k, v in (extra_headers or {}).items()
-    ]
+    headers = [(b"Host", authority.encode("ascii"))]
+    headers += [(name, value) for name, value in defaults if name.lower() not in replaced]
+    headers += [(name, value) for name, value in extra if name.lower() != b"host"]
     pool = httpcore.ConnectionPool(
         ssl_context=ssl_context,
         max_connections=1,

@@ -14,9 +14,10 @@ log = logging.getLogger("soundstage.jobs")
 
 
 class JobQueue:
-    """Four tasks: run a job, deliver a webhook, render a voice preview or a talent demo. Each
-    takes only an id: the database is the source of truth, so a lost or repeated message is
-    harmless."""
+    """Three tasks: run a job, render a voice preview or a talent demo. Each takes only an id:
+    the database is the source of truth, so a lost or repeated message is harmless. (Webhook
+    deliveries are not here: `webhooks.loop` sends them, so that they never take an audio
+    worker.)"""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -26,11 +27,6 @@ class JobQueue:
             from soundstage.jobs import worker
 
             worker.run_job(worker.environment(settings), job_id)
-
-        def deliver_webhook(delivery_id: str) -> None:
-            from soundstage.jobs import worker
-
-            worker.deliver_webhook(worker.environment(settings), delivery_id)
 
         def render_preview(voice_id: str) -> None:
             from soundstage.jobs import worker
@@ -43,18 +39,11 @@ class JobQueue:
             worker.render_demo(worker.environment(settings), demo_id)
 
         self._run_job = self.huey.task(name="soundstage.run_job")(run_job)
-        self._deliver_webhook = self.huey.task(name="soundstage.deliver_webhook")(deliver_webhook)
         self._render_preview = self.huey.task(name="soundstage.render_preview")(render_preview)
         self._render_demo = self.huey.task(name="soundstage.render_demo")(render_demo)
 
     def enqueue_job(self, job_id: str) -> None:
         self._run_job(job_id)
-
-    def enqueue_delivery(self, delivery_id: str, delay_seconds: float = 0.0) -> None:
-        if delay_seconds > 0:
-            self._deliver_webhook.schedule(args=(delivery_id,), delay=delay_seconds)
-        else:
-            self._deliver_webhook(delivery_id)
 
     def enqueue_preview(self, voice_id: str) -> None:
         self._render_preview(voice_id)
@@ -71,13 +60,6 @@ def make_huey(settings: Settings) -> Huey:
     return SqliteHuey(
         name=name, filename=str(settings.data_dir / "queue.db"), results=False, utc=True, timeout=60
     )
-
-
-def install_dispatcher(settings: Settings) -> None:
-    """Webhook deliveries recorded by this process are handed to the queue after commit."""
-    from soundstage.webhooks import service as webhooks
-
-    webhooks.set_dispatcher(lambda delivery_id: get_queue(settings).enqueue_delivery(delivery_id))
 
 
 _queues: dict[tuple[str, str | None, str], JobQueue] = {}

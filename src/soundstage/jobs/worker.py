@@ -1,5 +1,6 @@
 """Job execution in worker processes: claim with a lease, heartbeat, run the handler, then
-complete + capture credits + emit the webhook event in one transaction. And the sweeper."""
+complete + capture credits + emit the webhook event in one transaction. And the sweeper, and
+the consumer that runs companions (the webhook delivery loop) in the main process."""
 
 from __future__ import annotations
 
@@ -9,9 +10,13 @@ import secrets
 import shutil
 import socket
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, Protocol
+
+from huey import Huey
+from huey.consumer import Consumer
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
@@ -22,7 +27,7 @@ from soundstage.credits import service as credits
 from soundstage.jobs import repository, streams, workdirs
 from soundstage.jobs.errors import JobCancelled
 from soundstage.jobs.handlers import JobContext, JobKind, JobOutcome, get_kind, load_task_modules
-from soundstage.jobs.queue import get_queue, install_dispatcher
+from soundstage.jobs.queue import get_queue
 from soundstage.models import Job
 from soundstage.storage import service as storage
 
@@ -49,7 +54,6 @@ def environment(settings: Settings) -> WorkerEnvironment:
         env = _environments.get(pid)
         if env is None or env.settings is not settings:
             load_task_modules(settings)
-            install_dispatcher(settings)
             env = WorkerEnvironment(settings, Database(settings), pid)
             _environments.clear()  # a forked child drops its parent's connections
             _environments[pid] = env
@@ -249,14 +253,6 @@ class _Heartbeat(threading.Thread):
         self._stop_event.set()
 
 
-def deliver_webhook(env: WorkerEnvironment, delivery_id: str) -> None:
-    from soundstage.webhooks import tasks as webhook_tasks
-
-    delay = webhook_tasks.attempt_delivery(env.db, env.settings, delivery_id)
-    if delay is not None:
-        get_queue(env.settings).enqueue_delivery(delivery_id, delay)
-
-
 def render_preview(env: WorkerEnvironment, voice_id: str) -> None:
     from soundstage.voices import previews
 
@@ -276,8 +272,9 @@ def render_demo(env: WorkerEnvironment, demo_id: str) -> None:
 
 
 def sweep(env: WorkerEnvironment) -> int:
-    """Re-queue jobs whose worker died (lease ran out) and queued jobs nobody took, and
-    deliveries that are due. Repeated messages are harmless: claiming is conditional."""
+    """Re-queue jobs whose worker died (lease ran out) and queued jobs nobody took. Repeated
+    messages are harmless: claiming is conditional. (Webhook deliveries need no sweeping:
+    the delivery loop finds due ones, leases run out included, in the database.)"""
     jobs = env.settings.jobs
     now = utcnow()
     with env.db.session() as session:
@@ -289,15 +286,10 @@ def sweep(env: WorkerEnvironment) -> int:
     for job_id in stale:
         log.info("sweeper re-queues job %s", job_id)
         queue.enqueue_job(job_id)
-    from soundstage.webhooks import tasks as webhook_tasks
-
     streams.remove_stale(env.db, env.settings)
     workdirs.remove_orphans(env.db, env.settings)
-    due = webhook_tasks.due_deliveries(env.db, now)
-    for delivery_id in due:
-        queue.enqueue_delivery(delivery_id)
     storage.sweep_expired(env.db, env.settings)  # media past their retention
-    return len(stale) + len(due)
+    return len(stale)
 
 
 class Sweeper(threading.Thread):
@@ -317,11 +309,40 @@ class Sweeper(threading.Thread):
         self._stop_event.set()
 
 
-def run_worker(settings: Settings, processes: int) -> None:
-    """`soundstage worker`: a Huey consumer with `processes` worker processes + the sweeper."""
+class Companion(Protocol):
+    """Work that runs beside the job processes, in the worker's main process (the webhook
+    delivery loop): started once they are forked, stopped first on shutdown."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+class _Consumer(Consumer):  # type: ignore[misc]  # huey has no type hints
+    def __init__(self, huey: Huey, companions: Sequence[Companion], **options: Any) -> None:
+        super().__init__(huey, **options)
+        self.companions = companions
+
+    def start(self) -> None:
+        super().start()
+        # Threads start after the job processes were forked: a child never inherits them.
+        for companion in self.companions:
+            companion.start()
+
+    def stop(self, graceful: bool = False) -> None:
+        for companion in self.companions:
+            companion.stop()
+        super().stop(graceful)
+
+
+def run_worker(settings: Settings, processes: int, companions: Sequence[Companion] = ()) -> None:
+    """`soundstage worker`: a Huey consumer with `processes` worker processes, the sweeper,
+    and `companions` in the main process."""
     queue = get_queue(settings)
     load_task_modules(settings)
-    consumer = queue.huey.create_consumer(
+    consumer = _Consumer(
+        queue.huey,
+        companions,
         workers=processes,
         worker_type="process",
         periodic=False,
@@ -340,4 +361,6 @@ def run_worker(settings: Settings, processes: int) -> None:
     try:
         consumer.run()
     finally:
+        for companion in companions:
+            companion.stop()  # a second stop returns at once
         sweeper.stop()

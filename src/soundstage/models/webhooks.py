@@ -15,6 +15,9 @@ class WebhookEndpoint(CustomerOwned, Timestamped, Base):
     __tablename__ = "webhook_endpoint"
     __table_args__ = (
         Index("ix_webhook_endpoint_owner_created", "account_id", "environment", "created_at"),
+        # The cap on endpoints per account and environment: a live endpoint holds one of its
+        # owner's numbered slots, so two concurrent creations cannot both take the last one.
+        Index("uq_webhook_endpoint_owner_slot", "account_id", "environment", "slot", unique=True),
     )
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
@@ -31,6 +34,12 @@ class WebhookEndpoint(CustomerOwned, Timestamped, Base):
     disabled_at: Mapped[datetime | None] = mapped_column(default=None)
     # Deleted endpoints stay, so their deliveries and attempts keep their history.
     deleted_at: Mapped[datetime | None] = mapped_column(default=None)
+    # 0 .. webhooks.max_endpoints - 1 while live; None once deleted (frees the slot).
+    slot: Mapped[int | None] = mapped_column(Integer, default=None)
+    # Per-endpoint concurrency 1: the worker sending to it holds it until `in_flight_until`
+    # (its attempt's lease), under a token of its own; None when nothing is being sent.
+    in_flight_until: Mapped[datetime | None] = mapped_column(default=None)
+    in_flight_token: Mapped[str | None] = mapped_column(String(32), default=None)
 
 
 class Event(CustomerOwned, Timestamped, Base):
@@ -54,6 +63,7 @@ class WebhookDelivery(CustomerOwned, Timestamped, Base):
     __table_args__ = (
         Index("ix_webhook_delivery_endpoint_created", "endpoint_id", "created_at"),
         Index("ix_webhook_delivery_status_next_attempt", "status", "next_attempt_at"),
+        Index("ix_webhook_delivery_endpoint_due", "endpoint_id", "status", "next_attempt_at"),
     )
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)

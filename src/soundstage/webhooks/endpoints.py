@@ -63,8 +63,10 @@ def create_webhook_endpoint(
     body: WebhookEndpointCreate, session: SessionDep, principal: PrincipalDep, settings: SettingsDep
 ) -> WebhookEndpointCreated:
     """Register a URL to receive events, signed per Standard Webhooks. The answer carries the
-    signing `secret`, which is never shown again. Private, loopback and link-local addresses
-    are refused (422 `url_not_allowed`)."""
+    signing `secret`, which is never shown again. A URL that does not resolve, or resolves
+    to a private, loopback or link-local address, is refused (422 `url_not_allowed`, the same
+    answer for both). An account has at most `webhooks.max_endpoints` (16) endpoints per
+    environment: one more is 422 `too_many_endpoints`."""
     endpoint = service.create_endpoint(
         session,
         principal,
@@ -72,6 +74,7 @@ def create_webhook_endpoint(
         description=body.description,
         enabled_events=list(body.enabled_events),
         allow_hosts=settings.fetch_allow_hosts,
+        max_endpoints=settings.webhooks.max_endpoints,
     )
     return WebhookEndpointCreated.model_validate(
         {**_endpoint_fields(endpoint), "secret": endpoint.secret}

@@ -1,12 +1,13 @@
 """Errors of the webhooks feature."""
 
-from soundstage.core.errors import Conflict, NotFound
+from soundstage.core.errors import Conflict, InvalidField, NotFound
 
 __all__ = [
     "DeliveryNotFound",
     "EndpointDisabled",
     "EndpointNotFound",
     "EventNotFound",
+    "TooManyEndpoints",
 ]
 
 
@@ -26,3 +27,9 @@ class EndpointDisabled(Conflict):
     """A disabled endpoint receives nothing, not even a manual redelivery."""
 
     code = "endpoint_disabled"
+
+
+class TooManyEndpoints(InvalidField):
+    """The account has `webhooks.max_endpoints` live endpoints in this environment already."""
+
+    code = "too_many_endpoints"

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Select, Update, select, update
+from sqlalchemy import Select, Update, func, or_, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from soundstage.models import Event, WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint
@@ -43,11 +44,32 @@ def enabled_endpoints(session: Session, account_id: str, environment: str) -> li
     return list(session.scalars(query))
 
 
+def add_in_free_slot(session: Session, endpoint: WebhookEndpoint) -> bool:
+    """Insert `endpoint` unless its owner's slot was taken meanwhile (the unique key refuses
+    it; only the savepoint is undone). True when it was inserted."""
+    try:
+        with session.begin_nested():
+            session.add(endpoint)
+    except IntegrityError:
+        return False
+    return True
+
+
+def used_slots(session: Session, account_id: str, environment: str) -> set[int]:
+    """The slots the owner's live endpoints hold (see `webhooks.service.create_endpoint`)."""
+    stmt = select(WebhookEndpoint.slot).where(
+        WebhookEndpoint.account_id == account_id,
+        WebhookEndpoint.environment == environment,
+        WebhookEndpoint.slot.is_not(None),
+    )
+    return {slot for slot in session.scalars(stmt) if slot is not None}
+
+
 def mark_endpoint_deleted(session: Session, endpoint_id: str, at: datetime) -> None:
     stmt = (
         update(WebhookEndpoint)
         .where(WebhookEndpoint.id == endpoint_id)
-        .values(deleted_at=at)
+        .values(deleted_at=at, slot=None)
         .execution_options(synchronize_session=False)
     )
     session.execute(stmt)
@@ -74,6 +96,34 @@ def disable_endpoint(
         .execution_options(synchronize_session=False)
     )
     return _changed(session, stmt) == 1
+
+
+def claim_endpoint(
+    session: Session, endpoint_id: str, token: str, now: datetime, until: datetime
+) -> bool:
+    """Take an endpoint for one request unless another one is in flight to it (on any
+    worker): its lease still runs. True when this call took it."""
+    stmt = (
+        update(WebhookEndpoint)
+        .where(
+            WebhookEndpoint.id == endpoint_id,
+            or_(WebhookEndpoint.in_flight_until.is_(None), WebhookEndpoint.in_flight_until <= now),
+        )
+        .values(in_flight_until=until, in_flight_token=token)
+        .execution_options(synchronize_session=False)
+    )
+    return _changed(session, stmt) == 1
+
+
+def release_endpoint(session: Session, endpoint_id: str, token: str) -> None:
+    """Give the endpoint back, unless its lease ran out and someone else holds it now."""
+    stmt = (
+        update(WebhookEndpoint)
+        .where(WebhookEndpoint.id == endpoint_id, WebhookEndpoint.in_flight_token == token)
+        .values(in_flight_until=None, in_flight_token=None)
+        .execution_options(synchronize_session=False)
+    )
+    session.execute(stmt)
 
 
 def count_endpoint_failure(session: Session, endpoint_id: str) -> None:
@@ -208,3 +258,42 @@ def due_delivery_ids(session: Session, now: datetime, limit: int) -> list[str]:
         .limit(limit)
     )
     return list(session.scalars(stmt))
+
+
+def due_endpoints(
+    session: Session, now: datetime, exclude_accounts: set[str], limit: int
+) -> list[tuple[str, str]]:
+    """(endpoint id, account id) of endpoints that have a due delivery and nothing in flight,
+    the longest waiting first: one row per endpoint, so that many deliveries to a few
+    endpoints cannot hide the others. Accounts in `exclude_accounts` are left out."""
+    due_since = func.min(WebhookDelivery.next_attempt_at)
+    stmt = (
+        select(WebhookDelivery.endpoint_id, WebhookDelivery.account_id)
+        .join(WebhookEndpoint, WebhookEndpoint.id == WebhookDelivery.endpoint_id)
+        .where(
+            WebhookDelivery.status == "pending",
+            WebhookDelivery.next_attempt_at <= now,
+            or_(WebhookEndpoint.in_flight_until.is_(None), WebhookEndpoint.in_flight_until <= now),
+        )
+        .group_by(WebhookDelivery.endpoint_id, WebhookDelivery.account_id)
+        .order_by(due_since, WebhookDelivery.endpoint_id)
+        .limit(limit)
+    )
+    if exclude_accounts:
+        stmt = stmt.where(WebhookDelivery.account_id.not_in(sorted(exclude_accounts)))
+    return [(endpoint_id, account_id) for endpoint_id, account_id in session.execute(stmt)]
+
+
+def next_due_delivery_id(session: Session, endpoint_id: str, now: datetime) -> str | None:
+    """The endpoint's due delivery that has waited longest."""
+    stmt = (
+        select(WebhookDelivery.id)
+        .where(
+            WebhookDelivery.endpoint_id == endpoint_id,
+            WebhookDelivery.status == "pending",
+            WebhookDelivery.next_attempt_at <= now,
+        )
+        .order_by(WebhookDelivery.next_attempt_at, WebhookDelivery.id)
+        .limit(1)
+    )
+    return session.scalars(stmt).first()

@@ -1,10 +1,11 @@
 """Webhook endpoints, events and the bookkeeping of deliveries.
 
 `emit` is how other features announce an event, inside their own transaction: it writes the
-event and one pending delivery per subscribed endpoint, and once that transaction commits it
-hands each delivery id to the dispatcher (the job queue, via `set_dispatcher`). Deliveries are
-attempted by `tasks.attempt_delivery`; what an attempt's outcome means (retry, give up,
-disable the endpoint) is decided here.
+event and one pending delivery per subscribed endpoint, due now; once that transaction
+commits it tells the dispatcher (`set_dispatcher`: a delivery loop in the same process wakes
+up). The database is the queue: delivery loops (`webhooks.loop`) claim due deliveries with a
+lease, one request at a time per endpoint, and retries are due times. What an attempt's
+outcome means (retry, give up, disable the endpoint) is decided here.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from soundstage.webhooks.errors import (
     EndpointDisabled,
     EndpointNotFound,
     EventNotFound,
+    TooManyEndpoints,
 )
 from soundstage.webhooks.schemas import ALL_EVENTS, EVENT_TYPES
 
@@ -44,8 +46,8 @@ log = logging.getLogger(__name__)
 
 DeliveryWithAttempts = tuple[WebhookDelivery, list[WebhookDeliveryAttempt]]
 
-# Until the queue calls `set_dispatcher`, handed-over ids are only remembered (bounded);
-# deliveries still go out through whoever polls `tasks.due_deliveries`.
+# Until a delivery loop calls `set_dispatcher`, handed-over ids are only remembered (bounded);
+# deliveries still go out: loops in other processes find them due in the database.
 dispatched: deque[str] = deque(maxlen=10_000)
 _dispatcher: Callable[[str], None] = dispatched.append
 _jitter = random.SystemRandom()
@@ -61,7 +63,8 @@ def event_url_ttl_seconds(settings: Settings) -> int:
 
 
 def set_dispatcher(dispatch: Callable[[str], None]) -> None:
-    """Who is told about a delivery to attempt now: called with its id after commit."""
+    """Who is told about a delivery due now: called with its id after commit (a hint only;
+    the delivery is in the database whoever is told)."""
     global _dispatcher
     _dispatcher = dispatch
 
@@ -71,8 +74,8 @@ def _hand_over(delivery_ids: list[str]) -> None:
         try:
             _dispatcher(delivery_id)
         except Exception:
-            # The rows are committed already: a delivery the queue did not take stays
-            # pending and due, and the sweeper (`due_deliveries`) picks it up.
+            # The rows are committed already: the delivery stays pending and due, and a
+            # delivery loop finds it when it next looks.
             log.exception("could not dispatch webhook delivery %s", delivery_id)
 
 
@@ -98,12 +101,21 @@ def endpoint_policy(allow_hosts: list[str], timeout_seconds: float) -> fetch.Fet
     )
 
 
+# One answer whether the name does not resolve or resolves to a refused address: telling
+# them apart would let callers map the DNS of the network this server sits in.
+UNREACHABLE_ADDRESS = "url must resolve to public internet addresses only"
+
+
+def refused_address(param: str = "url") -> fetch.UrlNotAllowed:
+    return fetch.UrlNotAllowed(UNREACHABLE_ADDRESS, param=param)
+
+
 def check_endpoint_url(url: str, allow_hosts: list[str]) -> None:
     """422 `url_not_allowed` unless the URL resolves, now, to addresses webhooks may reach."""
     try:
         fetch.check_url(url, policy=endpoint_policy(allow_hosts, 10.0), param="url")
-    except fetch.MediaUnreachable as exc:
-        raise fetch.UrlNotAllowed(exc.message, param="url") from exc
+    except (fetch.NameNotResolved, fetch.AddressNotAllowed) as exc:
+        raise refused_address() from exc
 
 
 def create_endpoint(
@@ -114,22 +126,37 @@ def create_endpoint(
     description: str | None,
     enabled_events: list[str],
     allow_hosts: list[str],
+    max_endpoints: int,
 ) -> WebhookEndpoint:
+    """A new endpoint in one of the owner's `max_endpoints` slots. A slot is a unique key
+    (account, environment, slot): two creations racing for the last free one both insert
+    it, and the database refuses the second, which looks again and finds none free."""
     check_endpoint_url(url, allow_hosts)
-    endpoint = WebhookEndpoint(
-        id=new_id("we"),
-        account_id=principal.account_id,
-        environment=principal.environment,
-        url=url,
-        description=description,
-        enabled_events=enabled_events,
-        secret=new_secret(),
-        status="enabled",
-        consecutive_failures=0,
-        created_at=utcnow(),
+    owner = (principal.account_id, principal.environment)
+    for _ in range(max_endpoints + 1):
+        used = repository.used_slots(session, *owner)
+        free = [slot for slot in range(max_endpoints) if slot not in used]
+        if not free or len(used) >= max_endpoints:
+            break
+        endpoint = WebhookEndpoint(
+            id=new_id("we"),
+            account_id=principal.account_id,
+            environment=principal.environment,
+            url=url,
+            description=description,
+            enabled_events=enabled_events,
+            secret=new_secret(),
+            status="enabled",
+            consecutive_failures=0,
+            slot=free[0],
+            created_at=utcnow(),
+        )
+        if repository.add_in_free_slot(session, endpoint):
+            return endpoint
+    raise TooManyEndpoints(
+        f"This account has {max_endpoints} webhook endpoints in {principal.environment}, the "
+        "most allowed; delete one to add another."
     )
-    repository.add(session, endpoint)
-    return endpoint
 
 
 def get_endpoint(session: Session, principal: Principal, endpoint_id: str) -> WebhookEndpoint:
@@ -278,6 +305,10 @@ class OutgoingRequest:
     open while the receiver answers."""
 
     delivery_id: str
+    endpoint_id: str
+    account_id: str
+    # Whose turn it is at the endpoint (see `begin_attempt`); given back by `finish_attempt`.
+    lease_token: str
     url: str
     secret: str
     webhook_id: str
@@ -300,33 +331,70 @@ def due_delivery_ids(session: Session, now: datetime, limit: int = 1000) -> list
     return repository.due_delivery_ids(session, now, limit)
 
 
+def due_endpoints(
+    session: Session, now: datetime, exclude_accounts: set[str], limit: int
+) -> list[tuple[str, str]]:
+    """(endpoint id, account id) of endpoints with a due delivery and no request in flight."""
+    return repository.due_endpoints(session, now, exclude_accounts, limit)
+
+
+def claim_next(
+    session: Session, endpoint_id: str, now: datetime, lease_seconds: float
+) -> OutgoingRequest | None:
+    """Claim the endpoint's longest-waiting due delivery, as `begin_attempt` does."""
+    delivery_id = repository.next_due_delivery_id(session, endpoint_id, now)
+    if delivery_id is None:
+        return None
+    return begin_attempt(session, delivery_id, now, lease_seconds)
+
+
 def begin_attempt(
     session: Session, delivery_id: str, now: datetime, lease_seconds: float
 ) -> OutgoingRequest | None:
-    """Claim a due delivery for one attempt. None when it is not due, already taken by
-    another worker or finished, or when its endpoint no longer receives (then it fails)."""
+    """Claim a due delivery for one attempt, and its endpoint with it: one request at a
+    time per endpoint, across every worker, each claim a conditional UPDATE of the same
+    transaction (the endpoint's row first, always, so that transactions lock in one order).
+    None when the delivery is not due, already taken or finished, when another request to
+    its endpoint is in flight, or when its endpoint no longer receives (then it fails)."""
     lease_until = now + timedelta(seconds=lease_seconds)
-    if not repository.claim_delivery(session, delivery_id, now, lease_until):
-        return None
     delivery = repository.get_delivery_by_id(session, delivery_id)
-    assert delivery is not None
+    if delivery is None:
+        return None
+    token = secrets.token_hex(16)
+    if not repository.claim_endpoint(session, delivery.endpoint_id, token, now, lease_until):
+        return None
+    if not repository.claim_delivery(session, delivery_id, now, lease_until):
+        repository.release_endpoint(session, delivery.endpoint_id, token)
+        return None
     owner = (delivery.account_id, delivery.environment)
     endpoint = repository.get_endpoint(session, *owner, delivery.endpoint_id)
     event = repository.get_event(session, *owner, delivery.event_id)
     if endpoint is None or endpoint.status != "enabled" or event is None:
+        repository.release_endpoint(session, delivery.endpoint_id, token)
         repository.set_delivery_state(
             session, delivery_id, status="failed", next_attempt_at=None, at=now
         )
         return None
-    return OutgoingRequest(delivery.id, endpoint.url, endpoint.secret, event.id, payload_of(event))
+    return OutgoingRequest(
+        delivery_id=delivery.id,
+        endpoint_id=endpoint.id,
+        account_id=delivery.account_id,
+        lease_token=token,
+        url=endpoint.url,
+        secret=endpoint.secret,
+        webhook_id=event.id,
+        body=payload_of(event),
+    )
 
 
 def finish_attempt(
-    session: Session, delivery_id: str, result: AttemptResult, settings: WebhookSettings
+    session: Session, outgoing: OutgoingRequest, result: AttemptResult, settings: WebhookSettings
 ) -> float | None:
-    """Record an attempt and decide what follows. Returns the delay in seconds before the
-    next attempt, or None when the delivery is over (succeeded or failed)."""
-    delivery = repository.get_delivery_by_id(session, delivery_id)
+    """Record an attempt, give its endpoint back and decide what follows. Returns the delay
+    in seconds before the next attempt, or None when the delivery is over (succeeded or
+    failed)."""
+    repository.release_endpoint(session, outgoing.endpoint_id, outgoing.lease_token)
+    delivery = repository.get_delivery_by_id(session, outgoing.delivery_id)
     assert delivery is not None
     session.add(
         WebhookDeliveryAttempt(

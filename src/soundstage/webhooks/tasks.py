@@ -1,8 +1,5 @@
-"""Job bodies of webhooks: one signed delivery attempt, and the sweeper's list of due ones.
-
-The queue calls `attempt_delivery` for each id it is handed (see `service.set_dispatcher`)
-and again after the delay it returns; a sweeper calls `due_deliveries` to pick up what the
-queue lost (a crashed worker, a dispatch that failed after commit).
+"""One signed delivery attempt: claim (with a lease), send, record. The delivery loop
+(`webhooks.loop`) runs them on its own threads; `attempt_delivery` does one by id.
 """
 
 from __future__ import annotations
@@ -29,17 +26,26 @@ def attempt_delivery(db: Database, settings: Settings, delivery_id: str) -> floa
     """One attempt of a delivery, if it is due and its endpoint still receives. Returns the
     delay in seconds before the next attempt, or None when there is nothing more to do
     (succeeded, failed for good, not due, or taken by another worker)."""
-    config = settings.webhooks
-    # An attempt ends within the timeout (one deadline for DNS, connect and answer).
-    lease_seconds = config.timeout_seconds + LEASE_MARGIN_SECONDS
     with db.session() as session:
-        outgoing = service.begin_attempt(session, delivery_id, utcnow(), lease_seconds)
+        outgoing = service.begin_attempt(
+            session, delivery_id, utcnow(), lease_seconds(settings.webhooks)
+        )
     if outgoing is None:
         return None
-    # No transaction is open while the receiver answers.
-    result = send(outgoing, config, settings.fetch_allow_hosts)
+    return complete_attempt(db, settings, outgoing)
+
+
+def lease_seconds(config: WebhookSettings) -> float:
+    """An attempt ends within the timeout (one deadline for DNS, connect and answer)."""
+    return config.timeout_seconds + LEASE_MARGIN_SECONDS
+
+
+def complete_attempt(db: Database, settings: Settings, outgoing: OutgoingRequest) -> float | None:
+    """Send a claimed delivery and record how it went; the delay before the next attempt,
+    or None. No transaction is open while the receiver answers."""
+    result = send(outgoing, settings.webhooks, settings.fetch_allow_hosts)
     with db.session() as session:
-        return service.finish_attempt(session, delivery_id, result, config)
+        return service.finish_attempt(session, outgoing, result, settings.webhooks)
 
 
 def due_deliveries(db: Database, now: datetime, limit: int = 1000) -> list[str]:
@@ -81,6 +87,10 @@ def send(
             policy=service.endpoint_policy(allow_hosts, config.timeout_seconds),
             param="url",
         )
+    except (fetch.NameNotResolved, fetch.AddressNotAllowed):
+        # The attempts are listed to the account: no more DNS oracle here than at creation.
+        refused = service.refused_address()
+        error = f"{refused.code}: {refused.message}"
     except (fetch.UrlNotAllowed, fetch.MediaUnreachable) as exc:
         error = f"{exc.code}: {exc.message}"
     elapsed = time.monotonic() - started
