@@ -95,6 +95,29 @@ class SttSettings(BaseModel):
     cpu_threads: int | None = Field(default=None, ge=1)
     # Beam search width; 1 is greedy decoding, faster and a little less accurate.
     beam_size: int = Field(default=5, ge=1, le=20)
+    # The longest audio a transcription takes (422 media_too_long, checked from the header
+    # before any decoding and again as it is decoded). Memory does not grow with it (the
+    # audio is transcribed in 10-minute windows): it bounds a job's time and its transcript.
+    max_duration_ms: int = Field(default=4 * 3_600_000, ge=1)
+
+
+class IsolationSettings(BaseModel):
+    """Voice isolation jobs."""
+
+    # The longest audio isolation takes (422 media_too_long, from the header before any
+    # decoding and again as decoded). Memory does not grow with it (decoded, separated and
+    # encoded block by block): it bounds the job's time and disk. DeepFilterNet runs at about
+    # 0.1 real-time factor per channel, so a stereo hour fits the synchronous wait (900 s).
+    max_duration_ms: int = Field(default=3_600_000, ge=1)
+
+
+class VoiceChangerSettings(BaseModel):
+    """Voice changer jobs."""
+
+    # The longest audio the voice changer takes (422 media_too_long, from the header before
+    # any decoding and again as decoded). Its memory grows with it: the speech is transcribed
+    # and re-voiced whole, mono at 24 kHz (about 0.3 GB of working arrays at 10 minutes).
+    max_duration_ms: int = Field(default=600_000, ge=1)
 
 
 class DubbingSettings(BaseModel):
@@ -103,6 +126,14 @@ class DubbingSettings(BaseModel):
     # The longest media a dub takes: checked at submit from the header, and again on the
     # decoded audio before the heavy stages (a dub holds several copies of it in memory).
     max_duration_ms: int = Field(default=3_600_000, ge=1)
+
+
+class DawSettings(BaseModel):
+    """DAW exports."""
+
+    # The longest audio one track takes (422 media_too_long naming tracks[i].audio_url, from
+    # its header before any decoding and again as decoded): the session's own limit, 3 h.
+    max_track_duration_ms: int = Field(default=3 * 3_600_000, ge=1)
 
 
 class Settings(BaseSettings):
@@ -134,6 +165,9 @@ class Settings(BaseSettings):
     tts: TtsSettings = Field(default_factory=TtsSettings)
     stt: SttSettings = Field(default_factory=SttSettings)
     dubbing: DubbingSettings = Field(default_factory=DubbingSettings)
+    isolation: IsolationSettings = Field(default_factory=IsolationSettings)
+    voice_changer: VoiceChangerSettings = Field(default_factory=VoiceChangerSettings)
+    daw: DawSettings = Field(default_factory=DawSettings)
     idempotency_ttl_seconds: int = 24 * 3600
     # An in-flight idempotency lock older than this is taken over (its holder died).
     idempotency_lock_timeout_seconds: int = 3600
