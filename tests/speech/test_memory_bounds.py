@@ -250,8 +250,15 @@ def test_duration_cap_from_the_header_and_as_decoded(
 
 
 def test_sample_rate_and_channel_caps(
-    client: TestClient, files: FileServer, rich: Customer, warm: int
+    client: TestClient,
+    settings: Settings,
+    files: FileServer,
+    rich: Customer,
+    warm: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # Dubbing fetches its media in the server (here, the test's app) before queueing.
+    monkeypatch.setattr(settings, "fetch_allow_hosts", ["127.0.0.1"])
     # Inside: 192 kHz and 8 channels (a tenth of a second, through the isolator).
     inside = files.put("inside.wav", wav(192_000, 8, 19_200))
     response = post(client, rich, ISOLATOR, audio_url=inside)
