@@ -11,6 +11,7 @@ the background block by block while encoding."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Final
 
@@ -99,16 +100,19 @@ def _separated(
 ) -> tuple[Audio, int, int]:
     """The input's voice, mono at the converter's working rate, with its channel count and
     its length at `rate`; its background (float32 at `rate`, interleaved) is written to
-    `background` as it comes, if given."""
+    `background` as it comes, if given. The voice too is spilled to the work directory as it
+    comes and read back at once: one array of its exact length, never a list of parts and
+    their joined copy."""
 
     def blocks() -> Iterator[Audio]:
         return iter_decode(source, sample_rate=rate, block_frames=BLOCK_FRAMES, param=PARAM)
 
     down = _stream(rate, WORKING_RATE)
-    parts: list[Samples] = []
-    frames = channels = 0
-    spill = background.open("wb") if background is not None else None
-    try:
+    voice_path = ctx.workdir / "voice.f32"
+    written = frames = channels = 0
+    with ExitStack() as files:
+        voice = files.enter_context(voice_path.open("wb"))
+        spill = files.enter_context(background.open("wb")) if background is not None else None
         for part in get_separator().separate_blocks(
             blocks,
             progress=lambda done: ctx.progress(
@@ -118,16 +122,20 @@ def _separated(
             if spill is not None:
                 spill.write(part.background.samples.tobytes())
             mono = part.vocals.samples.mean(axis=1, dtype=np.float32)
-            parts.append(mono if down is None else down.resample_chunk(mono, last=False))
+            mono = mono if down is None else down.resample_chunk(mono, last=False)
+            voice.write(mono.tobytes())
+            written += mono.size
             frames += part.vocals.frames
             channels = part.vocals.channels
-    finally:
-        if spill is not None:
-            spill.close()
-    if down is not None:
-        parts.append(down.resample_chunk(np.zeros(0, dtype=np.float32), last=True))
-    speech = _exact(np.concatenate(parts), _frames_at(frames, rate, WORKING_RATE))
-    del parts
+        if down is not None:
+            tail = down.resample_chunk(np.zeros(0, dtype=np.float32), last=True)
+            voice.write(tail.tobytes())
+            written += tail.size
+        wanted = _frames_at(frames, rate, WORKING_RATE)
+        if written < wanted:  # resampling may end a sample or two short
+            voice.write(np.zeros(wanted - written, dtype=np.float32).tobytes())
+    speech = np.fromfile(voice_path, dtype=np.float32, count=wanted)
+    voice_path.unlink()
     return Audio(speech.reshape(-1, 1), WORKING_RATE), channels, frames
 
 
