@@ -3,8 +3,8 @@ the job, less VmRSS before it, with the peak reset in between through /proc/PID/
 which needs root) while it runs voice isolation and the voice changer on
 
 - the 60 s FLAC of silence at 384 kHz x 8 channels (200 KB) of issue 17, and
-- a 10-minute FLAC at 48 kHz stereo (quiet noise by default, so that the model path runs;
-  `--ten-minutes silence` for digital silence).
+- a 10-minute FLAC at 48 kHz stereo, digital silence by default (`--ten-minutes noise`:
+  quiet noise, so that the model runs on both channels: minutes of work per job).
 
 `soundstage serve` with its embedded worker (one process), SQLite in a fresh data directory;
 each kind is warmed with a short job first (models load lazily, once per process). Prints MiB.
@@ -103,7 +103,7 @@ def describe(response: httpx.Response) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--ten-minutes", choices=["noise", "silence"], default="noise")
+    parser.add_argument("--ten-minutes", choices=["noise", "silence"], default="silence")
     args = parser.parse_args()
     inputs = {
         "384 kHz x 8 ch x 60 s silence": silence_384k(),
