@@ -79,6 +79,9 @@ class DawSettings(BaseModel):
     # The export's estimated size: every stem for the whole session at the requested rate,
     # bit depth and channels, plus the session file's copy when media are embedded.
     max_output_bytes: int = Field(default=2 * 1024**3, ge=1, le=32 * 1024**3)
+    # The longest audio one track takes (422 media_too_long naming tracks[i].audio_url, from
+    # its header before any decoding and again as decoded): the schema's 3 h.
+    max_track_duration_ms: int = Field(default=3 * 3_600_000, ge=1)
 
 
 class CreditSettings(BaseModel):
@@ -141,6 +144,29 @@ class SttSettings(BaseModel):
     cpu_threads: int | None = Field(default=None, ge=1)
     # Beam search width; 1 is greedy decoding, faster and a little less accurate.
     beam_size: int = Field(default=5, ge=1, le=20)
+    # The longest audio a transcription takes (422 media_too_long, checked from the header
+    # before any decoding and again as it is decoded). Memory does not grow with it (the
+    # audio is transcribed in 10-minute windows): it bounds a job's time and its transcript.
+    max_duration_ms: int = Field(default=4 * 3_600_000, ge=1)
+
+
+class IsolationSettings(BaseModel):
+    """Voice isolation jobs."""
+
+    # The longest audio isolation takes (422 media_too_long, from the header before any
+    # decoding and again as decoded). Memory does not grow with it (decoded, separated and
+    # encoded block by block): it bounds the job's time and disk. DeepFilterNet runs at about
+    # 0.1 real-time factor per channel, so a stereo hour fits the synchronous wait (900 s).
+    max_duration_ms: int = Field(default=3_600_000, ge=1)
+
+
+class VoiceChangerSettings(BaseModel):
+    """Voice changer jobs."""
+
+    # The longest audio the voice changer takes (422 media_too_long, from the header before
+    # any decoding and again as decoded). Its memory grows with it: the speech is transcribed
+    # and re-voiced whole, mono at 24 kHz (about 0.3 GB of working arrays at 10 minutes).
+    max_duration_ms: int = Field(default=600_000, ge=1)
 
 
 class DubbingSettings(BaseModel):
@@ -183,6 +209,8 @@ class Settings(BaseSettings):
     storage: StorageSettings = Field(default_factory=StorageSettings)
     daw: DawSettings = Field(default_factory=DawSettings)
     credits: CreditSettings = Field(default_factory=CreditSettings)
+    isolation: IsolationSettings = Field(default_factory=IsolationSettings)
+    voice_changer: VoiceChangerSettings = Field(default_factory=VoiceChangerSettings)
     idempotency_ttl_seconds: int = 24 * 3600
     # An in-flight idempotency lock older than this is taken over (its holder died).
     idempotency_lock_timeout_seconds: int = 3600

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -209,41 +210,121 @@ def encode(
     Samples are clipped to [-1, 1]. The file appears at path only once complete. Bad
     arguments raise ValueError; a failed write raises OSError.
     """
-    if fmt not in CONTENT_TYPES:
-        raise ValueError(f"unsupported format {fmt!r}")
     if audio.frames == 0:
         raise ValueError("audio has no frames")
-    _check_target(sample_rate, audio.channels)
-    if fmt == "mp3":
-        if bit_depth is not None:
-            raise ValueError("MP3 has no bit depth")
-        rate = sample_rate or _mp3_rate(audio.sample_rate)
-        if rate not in MP3_SAMPLE_RATES:
-            raise ValueError(f"MP3 sample_rate must be one of {MP3_SAMPLE_RATES}")
-        channels = min(audio.channels, 2)
-    else:
-        if bit_depth not in (None, 16, 24):
-            raise ValueError("bit_depth must be 16 or 24")
-        rate = sample_rate or audio.sample_rate
-        channels = audio.channels
-        _check_target(rate, channels)
+    with FileEncoder(path, fmt, sample_rate=sample_rate, bit_depth=bit_depth) as encoder:
+        encoder.write(audio)
+        return encoder.close()
 
-    blocks = _convert(_frames_of(audio), rate, channels, DEFAULT_BLOCK_FRAMES)
-    partial = path.with_name(f".{path.name}.partial")
-    try:
-        frames = _write(blocks, partial, fmt, rate, channels, bit_depth or 16)
-        partial.replace(path)
-    except (av.error.FFmpegError, sf.SoundFileError) as exc:
-        raise OSError(f"could not write {fmt} to {path}: {exc}") from exc
-    finally:
-        partial.unlink(missing_ok=True)
-    return EncodedInfo(
-        size_bytes=path.stat().st_size,
-        duration_ms=round(frames * 1000 / rate),
-        content_type=CONTENT_TYPES[fmt],
-        sample_rate=rate,
-        channels=channels,
-    )
+
+class FileEncoder:
+    """encode() for audio that comes block by block (bounded memory whatever the length):
+    the blocks written, joined, give the file encode() would write from them.
+
+    The first block fixes the input's sample rate and channels (every later one must have
+    them); the output's are chosen as encode() chooses them. close() completes the file and
+    only then puts it at path; leaving the `with` block on an exception (or abort()) leaves
+    no file. Bad arguments raise ValueError; a failed write raises OSError.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        fmt: EncodeFormat,
+        *,
+        sample_rate: int | None = None,
+        bit_depth: Literal[16, 24] | None = None,
+    ) -> None:
+        if fmt not in CONTENT_TYPES:
+            raise ValueError(f"unsupported format {fmt!r}")
+        if fmt == "mp3":
+            if bit_depth is not None:
+                raise ValueError("MP3 has no bit depth")
+            if sample_rate is not None and sample_rate not in MP3_SAMPLE_RATES:
+                raise ValueError(f"MP3 sample_rate must be one of {MP3_SAMPLE_RATES}")
+        elif bit_depth not in (None, 16, 24):
+            raise ValueError("bit_depth must be 16 or 24")
+        _check_target(sample_rate, None)
+        self.path, self.fmt = path, fmt
+        self._sample_rate, self._bit_depth = sample_rate, bit_depth or 16
+        self._partial = path.with_name(f".{path.name}.partial")
+        self._input: tuple[int, int] | None = None
+        self._blocks: _Blocks | None = None
+        self._file: sf.SoundFile | None = None
+        self._pts = 0
+        self._frames = 0
+
+    def __enter__(self) -> FileEncoder:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if kind is not None:
+            self.abort()
+
+    def write(self, audio: Audio) -> None:
+        if self._input is None:
+            self._start(audio.sample_rate, audio.channels)
+        elif (audio.sample_rate, audio.channels) != self._input:
+            raise ValueError("every block must have the first one's sample rate and channels")
+        assert self._blocks is not None
+        for frame in _frames_of(audio):
+            frame.pts = self._pts
+            self._pts += frame.samples
+            self._store(self._blocks.push(frame))
+
+    def close(self) -> EncodedInfo:
+        """Complete the file and put it at path: what was written."""
+        if self._blocks is None or self._file is None:
+            raise ValueError("audio has no frames")
+        self._store(self._blocks.finish())
+        if self._frames == 0:
+            raise ValueError("audio has no frames")
+        try:
+            self._file.close()
+            self._partial.replace(self.path)
+        except (sf.SoundFileError, RuntimeError) as exc:
+            self.abort()
+            raise OSError(f"could not write {self.fmt} to {self.path}: {exc}") from exc
+        rate, channels = self._file.samplerate, self._file.channels
+        return EncodedInfo(
+            size_bytes=self.path.stat().st_size,
+            duration_ms=round(self._frames * 1000 / rate),
+            content_type=CONTENT_TYPES[self.fmt],
+            sample_rate=rate,
+            channels=channels,
+        )
+
+    def abort(self) -> None:
+        """Give up: no file is left at path (nor a partial one)."""
+        if self._file is not None and not self._file.closed:
+            with contextlib.suppress(sf.SoundFileError, RuntimeError):
+                self._file.close()
+        self._partial.unlink(missing_ok=True)
+
+    def _start(self, input_rate: int, input_channels: int) -> None:
+        _check_target(self._sample_rate, input_channels)
+        if self.fmt == "mp3":
+            rate = self._sample_rate or _mp3_rate(input_rate)
+            channels = min(input_channels, 2)
+        else:
+            rate = self._sample_rate or input_rate
+            channels = input_channels
+            _check_target(rate, channels)
+        self._input = (input_rate, input_channels)
+        self._blocks = _Blocks(rate, channels, DEFAULT_BLOCK_FRAMES)
+        try:
+            self._file = _open_for_writing(self._partial, self.fmt, rate, channels, self._bit_depth)
+        except (sf.SoundFileError, RuntimeError) as exc:
+            raise OSError(f"could not write {self.fmt} to {self.path}: {exc}") from exc
+
+    def _store(self, blocks: Iterator[Audio]) -> None:
+        assert self._file is not None
+        try:
+            for block in blocks:
+                self._file.write(_pcm_safe(block.samples))
+                self._frames += block.frames
+        except (av.error.FFmpegError, sf.SoundFileError, RuntimeError) as exc:
+            raise OSError(f"could not write {self.fmt} to {self.path}: {exc}") from exc
 
 
 # Reading
@@ -424,16 +505,31 @@ def _convert(
 ) -> Iterator[Audio]:
     """Convert and re-cut frames into blocks of block_frames, trimming or padding the tail so
     the total is the input length times the rate ratio, rounded."""
-    converter = _Converter(sample_rate, channels)
-    pending = _Pending()
+    blocks = _Blocks(sample_rate, channels, block_frames)
     for frame in frames:
-        pending.extend(converter.push(frame))
-        while pending.frames >= block_frames + _RESERVE_FRAMES:
-            yield Audio(pending.take(block_frames), converter.rate)
-    pending.extend(converter.flush())
-    pending.adjust(converter.expected_frames - converter.produced)
-    while pending.frames > 0:
-        yield Audio(pending.take(block_frames), converter.rate)
+        yield from blocks.push(frame)
+    yield from blocks.finish()
+
+
+class _Blocks:
+    """_convert() fed one frame at a time (for a writer that is handed its audio)."""
+
+    def __init__(self, sample_rate: int | None, channels: int | None, block_frames: int) -> None:
+        self._converter = _Converter(sample_rate, channels)
+        self._pending = _Pending()
+        self._block_frames = block_frames
+
+    def push(self, frame: AudioFrame) -> Iterator[Audio]:
+        self._pending.extend(self._converter.push(frame))
+        while self._pending.frames >= self._block_frames + _RESERVE_FRAMES:
+            yield Audio(self._pending.take(self._block_frames), self._converter.rate)
+
+    def finish(self) -> Iterator[Audio]:
+        converter, pending = self._converter, self._pending
+        pending.extend(converter.flush())
+        pending.adjust(converter.expected_frames - converter.produced)
+        while pending.frames > 0:
+            yield Audio(pending.take(self._block_frames), converter.rate)
 
 
 class _Pending:
@@ -499,14 +595,9 @@ def _pcm_safe(samples: Samples) -> Samples:
     return np.clip(cleaned, -1.0, 1.0, out=cleaned)
 
 
-def _write(
-    blocks: Iterator[Audio],
-    path: Path,
-    fmt: EncodeFormat,
-    rate: int,
-    channels: int,
-    bit_depth: int,
-) -> int:
+def _open_for_writing(
+    path: Path, fmt: EncodeFormat, rate: int, channels: int, bit_depth: int
+) -> sf.SoundFile:
     # soundfile (libsndfile) writes all three formats. WAV/FLAC: the PCM subtype is named
     # outright and there is no codec delay, so the file holds exactly the frames given. MP3:
     # libsndfile has LAME fill in its own Xing/LAME tag with the encoder delay and padding, and
@@ -522,12 +613,7 @@ def _write(
         }
     else:
         options = {"format": fmt.upper(), "subtype": f"PCM_{bit_depth}"}
-    frames = 0
-    with sf.SoundFile(str(path), mode="w", samplerate=rate, channels=channels, **options) as out:
-        for block in blocks:
-            out.write(_pcm_safe(block.samples))
-            frames += block.frames
-    return frames
+    return sf.SoundFile(str(path), mode="w", samplerate=rate, channels=channels, **options)
 
 
 # Streaming

@@ -416,7 +416,7 @@ def test_eight_channels_export_and_ten_are_refused_before_anything_is_reserved(
     job = export(client, customer, {"tracks": tracks})
     assert job["status"] == "failed"
     assert (job["error"]["code"], job["error"]["param"]) == (
-        "too_many_channels", "tracks[1].audio_url")  # fmt: skip
+        "audio_out_of_range", "tracks[1].audio_url")  # fmt: skip
     assert job["credits_used"] == 0
     # Nothing was reserved (and released): the ledger has no new entry.
     ledger = client.get("/api/v1/credits/ledger", headers=customer.auth()).json()["data"]

@@ -15,11 +15,13 @@ import numpy as np
 import numpy.typing as npt
 import soxr
 
-from soundstage.core.audio import MAX_CHANNELS, InvalidMedia, Samples, iter_decode
+from soundstage.core.audio import Samples, iter_decode
 from soundstage.core.errors import InvalidField
+from soundstage.core.input_limits import within_duration
 from soundstage.creative.daw.bwf import BroadcastInfo, BwfWriter, WaveLayout, max_frames
 
 _BLOCK_FRAMES: Final = 1 << 17
+OPERATION: Final = "a DAW track"
 # What the stems of one export may weigh together. The job's disk holds them about three
 # times (the stems, the ZIP, an embedded session's copy) and the ZIP is kept as its output.
 MAX_EXPORT_BYTES: Final = 32 * 1024**3
@@ -37,6 +39,8 @@ class StemSpec:
     offset_frames: int
     gain_db: float
     pan: float
+    # The longest the track's decoded audio may run (422 media_too_long past it); None: any.
+    max_duration_ms: int | None = None
 
     @property
     def param(self) -> str:
@@ -54,18 +58,6 @@ class RenderedStem:
     path: Path
     channels: int
     audio_frames: int  # the track's own audio, without the offset
-
-
-def check_channels(channels: int, param: str) -> None:
-    """A track of more channels than the decoder delivers is refused when probed (before
-    any credits are reserved), not when its stem is rendered."""
-    if channels > MAX_CHANNELS:
-        raise InvalidMedia(
-            f"{param}: the audio has {channels} channels; a track has at most {MAX_CHANNELS} "
-            "(split it into several tracks).",
-            param=param,
-            code="too_many_channels",
-        )
 
 
 def check_sizes(specs: Sequence[StemSpec], total_frames: int, bit_depth: int) -> None:
@@ -143,6 +135,10 @@ def _resampled(
         block_frames=_BLOCK_FRAMES,
         param=f"{spec.param}.audio_url",
     )
+    if spec.max_duration_ms is not None:
+        blocks = within_duration(
+            blocks, spec.max_duration_ms, param=f"{spec.param}.audio_url", operation=OPERATION
+        )
     stream = None
     if spec.source_rate != rate:
         stream = soxr.ResampleStream(

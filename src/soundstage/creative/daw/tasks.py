@@ -11,15 +11,16 @@ from typing import Any, BinaryIO
 
 from soundstage.config import Settings
 from soundstage.core.audio import MediaInfo, probe
+from soundstage.core.input_limits import check_input
 from soundstage.creative.daw import limits, package
 from soundstage.creative.daw.aaf import write_aaf
 from soundstage.creative.daw.bwf import BroadcastInfo, BwfWriter
 from soundstage.creative.daw.omf import check_size, write_omf
 from soundstage.creative.daw.session import Session, SessionTrack
 from soundstage.creative.daw.stems import (
+    OPERATION,
     RenderedStem,
     StemSpec,
-    check_channels,
     check_pannable,
     check_sizes,
     render_stem,
@@ -201,7 +202,8 @@ def _fetch_tracks(ctx: JobContext) -> list[tuple[StemSpec, MediaInfo]]:
         with ctx.db.read_session() as session:
             storage.read_input(session, ctx.settings, track["audio_url"], source, param=param)
         info = probe(source, param=param)
-        check_channels(info.channels, param)
+        limit_ms = ctx.settings.daw.max_track_duration_ms
+        check_input(info, limit_ms, param=param, operation=OPERATION)
         spec = StemSpec(
             index=index,
             name=track["name"],
@@ -212,6 +214,7 @@ def _fetch_tracks(ctx: JobContext) -> list[tuple[StemSpec, MediaInfo]]:
             # With clip gain, the session applies the gain and the stem stays at unity.
             gain_db=track["gain_db"] if ctx.request["gain_mode"] == "printed" else 0.0,
             pan=track["pan"],
+            max_duration_ms=limit_ms,
         )
         check_pannable(spec)
         specs.append((spec, info))

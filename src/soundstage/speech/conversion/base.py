@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Final, Protocol
 
 from soundstage.core.audio import Audio
 from soundstage.core.errors import AppError
@@ -12,6 +12,9 @@ from soundstage.speech.transcribers.base import Transcript
 
 # Called with the fraction done, 0..1 (a job's JobContext.progress fits).
 Progress = Callable[[float], None]
+# The rate a converter is best given speech at (mono): every engine speaks at 16 to 22.05 kHz
+# and the transcriber listens at 16 kHz, so more costs memory (held whole) and adds nothing.
+WORKING_RATE: Final = 24_000
 
 
 @dataclass(frozen=True)

@@ -150,7 +150,10 @@ class ResynthesisConverter:
         return _Task(
             synthesizer=synthesizer,
             voice=voice,
-            source=speech.samples.mean(axis=1, dtype=np.float32),
+            # Mono input is used as it is: no second copy of what may be 10 minutes.
+            source=speech.samples[:, 0]
+            if speech.channels == 1
+            else speech.samples.mean(axis=1, dtype=np.float32),
             rate=speech.sample_rate,
             pitch=track,
             source_median_hz=track.median_hz(),

@@ -20,7 +20,7 @@ from soundstage.credits import rates
 from soundstage.jobs import service as jobs
 from soundstage.models import MediaObject
 from soundstage.speech.dubbing import media
-from soundstage.speech.dubbing.limits import PARAM, check_length
+from soundstage.speech.dubbing.limits import PARAM, check_header
 from soundstage.speech.dubbing.schemas import (
     DubbingRequest,
     DubbingResponse,
@@ -115,7 +115,7 @@ def _fetched(db: Database, settings: Settings, url: str, path: Path) -> MediaInf
     if info.duration_ms <= 0:
         # Priced from this: a header that says nothing lasts would reserve nothing.
         raise InvalidMedia("The media's header gives it no duration.", param=PARAM)
-    check_length(settings, info.duration_ms)
+    check_header(settings, info)
     media.plan(info, path)  # video the output cannot hold is refused now, not after the work
     return info
 

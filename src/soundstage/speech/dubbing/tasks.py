@@ -37,6 +37,9 @@ from soundstage.voices import service as voices
 KIND: Final = "dubbing"
 COMPLETED_EVENT: Final = "dubbing.completed"
 FAILED_EVENT: Final = "dubbing.failed"
+# The dub is made (and written) at most at this rate: the dub track is synthesized at 16 to
+# 22 kHz, and the separator works at 48 kHz; a 192 kHz input would take 4 times the memory.
+MAX_RATE: Final = 48_000
 # Each stage's share of the job's progress (about its share of the time on 2 cores).
 STAGES: Final = {
     "decoding": 0.03,
@@ -100,7 +103,7 @@ def dub(ctx: JobContext) -> JobOutcome:
     source, pool = _input_and_voices(ctx)
     with stages.stage("decoding"):
         info = probe(source, param=PARAM)
-        original = _decoded(ctx, source)
+        original = _decoded(ctx, source, min(info.sample_rate, MAX_RATE))
         # Reserved from the header at submit; charged for what the media really holds.
         price = ctx.price_of_decoded(tier.operation, original.duration_ms)
     with stages.stage("separating") as progress:
@@ -188,12 +191,12 @@ def _description(request: dict[str, Any], done: _Revoiced) -> dict[str, Any]:
     }
 
 
-def _decoded(ctx: JobContext, source: Path) -> Audio:
-    """The input's audio, refused (media_too_long) as soon as it runs over the limit: the
-    header it was accepted by may understate it."""
+def _decoded(ctx: JobContext, source: Path, rate: int) -> Audio:
+    """The input's audio at `rate`, refused (media_too_long) as soon as it runs over the
+    limit: the header it was accepted by may understate it."""
     blocks: list[Samples] = []
     frames = 0
-    for block in iter_decode(source, param=PARAM):
+    for block in iter_decode(source, sample_rate=rate, param=PARAM):
         frames += block.frames
         check_length(ctx.settings, round(frames * 1000 / block.sample_rate))
         blocks.append(block.samples)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -12,6 +12,9 @@ from soundstage.core.audio import Audio, Samples
 from soundstage.core.errors import AppError
 
 Progress = Callable[[float], None]
+# The input read from its start, block by block: every call starts a new reading, so that an
+# engine may read it more than once (a decoder over a file, see core.audio.iter_decode).
+BlockSource = Callable[[], Iterator[Audio]]
 
 
 @dataclass(frozen=True, eq=False)
@@ -35,6 +38,16 @@ class Separator(Protocol):
         own. progress, if given, is called with the fraction done, 0..1, ending with 1.0.
 
         Raises SeparatorUnavailable if the engine fails.
+        """
+        ...
+
+    def separate_blocks(
+        self, blocks: BlockSource, *, progress: Progress | None = None
+    ) -> Iterator[Separation]:
+        """separate() for input of any length in bounded memory: the stems of what blocks()
+        reads, as consecutive separations which together are separate()'s of the whole
+        (the same frames, bit for bit for the same blocks). It may read the input more than
+        once; memory depends on the channel count and the blocks' size, never on the length.
         """
         ...
 

@@ -14,10 +14,12 @@ from collections.abc import Iterator
 from typing import Final
 
 import numpy as np
+import numpy.typing as npt
 import soxr
 
 from soundstage.core.audio import Audio, Samples
 from soundstage.speech.separators.base import (
+    BlockSource,
     Progress,
     Separation,
     SeparatorUnavailable,
@@ -41,7 +43,6 @@ DEFAULT_BLOCK_FRAMES: Final = 1 << 18
 _LEVEL_BLOCK_S: Final = 0.1
 _ABSOLUTE_GATE_DB: Final = -70.0
 _RELATIVE_GATE_DB: Final = -10.0
-_LEVEL_CHUNK_BLOCKS: Final = 4096
 # Quieter than 16-bit dither: silence, not a voice to bring up by 80 dB.
 _SILENCE_DB: Final = -95.0
 # Measured on the same mixtures and kept out, as no better or worse: DFN's post-filter (beta
@@ -189,36 +190,56 @@ class DeepFilterSeparator:
         return cls(_Runtime(), block_frames=block_frames)
 
     def separate(self, audio: Audio, *, progress: Progress | None = None) -> Separation:
-        vocals = np.zeros_like(audio.samples)
-        total = audio.frames * audio.channels
-        for channel in range(audio.channels):
-            done = channel * audio.frames
-            for frames in self._separate_channel(audio, channel, vocals[:, channel]):
-                done += frames
-                if progress is not None and done < total:
-                    progress(done / total)
-        if progress is not None:
-            progress(1.0)
+        if audio.frames == 0:
+            if progress is not None:
+                progress(1.0)
+            return with_residual(audio, np.zeros_like(audio.samples))
+
+        def blocks() -> Iterator[Audio]:
+            for start in range(0, audio.frames, self._block_frames):
+                yield Audio(audio.samples[start : start + self._block_frames], audio.sample_rate)
+
+        parts = list(self.separate_blocks(blocks, progress=progress))
+        vocals = np.concatenate([part.vocals.samples for part in parts])
         return with_residual(audio, vocals)
 
-    def _separate_channel(self, audio: Audio, channel: int, out: Samples) -> Iterator[int]:
-        """Fill out with the channel's vocals block by block, yielding the input frames done."""
-        samples = audio.samples[:, channel]
-        level = _gated_level(samples, audio.sample_rate)
-        if level <= 10 ** (_SILENCE_DB / 20):
-            yield audio.frames  # no voice in silence
+    def separate_blocks(
+        self, blocks: BlockSource, *, progress: Progress | None = None
+    ) -> Iterator[Separation]:
+        # First pass: each channel's level (and the length, for progress).
+        meter: _LevelMeter | None = None
+        for block in blocks():
+            if meter is None:
+                meter = _LevelMeter(block.sample_rate, block.channels)
+            meter.add(block.samples)
+        if meter is None or meter.frames == 0:
+            if progress is not None:
+                progress(1.0)
             return
-        gain = 10 ** (TARGET_LEVEL_DB / 20) / level
-        stream = _ChannelStream(self._fresh_model(), audio.sample_rate, gain)
-        written = 0
-        for start in range(0, audio.frames, self._block_frames):
-            end = min(start + self._block_frames, audio.frames)
-            vocals = stream.push(samples[start:end], last=end == audio.frames)
-            # Resampling may end a sample or two off the exact length: the rest stays silent.
-            vocals = vocals[: audio.frames - written]
-            out[written : written + vocals.shape[0]] = vocals
-            written += vocals.shape[0]
-            yield end - start
+        # Second pass: every channel through its own fresh model, side by side.
+        streams = [
+            None
+            if level <= 10 ** (_SILENCE_DB / 20)  # no voice in silence
+            else _ChannelStream(
+                self._fresh_model(), meter.sample_rate, 10 ** (TARGET_LEVEL_DB / 20) / level
+            )
+            for level in meter.levels()
+        ]
+        aligner = _Aligner(meter.sample_rate, [stream is not None for stream in streams])
+        done, total = 0, meter.frames * len(streams)
+        for block, last in _marking_last(blocks()):
+            if (block.sample_rate, block.channels) != (meter.sample_rate, meter.channels):
+                raise ValueError("every block must have the first one's rate and channels")
+            vocals: list[Samples | None] = []
+            for channel, stream in enumerate(streams):
+                samples = block.samples[:, channel]
+                vocals.append(None if stream is None else stream.push(samples, last=last))
+                done += block.frames
+                if progress is not None and done < total:
+                    progress(done / total)
+            yield from aligner.push(block.samples, vocals, last=last)
+        if progress is not None:
+            progress(1.0)
 
     def _fresh_model(self) -> _Model:
         with self._lock:
@@ -266,22 +287,121 @@ def _keep_ready(separator: weakref.ref[DeepFilterSeparator]) -> None:
         delay = LOAD_RETRY_S
 
 
-def _gated_level(samples: Samples, sample_rate: int) -> float:
-    """RMS over the 100 ms blocks above -70 dBFS and within 10 dB of those blocks' mean power
-    (one block for audio shorter than that); 0.0 for digital silence. Non-finite samples count
-    as silence."""
-    if samples.shape[0] == 0:
-        return 0.0
-    block = min(samples.shape[0], max(1, round(sample_rate * _LEVEL_BLOCK_S)))
-    blocks = samples.shape[0] // block
-    powers = np.empty(blocks)
-    for first in range(0, blocks, _LEVEL_CHUNK_BLOCKS):
-        count = min(_LEVEL_CHUNK_BLOCKS, blocks - first)
-        chunk = samples[first * block : (first + count) * block].astype(np.float64)
-        powers[first : first + count] = np.mean(np.square(chunk).reshape(count, block), axis=1)
+def _marking_last(blocks: Iterator[Audio]) -> Iterator[tuple[Audio, bool]]:
+    """Each block, and whether it is the last (one block read ahead)."""
+    previous: Audio | None = None
+    for block in blocks:
+        if block.frames == 0:
+            continue
+        if previous is not None:
+            yield previous, False
+        previous = block
+    if previous is not None:
+        yield previous, True
+
+
+class _LevelMeter:
+    """Each channel's level as EBU R 128 gates loudness (without its K-weighting): the RMS
+    over the 100 ms blocks above -70 dBFS and within 10 dB of those blocks' mean power (one
+    block for audio shorter than that); 0.0 for digital silence. Non-finite samples count as
+    silence. Fed block by block: it keeps one power per 100 ms, not the audio."""
+
+    def __init__(self, sample_rate: int, channels: int) -> None:
+        self.sample_rate, self.channels = sample_rate, channels
+        self.frames = 0
+        self._block = max(1, round(sample_rate * _LEVEL_BLOCK_S))
+        self._carry = np.zeros((0, channels), dtype=np.float32)
+        self._powers: list[npt.NDArray[np.float64]] = []
+
+    def add(self, samples: Samples) -> None:
+        self.frames += samples.shape[0]
+        data = np.concatenate([self._carry, samples]) if self._carry.shape[0] else samples
+        whole = data.shape[0] - data.shape[0] % self._block
+        if whole:
+            self._powers.append(_block_powers(data[:whole], self._block))
+        self._carry = np.array(data[whole:], dtype=np.float32)
+
+    def levels(self) -> list[float]:
+        if self._powers:
+            powers = np.concatenate(self._powers)
+        elif self._carry.shape[0]:
+            powers = _block_powers(self._carry, self._carry.shape[0])
+        else:
+            return [0.0] * self.channels
+        return [_gated(powers[:, channel]) for channel in range(self.channels)]
+
+
+def _block_powers(samples: Samples, block: int) -> npt.NDArray[np.float64]:
+    """The mean power of each whole block of each channel: shape (blocks, channels)."""
+    count = samples.shape[0] // block
+    powers = np.empty((count, samples.shape[1]))
+    for channel in range(samples.shape[1]):
+        chunk = samples[: count * block, channel].astype(np.float64)
+        powers[:, channel] = np.mean(np.square(chunk).reshape(count, block), axis=1)
+    return powers
+
+
+def _gated(powers: npt.NDArray[np.float64]) -> float:
     powers = np.nan_to_num(powers, nan=0.0, posinf=0.0)
     audible = powers[powers > 10 ** (_ABSOLUTE_GATE_DB / 10)]
     if audible.size == 0:
         return float(np.sqrt(np.mean(powers)))
     loud = audible[audible > np.mean(audible) * 10 ** (_RELATIVE_GATE_DB / 10)]
     return float(np.sqrt(np.mean(loud)))
+
+
+class _Aligner:
+    """The input and its vocals brought back in step: each channel's vocals come out of the
+    model and resamplers a little later than the input went in (and silent channels need
+    none), so the input is held until every channel's vocals for it are known. Holds about
+    a block."""
+
+    def __init__(self, sample_rate: int, modelled: list[bool]) -> None:
+        self._rate = sample_rate
+        self._modelled = modelled
+        self._input = _Queue()
+        self._vocals = [_Queue() for _ in modelled]
+
+    def push(
+        self, samples: Samples, vocals: list[Samples | None], *, last: bool
+    ) -> Iterator[Separation]:
+        self._input.put(samples)
+        for queue, part in zip(self._vocals, vocals, strict=True):
+            if part is not None:
+                queue.put(part)
+        ready = self._input.frames
+        if not last:
+            for queue, modelled in zip(self._vocals, self._modelled, strict=True):
+                if modelled:
+                    ready = min(ready, queue.frames)
+        if ready == 0:
+            return
+        source = self._input.take(ready)
+        out = np.zeros_like(source)
+        for channel, (queue, modelled) in enumerate(zip(self._vocals, self._modelled, strict=True)):
+            if modelled:
+                # Resampling may end a sample or two off the exact length: the rest stays
+                # silent, the excess is dropped.
+                known = queue.take(min(ready, queue.frames))
+                out[: known.shape[0], channel] = known
+        yield with_residual(Audio(source, self._rate), out)
+
+
+class _Queue:
+    """Samples (1-D or 2-D) waiting, first in first out."""
+
+    def __init__(self) -> None:
+        self._parts: list[Samples] = []
+        self.frames = 0
+
+    def put(self, samples: Samples) -> None:
+        if samples.shape[0]:
+            self._parts.append(samples)
+            self.frames += samples.shape[0]
+
+    def take(self, count: int) -> Samples:
+        joined = self._parts[0] if len(self._parts) == 1 else np.concatenate(self._parts)
+        taken, rest = joined[:count], joined[count:]
+        self._parts = [rest] if rest.shape[0] else []
+        self.frames = rest.shape[0]
+        return np.ascontiguousarray(taken)

@@ -45,8 +45,15 @@ def mono_16k_audio(audio: Audio) -> Audio:
 
 
 def mono_16k(audio: Audio) -> Mono:
-    """The whole audio as one mono 16 kHz array (for short clips)."""
-    blocks = list(mono_blocks(audio))
-    if not blocks:
-        return np.zeros(0, dtype=np.float32)
-    return blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+    """The whole audio as one mono 16 kHz array, filled block by block into one allocation
+    (minutes of audio are never held twice, as a list of blocks and their joined copy)."""
+    # soxr's stream ends within a sample or two of the exact ratio; the slack covers it.
+    out = np.empty(-(-audio.frames * SAMPLE_RATE // audio.sample_rate) + 16, dtype=np.float32)
+    filled = 0
+    for block in mono_blocks(audio):
+        if filled + block.shape[0] > out.shape[0]:
+            out = np.concatenate([out[:filled], block])
+        else:
+            out[filled : filled + block.shape[0]] = block
+        filled += block.shape[0]
+    return out[:filled]

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any, Final
 
 from soundstage.core.audio import iter_decode, probe
+from soundstage.core.input_limits import check_input, within_duration
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
@@ -20,6 +21,8 @@ from soundstage.speech.transcribers.registry import get_transcriber
 from soundstage.storage import service as storage
 
 KIND = "stt"
+PARAM: Final = "audio_url"
+OPERATION: Final = "speech-to-text"
 SAMPLE_RATE: Final = 16_000
 # Windows of at most this long are transcribed at once (about 38 MB of 16 kHz float32).
 WINDOW_SECONDS: Final = 600.0
@@ -31,8 +34,10 @@ def transcribe_audio(ctx: JobContext) -> JobOutcome:
     request: dict[str, Any] = ctx.request
     source = ctx.workdir / "input"
     with ctx.db.read_session() as session:
-        storage.read_input(session, ctx.settings, request["audio_url"], source, param="audio_url")
-    info = probe(source)
+        storage.read_input(session, ctx.settings, request["audio_url"], source, param=PARAM)
+    info = probe(source, param=PARAM)
+    limit_ms = ctx.settings.stt.max_duration_ms
+    check_input(info, limit_ms, param=PARAM, operation=OPERATION)
     # Priced from the container's duration before any work; the charge is the decoded one,
     # held before each window is transcribed (the header may understate the length).
     ctx.reserve_credits(rates.for_duration(Operation.STT, info.duration_ms))
@@ -48,7 +53,12 @@ def transcribe_audio(ctx: JobContext) -> JobOutcome:
     with_words = bool(request["timestamps"] or request["diarize"])
     segments: list[Segment] = []
     total = max(info.duration_ms, 1)
-    blocks = iter_decode(source, sample_rate=SAMPLE_RATE, channels=1, block_frames=_BLOCK_FRAMES)
+    blocks = within_duration(
+        iter_decode(source, sample_rate=SAMPLE_RATE, channels=1, block_frames=_BLOCK_FRAMES),
+        limit_ms,
+        param=PARAM,
+        operation=OPERATION,
+    )
     duration_ms = price = 0
     for window in longform.windows(blocks, max_seconds=WINDOW_SECONDS):
         duration_ms = window.offset_ms + window.audio.duration_ms

@@ -1,0 +1,284 @@
+"""Every audio job runs in memory bounded by a constant, whatever its input: the caps on
+sample rate, channels and duration refuse what is over them before any work (422, nothing
+charged), and voice isolation and the voice changer decode, separate and encode block by
+block. Measured on the real worker process (one process) that runs the jobs: its peak
+resident set growth (VmHWM after the job, less VmRSS before it, the peak reset in between
+through /proc/PID/clear_refs, which needs root)."""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+import pytest
+import soundfile
+from fastapi.testclient import TestClient
+
+from soundstage.config import Settings
+from soundstage.core.audio import Audio, decode
+from soundstage.core.db import Database
+from soundstage.models import Job
+from soundstage.voices.service import CatalogCounts
+from tests.accounts.test_auth import assert_error
+from tests.conftest import Customer, create_customer, run_worker
+from tests.speech.audio_fixtures import librivox_clips
+from tests.speech.conftest import FileServer, understated_mkv
+from tests.speech.mixtures import pink_noise, speech
+
+pytestmark = [
+    pytest.mark.services,
+    pytest.mark.usefixtures("worker", "demo_catalog"),
+    pytest.mark.skipif(os.geteuid() != 0, reason="resetting a process's peak RSS needs root"),
+]
+
+ISOLATOR = "/api/v1/speech/isolator"
+CHANGER = "/api/v1/speech/voice-changer"
+STT = "/api/v1/speech/stt"
+DUBBING = "/api/v1/speech/dubbing"
+# The documented bound on a job's peak memory (README, Limits).
+BOUND_MIB = 300
+# What a job refused before its work may take (fetching, probing, answering).
+REFUSED_MIB = 30
+# The duration cap of isolation, the voice changer and speech-to-text here: 10 minutes (the
+# voice changer's default; isolation's is 1 h, speech-to-text's 4 h).
+LIMIT_MS = 600_000
+CREDITS = 100_000
+
+
+@pytest.fixture(scope="module")
+def worker(settings: Settings) -> Iterator[subprocess.Popen[bytes]]:
+    jobs = settings.jobs.model_copy(update={"worker_processes": 1})
+    yield from run_worker(
+        settings,
+        SOUNDSTAGE_JOBS=jobs.model_dump_json(),
+        SOUNDSTAGE_ISOLATION__MAX_DURATION_MS=str(LIMIT_MS),
+        SOUNDSTAGE_VOICE_CHANGER__MAX_DURATION_MS=str(LIMIT_MS),
+        SOUNDSTAGE_STT__MAX_DURATION_MS=str(LIMIT_MS),
+    )
+
+
+@pytest.fixture
+def rich(db: Database, demo_catalog: CatalogCounts) -> Customer:
+    return create_customer(db, credits_each=CREDITS)
+
+
+def flac(rate: int, channels: int, seconds: float, fill: Callable[[int, int], Any]) -> bytes:
+    """A 16-bit FLAC written a second at a time (fill(start_frame, frames) gives each second's
+    samples, or None for silence), so that long files never exist whole in memory."""
+    buffer = io.BytesIO()
+    total = round(seconds * rate)
+    with soundfile.SoundFile(
+        buffer, "w", samplerate=rate, channels=channels, format="FLAC", subtype="PCM_16"
+    ) as out:
+        for start in range(0, total, rate):
+            frames = min(rate, total - start)
+            block = np.zeros((frames, channels), dtype=np.float32)
+            content = fill(start, frames)
+            if content is not None:
+                block += content
+            out.write(block)
+    return buffer.getvalue()
+
+
+def silence(start: int, frames: int) -> None:
+    return None
+
+
+def wav(rate: int, channels: int, frames: int) -> bytes:
+    buffer = io.BytesIO()
+    samples = np.random.default_rng(1).uniform(-0.1, 0.1, (frames, channels)).astype(np.float32)
+    soundfile.write(buffer, samples, rate, format="WAV", subtype="PCM_16")
+    return buffer.getvalue()
+
+
+def worker_pid(db: Database, job_id: str) -> int:
+    with db.session() as session:
+        job = session.get(Job, job_id)
+        assert job is not None
+        assert job.lease_owner is not None
+        return int(job.lease_owner.split(":")[1])
+
+
+def status_kib(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1])
+    raise KeyError(field)
+
+
+def peak_growth_mib(pid: int, run: Callable[[], httpx.Response]) -> tuple[float, httpx.Response]:
+    Path(f"/proc/{pid}/clear_refs").write_text("5")  # VmHWM := VmRSS
+    before = status_kib(pid, "VmRSS")
+    response = run()
+    return (status_kib(pid, "VmHWM") - before) / 1024, response
+
+
+@pytest.fixture(scope="module")
+def warm(client: TestClient, db: Database, demo_catalog: CatalogCounts, files: FileServer) -> int:
+    """The worker process's id, once both job kinds ran in it (models load lazily)."""
+    customer = create_customer(db, credits_each=CREDITS)
+    clip = librivox_clips()[0]
+    url = files.put("warm.flac", clip.path.read_bytes())
+    for path, body in [(ISOLATOR, {}), (CHANGER, {"voice_id": "voice_sally"})]:
+        response = client.post(path, headers=customer.auth(), json={"audio_url": url, **body})
+        assert response.status_code == 200, response.text
+    return worker_pid(db, response.json()["job_id"])
+
+
+def post(client: TestClient, customer: Customer, path: str, **body: Any) -> httpx.Response:
+    return client.post(path, headers=customer.auth(), json=body)
+
+
+def balance(client: TestClient, customer: Customer) -> tuple[int, int]:
+    body = client.get("/api/v1/credits", headers=customer.auth()).json()
+    return int(body["balance"]), int(body["reserved"])
+
+
+def download(client: TestClient, settings: Settings, url: str) -> Audio:
+    response = client.get(url.removeprefix(settings.public_base_url))
+    assert response.status_code == 200
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "stem"
+        path.write_bytes(response.content)
+        return decode(path)
+
+
+def test_the_384_khz_8_channel_silence_is_refused_before_any_work(
+    client: TestClient, files: FileServer, rich: Customer, warm: int
+) -> None:
+    # Issue 17: 200 KB of FLAC that decodes to 737 MB of float32 per copy.
+    url = files.put("silence-384k.flac", flac(384_000, 8, 60, silence))
+    for path, body in [(ISOLATOR, {}), (CHANGER, {"voice_id": "voice_sally"})]:
+        grown, response = peak_growth_mib(
+            warm, lambda path=path, body=body: post(client, rich, path, audio_url=url, **body)
+        )
+        assert assert_error(response, 422, "audio_out_of_range")["param"] == "audio_url"
+        assert "384000 Hz" in response.json()["error"]["message"]
+        assert grown < REFUSED_MIB, (path, grown)
+    assert balance(client, rich) == (CREDITS, 0)
+
+
+@pytest.mark.slow
+def test_192_khz_8_channels_are_isolated_in_bounded_memory(
+    client: TestClient, settings: Settings, files: FileServer, rich: Customer, warm: int
+) -> None:
+    # The most the caps let in. Two channels hold speech over noise (the model runs on them),
+    # the six others are silent (they skip it); 20 s, so that the whole-file arrays of the
+    # past (123 MB each at this rate) would pass the bound.
+    rate, seconds = 192_000, 20
+    voice = speech(seconds, rate)
+    noise = pink_noise(voice.shape[0], seed=5) * np.float32(0.05)
+
+    def fill(start: int, frames: int) -> np.ndarray:
+        content = np.zeros((frames, 8), dtype=np.float32)
+        content[:, 0] = voice[start : start + frames] * 0.5 + noise[start : start + frames]
+        content[:, 3] = noise[start : start + frames]
+        return content
+
+    url = files.put("hires.flac", flac(rate, 8, seconds, fill))
+    grown, response = peak_growth_mib(
+        warm, lambda: post(client, rich, ISOLATOR, audio_url=url, return_background=True)
+    )
+    assert response.status_code == 200, response.text
+    assert grown < BOUND_MIB, grown
+    body = response.json()
+    assert body["duration_ms"] == seconds * 1000
+    assert body["credits_used"] == math.ceil(seconds * 750 / 60)
+    source = decode(files.root / "hires.flac")
+    vocals = download(client, settings, body["vocals_url"])
+    rest = download(client, settings, body["background_url"])
+    for stem in (vocals, rest):
+        assert (stem.sample_rate, stem.channels, stem.frames) == (rate, 8, seconds * rate)
+    # The model ran on the speech channel (its vocals are not the input), and the stems add
+    # up to the input (two 16-bit roundings apart).
+    assert float(np.max(np.abs(vocals.samples[:, 0] - source.samples[:, 0]))) > 0.01
+    assert not np.any(vocals.samples[:, 1])
+    assert float(np.max(np.abs(vocals.samples + rest.samples - source.samples))) < 1e-3
+
+
+@pytest.mark.slow
+def test_ten_minutes_are_isolated_and_revoiced_in_bounded_memory(
+    client: TestClient, settings: Settings, files: FileServer, rich: Customer, warm: int
+) -> None:
+    # Exactly the cap (inside), at 48 kHz stereo: 230 MB of float32 per whole-file copy.
+    url = files.put("ten-minutes.flac", flac(48_000, 2, LIMIT_MS / 1000, silence))
+    for path, body in [
+        (ISOLATOR, {"return_background": True, "format": "flac"}),
+        (CHANGER, {"voice_id": "voice_sally", "format": "flac"}),
+    ]:
+        grown, response = peak_growth_mib(
+            warm, lambda path=path, body=body: post(client, rich, path, audio_url=url, **body)
+        )
+        assert response.status_code == 200, response.text
+        assert grown < BOUND_MIB, (path, grown)
+        assert response.json()["duration_ms"] == LIMIT_MS
+    output = download(client, settings, response.json()["output_url"])
+    assert (output.sample_rate, output.channels, output.frames) == (48_000, 2, 600 * 48_000)
+
+
+def test_duration_cap_from_the_header_and_as_decoded(
+    client: TestClient, files: FileServer, rich: Customer, warm: int
+) -> None:
+    # A second over the cap, by its header: refused before any decoding.
+    over = files.put("over.flac", flac(8_000, 1, LIMIT_MS / 1000 + 1, silence))
+    for path, body in [
+        (ISOLATOR, {}),
+        (CHANGER, {"voice_id": "voice_sally"}),
+        (STT, {}),
+    ]:
+        grown, response = peak_growth_mib(
+            warm, lambda path=path, body=body: post(client, rich, path, audio_url=over, **body)
+        )
+        assert assert_error(response, 422, "media_too_long")["param"] == "audio_url"
+        assert grown < REFUSED_MIB, (path, grown)
+    # A header that says 1 s of what is longer than the cap: refused once decoding passes it.
+    frames = (LIMIT_MS // 1000 + 1) * 8_000
+    long = Audio(np.zeros((frames, 1), dtype=np.float32), 8_000)
+    understated = files.put("understated.mkv", understated_mkv(long, 1000))
+    for path, body in [(ISOLATOR, {}), (CHANGER, {"voice_id": "voice_sally"})]:
+        response = post(client, rich, path, audio_url=understated, **body)
+        assert assert_error(response, 422, "media_too_long")["param"] == "audio_url"
+    assert balance(client, rich) == (CREDITS, 0)
+
+
+def test_sample_rate_and_channel_caps(
+    client: TestClient,
+    settings: Settings,
+    files: FileServer,
+    rich: Customer,
+    warm: int,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Dubbing fetches its media in the server (here, the test's app) before queueing.
+    monkeypatch.setattr(settings, "fetch_allow_hosts", ["127.0.0.1"])
+    # Inside: 192 kHz and 8 channels (a tenth of a second, through the isolator).
+    inside = files.put("inside.wav", wav(192_000, 8, 19_200))
+    response = post(client, rich, ISOLATOR, audio_url=inside)
+    assert response.status_code == 200, response.text
+    spent = CREDITS - balance(client, rich)[0]
+    # Outside: one hertz or one channel more, for every job that takes audio.
+    fast_rate = files.put("fast.wav", wav(192_001, 1, 1_920))
+    nine = files.put("nine.wav", wav(16_000, 9, 1_600))
+    for path, body in [
+        (ISOLATOR, {}),
+        (CHANGER, {"voice_id": "voice_sally"}),
+        (STT, {}),
+    ]:
+        for url, what in [(fast_rate, "192001 Hz"), (nine, "9 channels")]:
+            response = post(client, rich, path, audio_url=url, **body)
+            error = assert_error(response, 422, "audio_out_of_range")
+            assert (error["param"], what in error["message"]) == ("audio_url", True)
+    for url in (fast_rate, nine):
+        response = post(
+            client, rich, DUBBING, media_url=url, source_language="en", target_language="es"
+        )
+        assert assert_error(response, 422, "audio_out_of_range")["param"] == "media_url"
+    assert balance(client, rich) == (CREDITS - spent, 0)
