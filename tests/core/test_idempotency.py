@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
-from soundstage.core.idempotency import IdempotencyStore, fingerprint_of
+from soundstage.core.idempotency import Claim, IdempotencyStore, fingerprint_of
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer
 
@@ -86,11 +86,14 @@ def test_in_flight_key_is_409(
     body = b'{"amount":5}'
     scope = {"method": "POST", "path": "/api/v1/sandbox/credits", "query_string": b""}
     store = IdempotencyStore(db, settings)
-    assert store.begin(customer.sandbox_key_id, "busy", fingerprint_of(scope, body)) is None
+    claim = store.begin(customer.sandbox_key_id, "busy", fingerprint_of(scope, body))
+    assert isinstance(claim, Claim)
 
     headers = {**customer.auth(), "Idempotency-Key": "busy", "Content-Type": "application/json"}
     response = client.post("/api/v1/sandbox/credits", headers=headers, content=body)
     assert_error(response, 409, "idempotency_key_in_use")
+    # Retry once the holder's lease would have run out, were it dead.
+    assert 1 <= int(response.headers["Retry-After"]) <= settings.idempotency_lease_seconds
     assert balance(client, customer) == 1000
 
 
