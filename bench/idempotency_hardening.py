@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 
 import httpx
@@ -206,12 +207,19 @@ def crash(wait_seconds: float) -> None:
                     break
                 time.sleep(0.5)
             answered = time.monotonic()
+            answered_at = time.time()
             jobs = httpx.get(f"{base}/api/v1/jobs?limit=100", headers=auth).json()["data"]
             ledger = httpx.get(f"{base}/api/v1/credits/ledger?limit=100", headers=auth).json()
         print(
             f"resends: {len(statuses)} ({statuses.count(409)} x 409), last answer "
             f"{statuses[-1]} {again.json().get('job_id', again.json().get('error'))}"
         )
+        if again.status_code == 200:
+            completed = datetime.fromisoformat(jobs[0]["completed_at"].replace("Z", "+00:00"))
+            print(
+                f"the job completed {answered_at - completed.timestamp():.1f} s before the "
+                "resend got its answer"
+            )
         print(
             f"the answer came {answered - ready:.1f} s after the restart "
             f"({answered - killed:.1f} s after the kill); jobs: {[j['job_id'] for j in jobs]}; "
