@@ -12,7 +12,8 @@ from fastapi.testclient import TestClient
 from soundstage.app import create_app
 from soundstage.config import Settings
 from soundstage.core.db import Database
-from soundstage.core.idempotency import Claim, IdempotencyStore, fingerprint_of
+from soundstage.core.fingerprint import StreamedDigest, fingerprint_of
+from soundstage.core.idempotency import Claim, IdempotencyStore
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer
 
@@ -245,3 +246,35 @@ def _silence_wav(frames: int) -> bytes:
         + (2 * frames).to_bytes(4, "little")
         + b"\x00\x00" * frames
     )
+
+
+def test_a_streamed_fingerprint_ignores_the_boundary_and_the_chunking() -> None:
+    def scope(boundary: str) -> dict[str, object]:
+        content_type = f"multipart/form-data; boundary={boundary}".encode()
+        return {
+            "method": "POST",
+            "path": "/api/v1/uploads",
+            "query_string": b"",
+            "headers": [(b"content-type", content_type)],
+        }
+
+    def body(boundary: str, payload: bytes) -> bytes:
+        return (
+            (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\n'
+            ).encode()
+            + payload
+            + f"\r\n--{boundary}--\r\n".encode()
+        )
+
+    def streamed(boundary: str, payload: bytes, size: int) -> str:
+        data, digest = body(boundary, payload), StreamedDigest(scope(boundary))
+        for start in range(0, len(data), size):
+            digest.update(data[start : start + size])
+        return digest.fingerprint(scope(boundary))
+
+    payload = bytes(range(256)) * 40
+    reference = streamed("b0undary", payload, 1 << 20)
+    for boundary, size in (("b0undary", 1), ("b0undary", 7), ("x" * 60, 5), ("Zz9", 1000)):
+        assert streamed(boundary, payload, size) == reference
+    assert streamed("b0undary", payload[:-1] + b"!", 7) != reference

@@ -13,8 +13,6 @@ that died resumes that job (`take_resumed_job`) instead of running and charging 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import logging
 import math
 from contextvars import ContextVar
@@ -32,6 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.errors import AppError, IdempotencyError, InvalidField
+from soundstage.core.fingerprint import StreamedDigest, fingerprint_of
 from soundstage.core.ids import random_token
 from soundstage.core.responses import error_response
 from soundstage.core.spool import SpooledBody
@@ -227,67 +226,6 @@ def _find(session: Session, api_key_id: str, key: str) -> IdempotencyRecord | No
     ).first()
 
 
-def fingerprint_of(scope: Scope, body: bytes) -> str:
-    """The request as a digest: JSON bodies canonical (formatting does not matter), multipart
-    bodies without their boundary (a client's retry draws a new one)."""
-    try:
-        canonical = json.dumps(json.loads(body), sort_keys=True, separators=(",", ":")).encode()
-    except ValueError:
-        boundary = _multipart_boundary(scope)
-        canonical = body.replace(boundary, b"\x00") if boundary else body
-    return _digest(scope, canonical)
-
-
-def _digest(scope: Scope, body: bytes) -> str:
-    digest = hashlib.sha256()
-    for part in (
-        scope["method"].encode(),
-        scope["path"].encode(),
-        scope.get("query_string", b""),
-        body,
-    ):
-        digest.update(len(part).to_bytes(8, "big") + part)
-    return digest.hexdigest()
-
-
-def _multipart_boundary(scope: Scope) -> bytes | None:
-    content_type = Headers(raw=scope.get("headers", [])).get("content-type", "")
-    kind, _, params = content_type.partition(";")
-    if kind.strip().lower() != "multipart/form-data":
-        return None
-    for param in params.split(";"):
-        name, _, value = param.strip().partition("=")
-        if name.lower() == "boundary" and value.strip('"'):
-            return value.strip('"').encode("latin-1")
-    return None
-
-
-class _StreamedDigest:
-    """sha256 of a body too big to keep, fed as it arrives; a multipart boundary is left out
-    (as in `fingerprint_of`) even when it straddles two chunks."""
-
-    def __init__(self, scope: Scope) -> None:
-        self.boundary = _multipart_boundary(scope)
-        self.digest = hashlib.sha256()
-        self.carry = b""
-
-    def update(self, chunk: bytes) -> None:
-        if not self.boundary:
-            self.digest.update(chunk)
-            return
-        *whole, last = (self.carry + chunk).split(self.boundary)
-        for part in whole:
-            self.digest.update(part + b"\x00")
-        # The end may be the start of a boundary: keep it for the next chunk.
-        cut = max(0, len(last) - (len(self.boundary) - 1))
-        self.digest.update(last[:cut])
-        self.carry = last[cut:]
-
-    def fingerprint(self, scope: Scope) -> str:
-        self.digest.update(self.carry)
-        return _digest(scope, b"sha256:" + self.digest.digest())
-
-
 class IdempotencyMiddleware:
     def __init__(self, app: ASGIApp, *, store: IdempotencyStore, settings: Settings) -> None:
         self.app = app
@@ -334,7 +272,7 @@ class IdempotencyMiddleware:
 
     async def _spool(self, scope: Scope, receive: Receive, body: SpooledBody) -> str | None:
         """Read the body into `body`; its fingerprint, or None if the client disconnected."""
-        streamed = _StreamedDigest(scope)
+        streamed = StreamedDigest(scope)
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
