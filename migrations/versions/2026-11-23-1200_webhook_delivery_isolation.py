@@ -3,7 +3,7 @@ in-flight lease of an endpoint (one request at a time), and the index of due del
 endpoint
 
 Revision ID: e621232761b1
-Revises: 7c4e2a9d1f63
+Revises: 5c1e7a9d3f20
 Create Date: 2026-11-23 12:00:00.000000
 """
 
@@ -15,7 +15,7 @@ from alembic import op
 import soundstage.core.timeutil
 
 revision: str = "e621232761b1"
-down_revision: str | None = "7c4e2a9d1f63"
+down_revision: str | None = "5c1e7a9d3f20"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

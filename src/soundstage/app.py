@@ -13,6 +13,7 @@ from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse
+from starlette.routing import Match
 
 from soundstage import __version__
 from soundstage.accounts import endpoints as accounts_endpoints
@@ -120,7 +121,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return await run_in_threadpool(lookup)
 
     # Added innermost first: the request passes context -> gateway -> idempotency -> routes.
-    app.add_middleware(IdempotencyMiddleware, store=IdempotencyStore(db, settings))
+    app.add_middleware(
+        IdempotencyMiddleware, store=IdempotencyStore(db, settings), settings=settings
+    )
     app.add_middleware(
         GatewayMiddleware,
         authenticate=authenticate,
@@ -152,12 +155,15 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def on_http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         error: AppError
-        if exc.status_code == 404:
+        if isinstance(exc.__cause__, AppError):
+            # Raised while the body was read (over the size cap): FastAPI wraps it in a 400.
+            error = exc.__cause__
+        elif exc.status_code == 404:
             error = NotFound(
                 f"Unrecognized request URL ({request.method} {request.url.path}).", code="not_found"
             )
         elif exc.status_code == 405:
-            allow = (exc.headers or {}).get("Allow", "")
+            allow = ", ".join(allowed_methods(request))
             error = MethodNotAllowed(
                 f"{request.method} is not allowed on {request.url.path}; allowed: {allow}.",
                 headers={"Allow": allow},
@@ -165,6 +171,27 @@ def _install_error_handlers(app: FastAPI) -> None:
         else:
             error = AppError(str(exc.detail), status=exc.status_code, code="http_error")
         return error_response(error, request.scope)
+
+
+HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method the request's path answers (Starlette's 405 names only those of the
+    first route matching the path): each method tried against the routes."""
+    base = {
+        "type": "http",
+        "path": request.scope["path"],
+        "root_path": request.scope.get("root_path", ""),
+        "headers": request.scope.get("headers", []),
+        "query_string": b"",
+    }
+    routes = request.app.router.routes
+    return [
+        method
+        for method in HTTP_METHODS
+        if any(route.matches({**base, "method": method})[0] == Match.FULL for route in routes)
+    ]
 
 
 def validation_error(errors: Any) -> AppError:

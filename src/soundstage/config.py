@@ -212,8 +212,10 @@ class Settings(BaseSettings):
     isolation: IsolationSettings = Field(default_factory=IsolationSettings)
     voice_changer: VoiceChangerSettings = Field(default_factory=VoiceChangerSettings)
     idempotency_ttl_seconds: int = 24 * 3600
-    # An in-flight idempotency lock older than this is taken over (its holder died).
-    idempotency_lock_timeout_seconds: int = 3600
+    # A request holding an Idempotency-Key renews its lease every heartbeat; a lease not
+    # renewed in time belongs to a request that died, and a retry takes the key over.
+    idempotency_lease_seconds: float = Field(default=10.0, gt=0)
+    idempotency_heartbeat_seconds: float = Field(default=3.0, gt=0)
 
     @property
     def resolved_database_url(self) -> str:

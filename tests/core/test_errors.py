@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from fastapi.testclient import TestClient
 
+from soundstage.app import create_app
+from soundstage.config import Settings
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer
 
@@ -22,6 +26,14 @@ def test_wrong_method_is_405_with_allow(client: TestClient, customer: Customer) 
     response = client.delete("/api/v1/credits", headers=customer.auth())
     assert_error(response, 405, "method_not_allowed")
     assert response.headers["Allow"] == "GET"
+    # A path served by several routes (one per method) lists them all.
+    response = client.put("/api/v1/webhooks/endpoints", headers=customer.auth())
+    error = assert_error(response, 405, "method_not_allowed")
+    assert response.headers["Allow"] == "GET, POST"
+    assert "GET, POST" in error["message"]
+    response = client.post("/api/v1/webhooks/endpoints/we_none", headers=customer.auth())
+    assert_error(response, 405, "method_not_allowed")
+    assert response.headers["Allow"] == "GET, DELETE"
 
 
 def test_validation_error_is_422_naming_the_field(client: TestClient, customer: Customer) -> None:
@@ -87,6 +99,80 @@ def test_body_over_the_cap_is_413(client: TestClient, customer: Customer, settin
     assert_error(response, 413, "request_too_large")
     balance = client.get("/api/v1/credits", headers=customer.auth()).json()
     assert balance["balance"] == 1000
+
+
+def test_chunked_body_over_the_cap_is_413(settings: Settings, customer: Customer) -> None:
+    """Without a Content-Length the cap is found while reading: still 413 in the envelope,
+    for JSON bodies and uploads, with and without an Idempotency-Key."""
+    upload_cap = 64 * 1024
+    small = settings.model_copy(
+        update={"media": settings.media.model_copy(update={"upload_max_bytes": upload_cap})}
+    )
+    json_cap = settings.max_request_bytes
+    with TestClient(create_app(small)) as client:
+        for with_key in (False, True):
+            for extra in (0, 1):  # at the cap, one byte over
+                key = {"Idempotency-Key": f"chunked-{extra}"} if with_key else {}
+                response = client.post(
+                    "/api/v1/sandbox/credits",
+                    headers={**customer.auth(), **key, "Content-Type": "application/json"},
+                    content=in_chunks(padded_json(json_cap + extra)),
+                )
+                if extra:
+                    assert_error(response, 413, "request_too_large")
+                else:  # read whole: the unknown field is named
+                    assert_error(response, 422, "parameter_unknown")
+
+                key = {"Idempotency-Key": f"chunked-upload-{extra}"} if with_key else {}
+                body, content_type = multipart_wav(upload_cap + extra)
+                response = client.post(
+                    "/api/v1/uploads",
+                    headers={**customer.auth(), **key, "Content-Type": content_type},
+                    content=in_chunks(body),
+                )
+                if extra:
+                    assert_error(response, 413, "request_too_large")
+                else:
+                    assert response.status_code == 200, response.text
+    balance = TestClient(create_app(settings)).get("/api/v1/credits", headers=customer.auth())
+    assert balance.json()["balance"] == 1000
+
+
+def in_chunks(body: bytes) -> Iterator[bytes]:
+    """A generator body: sent chunked, without a Content-Length."""
+    for start in range(0, len(body), 64 * 1024):
+        yield body[start : start + 64 * 1024]
+
+
+def padded_json(size: int) -> bytes:
+    head, tail = b'{"amount": 1, "pad": "', b'"}'
+    return head + b"x" * (size - len(head) - len(tail)) + tail
+
+
+def multipart_wav(size: int, boundary: str = "soundstage-test-boundary") -> tuple[bytes, str]:
+    """A multipart body of exactly `size` bytes: one 8-bit mono WAV in the field `file`."""
+    head = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n'
+        "Content-Type: audio/wav\r\n\r\n"
+    ).encode()
+    tail = f"\r\n--{boundary}--\r\n".encode()
+    frames = size - len(head) - len(tail) - 44
+    wav = (
+        b"RIFF"
+        + (36 + frames).to_bytes(4, "little")
+        + b"WAVEfmt "
+        + (16).to_bytes(4, "little")
+        + (1).to_bytes(2, "little")
+        + (1).to_bytes(2, "little")
+        + (8000).to_bytes(4, "little")
+        + (8000).to_bytes(4, "little")
+        + (1).to_bytes(2, "little")
+        + (8).to_bytes(2, "little")
+        + b"data"
+        + frames.to_bytes(4, "little")
+        + b"\x80" * frames
+    )
+    return head + wav + tail, f"multipart/form-data; boundary={boundary}"
 
 
 def test_healthz_answers_without_a_key(client: TestClient) -> None:

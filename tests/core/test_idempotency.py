@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 from fastapi.testclient import TestClient
 
+from soundstage.app import create_app
 from soundstage.config import Settings
 from soundstage.core.db import Database
-from soundstage.core.idempotency import IdempotencyStore, fingerprint_of
+from soundstage.core.fingerprint import StreamedDigest, fingerprint_of
+from soundstage.core.idempotency import Claim, IdempotencyStore
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer
 
@@ -86,11 +92,14 @@ def test_in_flight_key_is_409(
     body = b'{"amount":5}'
     scope = {"method": "POST", "path": "/api/v1/sandbox/credits", "query_string": b""}
     store = IdempotencyStore(db, settings)
-    assert store.begin(customer.sandbox_key_id, "busy", fingerprint_of(scope, body)) is None
+    claim = store.begin(customer.sandbox_key_id, "busy", fingerprint_of(scope, body))
+    assert isinstance(claim, Claim)
 
     headers = {**customer.auth(), "Idempotency-Key": "busy", "Content-Type": "application/json"}
     response = client.post("/api/v1/sandbox/credits", headers=headers, content=body)
     assert_error(response, 409, "idempotency_key_in_use")
+    # Retry once the holder's lease would have run out, were it dead.
+    assert 1 <= int(response.headers["Retry-After"]) <= settings.idempotency_lease_seconds
     assert balance(client, customer) == 1000
 
 
@@ -157,3 +166,115 @@ def test_expired_keys_run_again(client: TestClient, customer: Customer, db: Data
     again = client.post("/api/v1/sandbox/credits", headers=headers, json={"amount": 2})
     assert "Idempotent-Replayed" not in again.headers
     assert balance(client, customer) == 1004
+
+
+def test_an_upload_retried_with_a_new_multipart_boundary_is_replayed(
+    client: TestClient, customer: Customer
+) -> None:
+    wav = _silence_wav(3200)
+    headers = {**customer.auth(), "Idempotency-Key": "upload-retry"}
+    # httpx draws a new boundary for each request, as most clients do.
+    first = client.post("/api/v1/uploads", headers=headers, files={"file": ("a.wav", wav)})
+    again = client.post("/api/v1/uploads", headers=headers, files={"file": ("a.wav", wav)})
+    assert first.status_code == 200, first.text
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.json()["id"] == first.json()["id"]
+    other = client.post(
+        "/api/v1/uploads", headers=headers, files={"file": ("a.wav", _silence_wav(1600))}
+    )
+    assert_error(other, 422, "idempotency_key_reused")
+
+
+def test_a_dead_requests_key_is_taken_over_once_its_lease_ran_out(
+    settings: Settings, db: Database, customer: Customer
+) -> None:
+    """A request that died stops renewing its lease: a retry waits at most the lease, then
+    runs normally (here the dead one had created nothing). A live request renews its lease
+    every heartbeat and keeps its key however long it runs."""
+    short = settings.model_copy(
+        update={"idempotency_lease_seconds": 1.0, "idempotency_heartbeat_seconds": 0.2}
+    )
+    app = create_app(short)
+
+    @app.post("/api/v1/probe-slow")
+    async def slow() -> dict[str, str]:
+        await asyncio.sleep(2.5)
+        return {"status": "done"}
+
+    body = b'{"amount":5}'
+    scope = {"method": "POST", "path": "/api/v1/sandbox/credits", "query_string": b""}
+    dead = IdempotencyStore(db, short).begin(
+        customer.sandbox_key_id, "died", fingerprint_of(scope, body)
+    )
+    assert isinstance(dead, Claim)
+    headers = {**customer.auth(), "Idempotency-Key": "died", "Content-Type": "application/json"}
+    with TestClient(app) as client:
+        busy = client.post("/api/v1/sandbox/credits", headers=headers, content=body)
+        assert_error(busy, 409, "idempotency_key_in_use")
+        assert busy.headers["Retry-After"] == "1"
+        time.sleep(1.1)
+        taken = client.post("/api/v1/sandbox/credits", headers=headers, content=body)
+        assert taken.status_code == 200, taken.text
+        assert taken.json()["balance"] == 1005
+        replay = client.post("/api/v1/sandbox/credits", headers=headers, content=body)
+        assert replay.headers["Idempotent-Replayed"] == "true"
+        assert balance(client, customer) == 1005
+
+        live = {**customer.auth(), "Idempotency-Key": "live"}
+        with ThreadPoolExecutor(1) as pool:
+            running = pool.submit(client.post, "/api/v1/probe-slow", headers=live)
+            time.sleep(1.6)  # past the lease it renews
+            assert_error(
+                client.post("/api/v1/probe-slow", headers=live), 409, "idempotency_key_in_use"
+            )
+            assert running.result().json() == {"status": "done"}
+
+
+def _silence_wav(frames: int) -> bytes:
+    return (
+        b"RIFF"
+        + (36 + 2 * frames).to_bytes(4, "little")
+        + b"WAVEfmt "
+        + (16).to_bytes(4, "little")
+        + (1).to_bytes(2, "little")
+        + (1).to_bytes(2, "little")
+        + (16000).to_bytes(4, "little")
+        + (32000).to_bytes(4, "little")
+        + (2).to_bytes(2, "little")
+        + (16).to_bytes(2, "little")
+        + b"data"
+        + (2 * frames).to_bytes(4, "little")
+        + b"\x00\x00" * frames
+    )
+
+
+def test_a_streamed_fingerprint_ignores_the_boundary_and_the_chunking() -> None:
+    def scope(boundary: str) -> dict[str, object]:
+        content_type = f"multipart/form-data; boundary={boundary}".encode()
+        return {
+            "method": "POST",
+            "path": "/api/v1/uploads",
+            "query_string": b"",
+            "headers": [(b"content-type", content_type)],
+        }
+
+    def body(boundary: str, payload: bytes) -> bytes:
+        return (
+            (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\n'
+            ).encode()
+            + payload
+            + f"\r\n--{boundary}--\r\n".encode()
+        )
+
+    def streamed(boundary: str, payload: bytes, size: int) -> str:
+        data, digest = body(boundary, payload), StreamedDigest(scope(boundary))
+        for start in range(0, len(data), size):
+            digest.update(data[start : start + size])
+        return digest.fingerprint(scope(boundary))
+
+    payload = bytes(range(256)) * 40
+    reference = streamed("b0undary", payload, 1 << 20)
+    for boundary, size in (("b0undary", 1), ("b0undary", 7), ("x" * 60, 5), ("Zz9", 1000)):
+        assert streamed(boundary, payload, size) == reference
+    assert streamed("b0undary", payload[:-1] + b"!", 7) != reference

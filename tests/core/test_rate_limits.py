@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -86,6 +87,34 @@ def test_bad_keys_never_spend_a_real_keys_quota(limited: TestClient, db: Databas
     assert 429 in statuses  # unauthenticated traffic has its own, separate bucket
     for _ in range(5):
         assert limited.get("/api/v1/credits", headers=customer.auth()).status_code == 200
+
+
+def test_no_window_edge_lets_more_than_the_limit_through(settings: Settings, db: Database) -> None:
+    """10 per 2 s is never more than 10 in any 2 s: right after the edge of a fixed window
+    (which would start counting afresh) only the slot of the request that left is free."""
+    small = settings.model_copy(
+        update={"rate_limits": RateLimitSettings(sandbox="10/2 seconds", anonymous="4/hour")}
+    )
+    customer = create_customer(db)
+    with TestClient(create_app(small)) as client:
+
+        def status_at(offset: float) -> int:
+            time.sleep(max(0.0, first + offset - time.monotonic()))
+            return client.get("/api/v1/credits", headers=customer.auth()).status_code
+
+        first = time.monotonic()
+        assert status_at(0) == 200
+        assert [status_at(1.0) for _ in range(9)] == [200] * 9  # the tenth within 2 s
+        assert status_at(1.0) == 429  # the eleventh
+        # The first request has left the window; the nine others stay in it until 3.0 s.
+        assert status_at(2.2) == 200  # its slot, and only that one
+        refused = client.get("/api/v1/credits", headers=customer.auth())
+        assert time.monotonic() - first < 3.0, "too slow to test the edge"
+    assert_error(refused, 429, "rate_limited")
+    assert 1 <= int(refused.headers["Retry-After"]) <= 2
+    match = REMAINING.match(refused.headers["RateLimit"])
+    assert match is not None
+    assert match["r"] == "0"
 
 
 def test_redis_down_is_503_with_retry_after(settings: Settings, db: Database) -> None:

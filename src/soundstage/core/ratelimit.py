@@ -1,5 +1,9 @@
 """Per-API-key rate limits with `limits`: in memory, or shared by every process through Redis.
 
+A moving window: no span of the window's length ever passes more than the limit (a fixed
+window let twice the limit through around its edge). `RateLimit`'s `t` and `Retry-After` are
+the seconds until the oldest counted request leaves the window, freeing a slot.
+
 Headers follow the IETF RateLimit draft: `RateLimit-Policy: "api-key";q=100;w=60` and
 `RateLimit: "api-key";r=99;t=60`; a 429 also carries `Retry-After`.
 """
@@ -14,7 +18,7 @@ from dataclasses import dataclass
 
 from limits import RateLimitItem, parse
 from limits.aio.storage import MemoryStorage, RedisStorage
-from limits.aio.strategies import FixedWindowRateLimiter
+from limits.aio.strategies import MovingWindowRateLimiter
 
 from soundstage.config import Settings
 from soundstage.core.errors import RateLimited, ServiceUnavailable
@@ -55,14 +59,14 @@ class RateLimiter:
             "production": parse(limits.production),
             "anonymous": parse(limits.anonymous),
         }
-        self._memory = FixedWindowRateLimiter(MemoryStorage())
+        self._memory = MovingWindowRateLimiter(MemoryStorage())
         # Redis asyncio connections belong to the event loop that opened them: one client
         # per loop (a server has one; tests and embedded apps may run several).
         self._per_loop: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, FixedWindowRateLimiter
+            asyncio.AbstractEventLoop, MovingWindowRateLimiter
         ] = weakref.WeakKeyDictionary()
 
-    def _strategy(self) -> FixedWindowRateLimiter:
+    def _strategy(self) -> MovingWindowRateLimiter:
         if not self.settings.redis_url:
             return self._memory
         loop = asyncio.get_running_loop()
@@ -73,7 +77,7 @@ class RateLimiter:
                 implementation="redispy",
                 key_prefix=f"{self.settings.redis_namespace}:ratelimit",
             )
-            strategy = self._per_loop[loop] = FixedWindowRateLimiter(storage)
+            strategy = self._per_loop[loop] = MovingWindowRateLimiter(storage)
         return strategy
 
     async def hit_key(self, api_key_id: str, environment: str) -> Decision:

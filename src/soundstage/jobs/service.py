@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from soundstage.config import Settings
+from soundstage.core import idempotency
 from soundstage.core.db import Database, after_commit
 from soundstage.core.errors import AppError
 from soundstage.core.ids import new_id
@@ -42,7 +43,12 @@ def submit(
     estimated_completion_ms: int | None = None,
 ) -> Job:
     """Record a queued job and reserve its credits (402 before any work); the job is
-    enqueued once this unit of work commits."""
+    enqueued once this unit of work commits. The retry of a request that died after
+    submitting (same Idempotency-Key) gets that job back instead: nothing runs or is
+    reserved twice."""
+    resumed = _resumed_job(session, principal, kind)
+    if resumed is not None:
+        return resumed
     now = utcnow()
     job = Job(
         id=new_id("job"),
@@ -64,6 +70,7 @@ def submit(
         reservation = credits.reserve(session, principal, credits_needed, kind, job.id)
         job.reservation_id = reservation.id
         session.flush()
+    idempotency.bind_job(session, job.id)
     after_commit(session, lambda: _enqueue(settings, job.id))
     return job
 
@@ -75,6 +82,14 @@ def _enqueue(settings: Settings, job_id: str) -> None:
         get_queue(settings).enqueue_job(job_id)
     except Exception:
         log.warning("could not enqueue job %s; the sweeper will", job_id, exc_info=True)
+
+
+def _resumed_job(session: Session, principal: Principal, kind: str) -> Job | None:
+    job_id = idempotency.take_resumed_job()
+    if job_id is None:
+        return None
+    job = repository.get_owned(session, principal.account_id, principal.environment, job_id)
+    return job if job is not None and job.kind == kind else None
 
 
 async def submit_and_wait(

@@ -20,6 +20,13 @@ class IdempotencyRecord(Timestamped, Base):
     fingerprint: Mapped[str] = mapped_column(String(64))
     status: Mapped[str] = mapped_column(String(16))  # in_flight | completed
     locked_at: Mapped[datetime]
+    # While in flight: the holding request's token and the end of its lease, which the
+    # request renews as it runs; a lease that ran out belongs to a request that died.
+    owner: Mapped[str | None] = mapped_column(String(32), default=None)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)
+    # The job the request created (written in the job's own transaction): a retry after the
+    # request died resumes this job instead of submitting and paying for another.
+    job_id: Mapped[str | None] = mapped_column(String(40), default=None)
     expires_at: Mapped[datetime] = mapped_column(index=True)
     response_status: Mapped[int | None] = mapped_column(Integer, default=None)
     response_content_type: Mapped[str | None] = mapped_column(Text, default=None)
