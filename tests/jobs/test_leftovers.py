@@ -4,17 +4,23 @@ directory (its fetched inputs) and stream files nobody relays any more."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
+from soundstage.core.timeutil import travel
 from soundstage.jobs import service as jobs
 from soundstage.jobs.streams import end_path, stream_path
+from soundstage.jobs.worker import WorkerEnvironment, sweep
+from soundstage.models import IdempotencyRecord
 from tests.conftest import Customer
 from tests.credits.test_ledger import principal_of
 
@@ -99,3 +105,44 @@ def test_stream_files_of_ended_jobs_are_swept(
     assert live.exists()
     wait_until(lambda: job_status(client, customer, running) == "completed")
     wait_until(lambda: not live.exists(), timeout=60)
+
+
+def test_expired_idempotency_keys_and_stale_upload_files_are_swept(
+    client: TestClient, db: Database, settings: Settings, customer: Customer
+) -> None:
+    """Keys are kept 24 h, then purged with their stored answers; what a dead API process
+    left in the data directory's tmp/ goes after an hour, a live upload's file stays."""
+    response = client.post(
+        "/api/v1/sandbox/credits",
+        headers={**customer.auth(), "Idempotency-Key": "kept-then-purged"},
+        json={"amount": 1},
+    )
+    assert response.status_code == 200, response.text
+    tmp = settings.data_dir / "tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    left, live = tmp / "left-by-a-dead-server", tmp / "an-upload-in-progress"
+    for path in (left, live):
+        path.mkdir()
+        (path / "upload").write_bytes(b"\0" * 1000)
+    two_hours_ago = time.time() - 7200
+    os.utime(left, (two_hours_ago, two_hours_ago))
+
+    def stored_keys() -> int:
+        with db.read_session() as session:
+            return len(
+                session.scalars(
+                    select(IdempotencyRecord).where(
+                        IdempotencyRecord.api_key_id == customer.sandbox_key_id
+                    )
+                ).all()
+            )
+
+    env = WorkerEnvironment(settings, db, os.getpid())
+    sweep(env)
+    assert stored_keys() == 1
+    assert not left.exists()
+    assert live.exists()
+    with travel(timedelta(hours=24, seconds=1)):
+        sweep(env)
+    assert stored_keys() == 0
+    shutil.rmtree(live)

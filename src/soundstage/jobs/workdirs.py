@@ -21,6 +21,9 @@ from soundstage.jobs import repository
 OWNER_FILE: Final = ".owner"
 # A directory without its owner file is a worker's that died while making it.
 _UNNAMED_GRACE_SECONDS: Final = 60.0
+# Entries of `data_dir/tmp` (uploads on their way to storage) older than this were left by an
+# API process that died: no upload takes that long.
+TMP_STALE_SECONDS: Final = 3600.0
 
 
 def work_root(settings: Settings) -> Path:
@@ -83,3 +86,22 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def remove_stale_tmp(settings: Settings, now: float | None = None) -> int:
+    """Remove what API processes that died left in `data_dir/tmp`. Returns how many went."""
+    root = settings.data_dir / "tmp"
+    if not root.is_dir():
+        return 0
+    now = now or time.time()
+    removed = 0
+    for path in root.iterdir():
+        with contextlib.suppress(FileNotFoundError):
+            if now - path.lstat().st_mtime <= TMP_STALE_SECONDS:
+                continue
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink()
+            removed += 1
+    return removed

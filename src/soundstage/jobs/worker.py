@@ -10,7 +10,7 @@ import secrets
 import shutil
 import socket
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Protocol
@@ -21,6 +21,7 @@ from huey.consumer import Consumer
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.errors import AppError, InternalError, StorageFull, is_disk_full
+from soundstage.core.idempotency import IdempotencyStore
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.credits import service as credits
@@ -272,9 +273,21 @@ def render_demo(env: WorkerEnvironment, demo_id: str) -> None:
 
 
 def sweep(env: WorkerEnvironment) -> int:
-    """Re-queue jobs whose worker died (lease ran out) and queued jobs nobody took. Repeated
-    messages are harmless: claiming is conditional. (Webhook deliveries need no sweeping:
-    the delivery loop finds due ones, leases run out included, in the database.)"""
+    """Re-queue jobs whose worker died (lease ran out) and queued jobs nobody took, then the
+    housekeeping: leftover streams, work directories and temporary files, expired media and
+    idempotency keys. Each step runs even when another fails (Redis down must not stop the
+    disk from being swept). Repeated messages are harmless: claiming is conditional. (Webhook
+    deliveries need no sweeping: the delivery loop finds due ones in the database.)"""
+    requeued = _step("re-queueing", lambda: _requeue_stale(env)) or 0
+    _step("stream files", lambda: streams.remove_stale(env.db, env.settings))
+    _step("work directories", lambda: workdirs.remove_orphans(env.db, env.settings))
+    _step("temporary files", lambda: workdirs.remove_stale_tmp(env.settings))
+    _step("expired media", lambda: storage.sweep_expired(env.db, env.settings))
+    _step("idempotency keys", lambda: IdempotencyStore(env.db, env.settings).purge_expired())
+    return requeued
+
+
+def _requeue_stale(env: WorkerEnvironment) -> int:
     jobs = env.settings.jobs
     now = utcnow()
     with env.db.session() as session:
@@ -286,10 +299,15 @@ def sweep(env: WorkerEnvironment) -> int:
     for job_id in stale:
         log.info("sweeper re-queues job %s", job_id)
         queue.enqueue_job(job_id)
-    streams.remove_stale(env.db, env.settings)
-    workdirs.remove_orphans(env.db, env.settings)
-    storage.sweep_expired(env.db, env.settings)  # media past their retention
     return len(stale)
+
+
+def _step(name: str, work: Callable[[], int]) -> int | None:
+    try:
+        return work()
+    except Exception:
+        log.exception("sweeping %s failed", name)
+        return None
 
 
 class Sweeper(threading.Thread):
