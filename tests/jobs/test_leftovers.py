@@ -9,6 +9,7 @@ import signal
 import time
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -34,6 +35,22 @@ def wait_until(condition: object, timeout: float = 20) -> None:
         time.sleep(0.05)
 
 
+def submit(
+    db: Database, settings: Settings, customer: Customer, kind: str, request: dict[str, Any]
+) -> str:
+    with db.session() as session:
+        job = jobs.submit(
+            session,
+            settings,
+            principal_of(customer),
+            kind,
+            request,
+            credits_needed=0,
+            is_async=False,
+        )
+        return job.id
+
+
 def job_status(client: TestClient, customer: Customer, job_id: str) -> str:
     return str(client.get(f"/api/v1/jobs/{job_id}", headers=customer.auth()).json()["status"])
 
@@ -42,16 +59,7 @@ def test_a_killed_workers_work_directory_is_swept(
     client: TestClient, db: Database, settings: Settings, customer: Customer, tmp_path: Path
 ) -> None:
     marker = tmp_path / "attempts"
-    with db.session() as session:
-        job_id = jobs.submit(
-            session,
-            settings,
-            principal_of(customer),
-            "test.sleep",
-            {"seconds": 1.5, "marker": str(marker)},
-            credits_needed=0,
-            is_async=False,
-        ).id
+    job_id = submit(db, settings, customer, "test.sleep", {"seconds": 1.5, "marker": str(marker)})
     work = settings.data_dir / "work"
     wait_until(lambda: marker.exists() and marker.read_text().strip())
     [killed_dir] = list(work.glob(f"{job_id}*"))
@@ -68,16 +76,7 @@ def test_stream_files_of_ended_jobs_are_swept(
     client: TestClient, db: Database, settings: Settings, customer: Customer
 ) -> None:
     """An API node that died mid-stream leaves its job's stream behind; the job ends anyway."""
-    with db.session() as session:
-        job_id = jobs.submit(
-            session,
-            settings,
-            principal_of(customer),
-            "test.echo",
-            {"value": 1},
-            credits_needed=0,
-            is_async=False,
-        ).id
+    job_id = submit(db, settings, customer, "test.echo", {"value": 1})
     wait_until(lambda: job_status(client, customer, job_id) == "completed")
     part, end = stream_path(settings, job_id), end_path(settings, job_id)
     part.parent.mkdir(parents=True, exist_ok=True)
@@ -86,16 +85,7 @@ def test_stream_files_of_ended_jobs_are_swept(
         a_minute_ago = time.time() - 60
         os.utime(path, (a_minute_ago, a_minute_ago))
     # A stream of a running job stays, however old.
-    with db.session() as session:
-        running = jobs.submit(
-            session,
-            settings,
-            principal_of(customer),
-            "test.sleep",
-            {"seconds": 4},
-            credits_needed=0,
-            is_async=False,
-        ).id
+    running = submit(db, settings, customer, "test.sleep", {"seconds": 4})
     wait_until(lambda: job_status(client, customer, running) == "processing")
     live = stream_path(settings, running)
     live.write_bytes(b"audio")
