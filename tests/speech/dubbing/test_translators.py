@@ -61,16 +61,18 @@ def test_whisper_translates_speech_into_english() -> None:
     pair = registry.route("de", "en")[1]
     assert pair.translator == "whisper"
     spanish = EspeakEngine().synthesize(
-        "Era un día frío y luminoso de abril. Los relojes daban las trece.",
+        "Mañana vamos a la playa con nuestros amigos.",
         "es+m3",
         rate=0.85,
         word_gap_ms=30,
     )
     pair = LanguagePair("es", "en", "whisper")
     english = registry.get_translator("whisper").translate([SourceUtterance("", spanish)], pair)[0]
-    # whisper-base's English is loose on synthetic speech; the clocks it always hears.
-    assert "clock" in english.lower(), english
-    assert " the " in f" {english.lower()} ", english
+    # whisper-base's English is loose on synthetic speech (Orwell's striking clocks, the
+    # earlier sentence, came out differently from one espeak-ng build to another); this
+    # sentence it hears the same at 0.85 and 1.0 times the rate.
+    assert "beach" in english.lower(), english
+    assert "friends" in english.lower(), english
 
 
 class Upper:
