@@ -6,6 +6,9 @@ BIN := $(VENV)/bin
 STAMPS := .make
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# Test processes (pytest-xdist, whole files per process: a module's worker fixture stays whole).
+# Each runs its own job workers and models; 2 suits CI's 2 cores.
+TEST_PROCESSES ?= 2
 # Debian packages the service and its tests use.
 APT_PACKAGES := redis-server openssl espeak-ng festival festvox-us-slt-hts festvox-kallpc16k flite rubberband-cli \
 	fluidsynth fluid-soundfont-gm tzdata \
@@ -37,7 +40,7 @@ serve: install
 test: install
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_PROCESSES) --dist loadfile
 
 format: install
 	$(BIN)/ruff format src tests bench
