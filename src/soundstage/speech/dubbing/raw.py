@@ -109,7 +109,8 @@ class RawWriter:
 
     @property
     def audio(self) -> RawAudio:
-        self._file.flush()
+        if not self._file.closed:
+            self._file.flush()
         return RawAudio(self._path, self._rate, self._channels, self._frames)
 
 
