@@ -163,18 +163,26 @@ def translate(
 
 
 def speaker_profiles(lines: Sequence[Utterance], voice16: Audio) -> list[SpeakerProfile]:
-    """Each speaker's voice from their utterances, in order of first appearance."""
+    """Each speaker's voice from their utterances, in order of first appearance (from the
+    first casting.MAX_PROFILE_S of them, all a profile looks at: never a copy of hours)."""
     order: list[str] = []
     pieces: dict[str, list[Samples]] = {}
+    held: dict[str, int] = {}
+    spoken: dict[str, int] = {}
+    wanted = round(casting.MAX_PROFILE_S * SAMPLE_RATE)
     for line in lines:
         if line.speaker not in pieces:
             order.append(line.speaker)
-            pieces[line.speaker] = []
-        pieces[line.speaker].append(span_of(voice16, line.start_ms, line.end_ms).samples[:, 0])
+            pieces[line.speaker], held[line.speaker], spoken[line.speaker] = [], 0, 0
+        span = span_of(voice16, line.start_ms, line.end_ms).samples[:, 0]
+        spoken[line.speaker] += span.shape[0]
+        if held[line.speaker] < wanted:
+            pieces[line.speaker].append(span[: wanted - held[line.speaker]])
+            held[line.speaker] += pieces[line.speaker][-1].shape[0]
     profiles = []
     for speaker in order:
         joined = np.concatenate(pieces[speaker]).reshape(-1, 1)
-        speech_ms = round(joined.shape[0] * 1000 / SAMPLE_RATE)
+        speech_ms = round(spoken[speaker] * 1000 / SAMPLE_RATE)
         profiles.append(casting.speaker_profile(speaker, Audio(joined, SAMPLE_RATE), speech_ms))
     return profiles
 
