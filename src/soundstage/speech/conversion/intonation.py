@@ -40,6 +40,8 @@ _SMOOTH_FRAMES: Final = 5
 # frame or two at the joins).
 _CHUNK_S: Final = 60.0
 _MARGIN_S: Final = 2.0
+# Praat's default silence threshold (of a frame's peak against the sound's).
+_SILENCE: Final = 0.03
 # Source movements beyond this (semitones from the speaker's median) are tracking errors or
 # shouts the target voice should not copy.
 MAX_EXCURSION_ST: Final = 12.0
@@ -91,16 +93,27 @@ def _chunked_track(audio: Audio, floor: float, ceiling: float) -> PitchTrack:
         return _track(_sound(audio, 0, audio.frames), floor, ceiling)
     count = -(-audio.frames // chunk)
     bounds = [round(index * audio.frames / count) for index in range(count + 1)]
+    # Praat calls a frame silent by its peak against the whole sound's: each chunk's
+    # threshold is scaled from its own peak to the whole audio's.
+    peak = max(_peak(audio, begin, end) for begin, end in itertools.pairwise(bounds))
     times: list[Floats] = []
     f0: list[Floats] = []
     for begin, end in itertools.pairwise(bounds):
         start = max(0, begin - margin)
-        part = _track(_sound(audio, start, min(audio.frames, end + margin)), floor, ceiling)
+        sound = _sound(audio, start, min(audio.frames, end + margin))
+        own = float(np.max(np.abs(sound.values))) if sound.n_samples else 0.0
+        threshold = _SILENCE * peak / own if own > 0 else _SILENCE
+        part = _track(sound, floor, ceiling, threshold)
         at = part.times_s + start / rate
         keep = (at >= begin / rate) & (at < end / rate)
         times.append(at[keep])
         f0.append(part.f0_hz[keep])
     return PitchTrack(np.concatenate(times), np.concatenate(f0))
+
+
+def _peak(audio: Audio, start: int, end: int) -> float:
+    mono = audio.samples[start:end].mean(axis=1, dtype=np.float64)
+    return float(np.max(np.abs(mono))) if mono.size else 0.0
 
 
 def _sound(audio: Audio, start: int, end: int) -> parselmouth.Sound:
@@ -109,10 +122,14 @@ def _sound(audio: Audio, start: int, end: int) -> parselmouth.Sound:
     return parselmouth.Sound(mono, audio.sample_rate)
 
 
-def _track(sound: parselmouth.Sound, floor: float, ceiling: float) -> PitchTrack:
+def _track(
+    sound: parselmouth.Sound, floor: float, ceiling: float, silence: float = _SILENCE
+) -> PitchTrack:
     if sound.duration < 3 / floor:  # shorter than Praat's analysis window
         return PitchTrack(np.zeros(0), np.zeros(0))
-    pitch = sound.to_pitch_ac(time_step=TIME_STEP_S, pitch_floor=floor, pitch_ceiling=ceiling)
+    pitch = sound.to_pitch_ac(
+        time_step=TIME_STEP_S, pitch_floor=floor, pitch_ceiling=ceiling, silence_threshold=silence
+    )
     f0 = np.nan_to_num(np.asarray(pitch.selected_array["frequency"], dtype=np.float64))
     return PitchTrack(np.asarray(pitch.xs(), dtype=np.float64), f0)
 
