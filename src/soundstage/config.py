@@ -174,8 +174,9 @@ class DubbingSettings(BaseModel):
 
     # The longest media a dub takes: checked at submit from the header, and again on the
     # decoded audio before the heavy stages. Its memory grows with it by the voice, held
-    # mono at 16 kHz (3.8 MB a minute), not with its rate or channels (those copies are in
-    # the work directory: up to 1.5 GB of disk a minute at 48 kHz x 8 channels).
+    # mono at 16 kHz (3.8 MB a minute), not with its rate or channels: what is kept at those
+    # is in the work directory (raw float32: at 48 kHz x 8 channels about 0.2 GB of disk a
+    # minute, 0.3 GB premium; a twelfth of that for 48 kHz mono).
     max_duration_ms: int = Field(default=3_600_000, ge=1)
 
 
