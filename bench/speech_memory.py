@@ -77,6 +77,7 @@ def main() -> None:
     parser.add_argument("--rate", type=int, default=48_000)
     parser.add_argument("--channels", type=int, default=8)
     parser.add_argument("--tier", default="standard")
+    parser.add_argument("--repeat", type=int, default=1, help="measure the job this many times")
     args = parser.parse_args()
     if args.job == "changer":
         seconds, rate, channels = args.seconds or 600, 48_000, 2
@@ -101,19 +102,20 @@ def main() -> None:
         warmed = run(warm)
         warmed.raise_for_status()
         pid = worker_pid(data_dir, warmed.json().get("job_id") or warmed.json()["id"])
-        started = time.perf_counter()
-        grown, response = growth_mib(pid, lambda: run(url))
-        answer: dict[str, Any] = response.json()
-        status = answer.get("status", describe(response))
-        if status == "failed":
-            status = f"failed {answer.get('error')}"
-        tier = args.tier if args.job == "dub" else ""
-        print(
-            f"{args.job} {seconds:g} s {rate} Hz x {channels} ch {tier}"
-            f": peak RSS growth {grown:.1f} MiB ({grown * 60 / seconds:.1f} MiB/min; "
-            f"{status}, {time.perf_counter() - started:.1f} s)",
-            flush=True,
-        )
+        for _ in range(args.repeat):
+            started = time.perf_counter()
+            grown, response = growth_mib(pid, lambda: run(url))
+            answer: dict[str, Any] = response.json()
+            status = answer.get("status", describe(response))
+            if status == "failed":
+                status = f"failed {answer.get('error')}"
+            tier = args.tier if args.job == "dub" else ""
+            print(
+                f"{args.job} {seconds:g} s {rate} Hz x {channels} ch {tier}"
+                f": peak RSS growth {grown:.1f} MiB ({grown * 60 / seconds:.1f} MiB/min; "
+                f"{status}, {time.perf_counter() - started:.1f} s)",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":
