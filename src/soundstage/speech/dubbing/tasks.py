@@ -45,7 +45,7 @@ KIND: Final = "dubbing"
 COMPLETED_EVENT: Final = "dubbing.completed"
 FAILED_EVENT: Final = "dubbing.failed"
 # The dub is made (and written) at most at this rate: the dub track is synthesized at 16 to
-# 22 kHz, and the separator works at 48 kHz; a 192 kHz input would take 4 times the memory.
+# 22 kHz, and the separator works at 48 kHz; a 192 kHz input would take 4 times the disk.
 MAX_RATE: Final = 48_000
 # Each stage's share of the job's progress (about its share of the time on 2 cores).
 STAGES: Final = {
