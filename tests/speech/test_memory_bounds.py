@@ -1,7 +1,8 @@
 """Every audio job runs in memory bounded by a constant, whatever its input: the caps on
 sample rate, channels and duration refuse what is over them before any work (422, nothing
-charged), and voice isolation and the voice changer decode, separate and encode block by
-block. Measured on the real worker process (one process) that runs the jobs: its peak
+charged), and voice isolation, the voice changer and dubbing decode, separate and encode
+block by block (a dub keeps what is at the input's rate and channels in its work directory).
+Measured on the real worker process (one process) that runs the jobs: its peak
 resident set growth (VmHWM after the job, less VmRSS before it, the peak reset in between
 through /proc/PID/clear_refs, which needs root)."""
 
