@@ -1,7 +1,8 @@
 """Every audio job runs in memory bounded by a constant, whatever its input: the caps on
 sample rate, channels and duration refuse what is over them before any work (422, nothing
-charged), and voice isolation and the voice changer decode, separate and encode block by
-block. Measured on the real worker process (one process) that runs the jobs: its peak
+charged), and voice isolation, the voice changer and dubbing decode, separate and encode
+block by block (a dub keeps what is at the input's rate and channels in its work directory).
+Measured on the real worker process (one process) that runs the jobs: its peak
 resident set growth (VmHWM after the job, less VmRSS before it, the peak reset in between
 through /proc/PID/clear_refs, which needs root)."""
 
@@ -14,12 +15,13 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import numpy as np
 import pytest
 import soundfile
+import soxr
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
@@ -31,6 +33,7 @@ from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer, create_customer, run_worker
 from tests.speech.audio_fixtures import librivox_clips
 from tests.speech.conftest import FileServer, understated_mkv
+from tests.speech.dubbing.helpers import joined_clips, submit, wait
 from tests.speech.mixtures import pink_noise, speech
 
 pytestmark = [
@@ -51,6 +54,8 @@ REFUSED_MIB = 30
 # voice changer's default; isolation's is 1 h, speech-to-text's 4 h).
 LIMIT_MS = 600_000
 CREDITS = 100_000
+
+T = TypeVar("T")
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +119,7 @@ def status_kib(pid: int, field: str) -> int:
     raise KeyError(field)
 
 
-def peak_growth_mib(pid: int, run: Callable[[], httpx.Response]) -> tuple[float, httpx.Response]:
+def peak_growth_mib(pid: int, run: Callable[[], T]) -> tuple[float, T]:
     Path(f"/proc/{pid}/clear_refs").write_text("5")  # VmHWM := VmRSS
     before = status_kib(pid, "VmRSS")
     response = run()
@@ -222,6 +227,51 @@ def test_ten_minutes_are_isolated_and_revoiced_in_bounded_memory(
         assert response.json()["duration_ms"] == LIMIT_MS
     output = download(client, settings, response.json()["output_url"])
     assert (output.sample_rate, output.channels, output.frames) == (48_000, 2, 600 * 48_000)
+
+
+@pytest.mark.slow
+def test_a_dub_of_192_khz_8_channels_is_made_in_bounded_memory(
+    client: TestClient,
+    settings: Settings,
+    files: FileServer,
+    rich: Customer,
+    warm: int,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The most the caps let in, with speech (LibriVox, looped) in the first channel and the
+    # seven others silent. A dub held the input whole at 48 kHz and all its channels, five
+    # copies and more (1.5 MB a second each). Now only the voice is held,
+    # mono at 16 kHz: its memory does not grow with the input's rate and channels.
+    monkeypatch.setattr(settings, "fetch_allow_hosts", ["127.0.0.1"])
+    body = {"source_language": "en", "target_language": "es"}
+    clip = librivox_clips()[0]
+    warm_url = files.put("warm-dub.flac", clip.path.read_bytes())
+    warmed = wait(client, rich, submit(client, rich, media_url=warm_url, **body)["job_id"])
+    assert warmed["status"] == "completed", warmed
+    rate, seconds = 192_000, 60
+    spoken = joined_clips(librivox_clips())[0].samples[:, 0]
+    looped = np.resize(spoken, seconds * 16_000)
+    voice = soxr.resample(looped, 16_000, rate).astype(np.float32)
+
+    def fill(start: int, frames: int) -> np.ndarray:
+        content = np.zeros((frames, 8), dtype=np.float32)
+        content[:, 0] = voice[start : start + frames] * 0.5
+        return content
+
+    url = files.put("hires-speech.flac", flac(rate, 8, seconds, fill))
+    grown, job = peak_growth_mib(
+        warm, lambda: wait(client, rich, submit(client, rich, media_url=url, **body)["job_id"])
+    )
+    assert job["status"] == "completed", job
+    print(f"dub of {seconds} s at {rate} Hz x 8 channels: peak RSS growth {grown:.1f} MiB")
+    assert grown < BOUND_MIB, grown
+    result = job["result"]
+    assert result["duration_ms"] == seconds * 1000
+    # FLAC in, FLAC out, at the dub's rate (48 kHz at most), every channel, the source's
+    # length; the dub is in every channel, the silent ones too.
+    output = download(client, settings, result["output_url"])
+    assert (output.sample_rate, output.channels, output.frames) == (48_000, 8, seconds * 48_000)
+    assert float(np.max(np.abs(output.samples[:, 7]))) > 0.01
 
 
 def test_duration_cap_from_the_header_and_as_decoded(

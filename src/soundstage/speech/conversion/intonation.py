@@ -10,6 +10,7 @@ Rubber Band shift per phrase leaves the engine's own contour (correlation about 
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Final
 
@@ -34,6 +35,13 @@ TIME_STEP_S: Final = 0.01
 _FIRST_FLOOR_HZ: Final = 60.0
 _FIRST_CEILING_HZ: Final = 700.0
 _SMOOTH_FRAMES: Final = 5
+# Long audio is tracked in chunks of about this length, each with this much context either
+# side (Praat's path finder needs some to settle; the frames kept are the same to within a
+# frame or two at the joins).
+_CHUNK_S: Final = 60.0
+_MARGIN_S: Final = 2.0
+# Praat's default silence threshold (of a frame's peak against the sound's).
+_SILENCE: Final = 0.03
 # Source movements beyond this (semitones from the speaker's median) are tracking errors or
 # shouts the target voice should not copy.
 MAX_EXCURSION_ST: Final = 12.0
@@ -61,25 +69,67 @@ class PitchTrack:
 
 
 def pitch_track(audio: Audio) -> PitchTrack:
-    """The F0 of the audio (channels mixed), median-smoothed over 50 ms."""
-    sound = parselmouth.Sound(audio.samples.mean(axis=1, dtype=np.float64), audio.sample_rate)
-    first = _track(sound, _FIRST_FLOOR_HZ, _FIRST_CEILING_HZ)
+    """The F0 of the audio (channels mixed), median-smoothed over 50 ms. Audio longer than
+    _CHUNK_S is tracked a chunk at a time (each with _MARGIN_S of context either side, of
+    which only the chunk's own frames are kept), so that Praat's float64 copies are of a
+    minute at most, never of the whole audio (77 MB for 10 minutes at 16 kHz)."""
+    first = _chunked_track(audio, _FIRST_FLOOR_HZ, _FIRST_CEILING_HZ)
     voiced = first.f0_hz[first.voiced]
     if voiced.size < 10:
         return first
     floor = max(40.0, 0.72 * float(np.quantile(voiced, 0.35)))
     ceiling = min(1000.0, 1.9 * float(np.quantile(voiced, 0.65)))
-    track = _track(sound, floor, ceiling)
+    track = _chunked_track(audio, floor, ceiling)
     smoothed = median_filter(track.f0_hz, size=_SMOOTH_FRAMES, mode="nearest")
     # Smoothing must neither voice an unvoiced frame nor unvoice a voiced one.
     f0 = np.where(track.voiced & (smoothed > 0), smoothed, np.where(track.voiced, track.f0_hz, 0))
     return PitchTrack(track.times_s, f0)
 
 
-def _track(sound: parselmouth.Sound, floor: float, ceiling: float) -> PitchTrack:
+def _chunked_track(audio: Audio, floor: float, ceiling: float) -> PitchTrack:
+    rate = audio.sample_rate
+    chunk, margin = round(_CHUNK_S * rate), round(_MARGIN_S * rate)
+    if audio.frames <= chunk + 2 * margin:
+        return _track(_sound(audio, 0, audio.frames), floor, ceiling)
+    count = -(-audio.frames // chunk)
+    bounds = [round(index * audio.frames / count) for index in range(count + 1)]
+    # Praat calls a frame silent by its peak against the whole sound's: each chunk's
+    # threshold is scaled from its own peak to the whole audio's.
+    peak = max(_peak(audio, begin, end) for begin, end in itertools.pairwise(bounds))
+    times: list[Floats] = []
+    f0: list[Floats] = []
+    for begin, end in itertools.pairwise(bounds):
+        start = max(0, begin - margin)
+        sound = _sound(audio, start, min(audio.frames, end + margin))
+        own = float(np.max(np.abs(sound.values))) if sound.n_samples else 0.0
+        threshold = _SILENCE * peak / own if own > 0 else _SILENCE
+        part = _track(sound, floor, ceiling, threshold)
+        at = part.times_s + start / rate
+        keep = (at >= begin / rate) & (at < end / rate)
+        times.append(at[keep])
+        f0.append(part.f0_hz[keep])
+    return PitchTrack(np.concatenate(times), np.concatenate(f0))
+
+
+def _peak(audio: Audio, start: int, end: int) -> float:
+    mono = audio.samples[start:end].mean(axis=1, dtype=np.float64)
+    return float(np.max(np.abs(mono))) if mono.size else 0.0
+
+
+def _sound(audio: Audio, start: int, end: int) -> parselmouth.Sound:
+    """The frames [start, end), channels mixed, as a Praat sound starting at 0."""
+    mono = audio.samples[start:end].mean(axis=1, dtype=np.float64)
+    return parselmouth.Sound(mono, audio.sample_rate)
+
+
+def _track(
+    sound: parselmouth.Sound, floor: float, ceiling: float, silence: float = _SILENCE
+) -> PitchTrack:
     if sound.duration < 3 / floor:  # shorter than Praat's analysis window
         return PitchTrack(np.zeros(0), np.zeros(0))
-    pitch = sound.to_pitch_ac(time_step=TIME_STEP_S, pitch_floor=floor, pitch_ceiling=ceiling)
+    pitch = sound.to_pitch_ac(
+        time_step=TIME_STEP_S, pitch_floor=floor, pitch_ceiling=ceiling, silence_threshold=silence
+    )
     f0 = np.nan_to_num(np.asarray(pitch.selected_array["frequency"], dtype=np.float64))
     return PitchTrack(np.asarray(pitch.xs(), dtype=np.float64), f0)
 

@@ -32,6 +32,7 @@ from soundstage.speech.conversion.timing import (
     trim_silence,
 )
 from soundstage.speech.dsp import stretch_and_shift
+from soundstage.speech.dubbing.raw import RawAudio
 from soundstage.speech.engines.base import SpeechSynthesizer, SynthesisFailed, UnknownVoice
 from soundstage.speech.engines.espeak import EspeakEngine
 from soundstage.speech.engines.registry import get_engine
@@ -62,7 +63,7 @@ class Line:
 
 
 def say_in_span(
-    output: Samples,
+    output: RawAudio,
     text: str,
     *,
     engine: str,
@@ -72,9 +73,9 @@ def say_in_span(
     end_ms: int,
     limit_ms: int,
     source_voice: Samples,
-    rate: int,
 ) -> Line:
-    """Mix the text, said by the voice, into output (mono at `rate`) by the module's rules.
+    """Mix the text, said by the voice, into output (mono, in the work directory) by the
+    module's rules.
     end_ms is where the source utterance ends; limit_ms where the next one starts (or the
     media ends); source_voice is the isolated source voice in [start_ms, end_ms)."""
     synthesizer = get_engine(engine)
@@ -98,10 +99,14 @@ def say_in_span(
     else:
         ratio = max(min(1.0, room_s / clip_s), 1 / MAX_SPEEDUP)
     fitted = stretch_and_shift(clip, time_ratio=ratio, semitones=semitones)
+    rate = output.sample_rate
     samples = match_level(resampled_mono(fitted, rate), source_voice)
     start = round(start_ms * rate / 1000)
-    place(output, samples, start, output.size, rate)
-    end = min(start + samples.size, output.size)
+    # Faded in and out and cut at the media's end, as place() mixes it into an array.
+    piece = np.zeros(max(0, min(samples.size, output.frames - start)), dtype=np.float32)
+    place(piece, samples, 0, piece.size, rate)
+    output.add(piece.reshape(-1, 1), start)
+    end = min(start + samples.size, output.frames)
     return Line(start_ms, round(end * 1000 / rate), round(ratio, 3), engine_rate, spoken=True)
 
 
@@ -120,8 +125,8 @@ def span_of(audio: Audio, start_ms: int, end_ms: int) -> Audio:
     return Audio(np.ascontiguousarray(audio.samples[first:last]), audio.sample_rate)
 
 
-def voice_of(audio: Audio, start_ms: int, end_ms: int) -> Samples:
-    """The (mono) voice in [start_ms, end_ms)."""
-    span = span_of(audio, start_ms, end_ms).samples
-    voice: Samples = np.ascontiguousarray(span.mean(axis=1), np.float32)
-    return voice
+def voice_of(voice: RawAudio, start_ms: int, end_ms: int) -> Samples:
+    """The (mono) voice in [start_ms, end_ms), at least one frame of it."""
+    first = round(start_ms * voice.sample_rate / 1000)
+    last = max(first + 1, round(end_ms * voice.sample_rate / 1000))
+    return voice.read(first, last - first)[:, 0]

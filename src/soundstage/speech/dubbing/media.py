@@ -1,11 +1,12 @@
 """The dubbed output as a file like the input: audio in the input's format family, or the
 input's video with its video streams copied packet for packet (never re-encoded) and the dub
-as its one audio track."""
+as its one audio track. The audio is encoded as it comes, block by block."""
 
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+import itertools
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -22,9 +23,9 @@ from av.video.stream import VideoStream
 from soundstage.core.audio import (
     Audio,
     EncodeFormat,
+    FileEncoder,
     InvalidMedia,
     MediaInfo,
-    encode,
     open_input,
 )
 from soundstage.speech.dubbing.limits import PARAM
@@ -72,13 +73,19 @@ def plan(info: MediaInfo, source: Path) -> OutputPlan:
     return OutputPlan("encode", "dubbed.mp3", "audio/mpeg", "mp3")
 
 
-def write(info: MediaInfo, source: Path, audio: Audio, directory: Path) -> tuple[Path, str]:
-    """The output for the input `source` (described by info) with `audio` as its sound,
-    written in directory: its path and content type."""
+def write(
+    info: MediaInfo, source: Path, audio: Iterable[Audio], directory: Path
+) -> tuple[Path, str]:
+    """The output for the input `source` (described by info) with `audio` (consecutive
+    blocks, encoded as they come) as its sound, written in directory: its path and content
+    type."""
     chosen = plan(info, source)
     path = directory / chosen.filename
     if chosen.encode_format is not None:
-        encode(audio, path, chosen.encode_format)
+        with FileEncoder(path, chosen.encode_format) as encoder:
+            for block in audio:
+                encoder.write(block)
+            encoder.close()
     elif chosen.container is not None and chosen.audio_codec is not None:
         try:
             mux(source, audio, path, container=chosen.container, audio_codec=chosen.audio_codec)
@@ -130,23 +137,29 @@ def _holds(choice: OutputPlan, videos: list[VideoStream]) -> bool:
     return True
 
 
-def mux(source: Path, audio: Audio, dest: Path, *, container: str, audio_codec: str) -> None:
-    """Write dest: the source's video streams (if any) copied unchanged, and audio encoded
-    with audio_codec, interleaved by time."""
+def mux(
+    source: Path, audio: Iterable[Audio], dest: Path, *, container: str, audio_codec: str
+) -> None:
+    """Write dest: the source's video streams (if any) copied unchanged, and audio
+    (consecutive blocks) encoded with audio_codec, interleaved by time."""
+    blocks = iter(audio)
+    first = next(blocks, None)
+    if first is None:
+        raise ValueError("audio has no frames")
     with (
         open_input(source, PARAM) as inp,
         av.open(str(dest), "w", format=container) as out,
     ):
         videos = _videos(inp)
         copies = {stream.index: out.add_stream_from_template(stream) for stream in videos}
-        rate = 48_000 if audio_codec == "libopus" else audio.sample_rate
+        rate = 48_000 if audio_codec == "libopus" else first.sample_rate
         track = out.add_stream(audio_codec, rate=rate)
         if not isinstance(track, AudioStream):
             raise ValueError(f"{audio_codec} is not an audio codec")
-        track.layout = "mono" if audio.channels == 1 else "stereo"
+        track.layout = "mono" if first.channels == 1 else "stereo"
         if audio_codec == "aac":
             track.bit_rate = AAC_BIT_RATE
-        _interleave(inp, out, videos, copies, _encoded(track, audio))
+        _interleave(inp, out, videos, copies, _encoded(track, itertools.chain([first], blocks)))
 
 
 def _interleave(
@@ -176,14 +189,18 @@ def _time(packet: Packet[Any]) -> Fraction:
     return Fraction(packet.dts or 0) * packet.time_base
 
 
-def _encoded(track: AudioStream, audio: Audio) -> Iterator[Packet[Any]]:
-    layout = "mono" if audio.channels == 1 else "stereo"
-    samples = audio.samples if audio.channels <= 2 else audio.samples[:, :2]
-    for start in range(0, audio.frames, _BLOCK_FRAMES):
-        chunk = np.ascontiguousarray(samples[start : start + _BLOCK_FRAMES], dtype=np.float32)
-        frame = av.AudioFrame.from_ndarray(chunk.reshape(1, -1), format="flt", layout=layout)
-        frame.sample_rate = audio.sample_rate
-        frame.pts = start
-        frame.time_base = Fraction(1, audio.sample_rate)
-        yield from track.encode(frame)
+def _encoded(track: AudioStream, audio: Iterable[Audio]) -> Iterator[Packet[Any]]:
+    """The blocks encoded (their first two channels, if more)."""
+    pts = 0
+    for block in audio:
+        layout = "mono" if block.channels == 1 else "stereo"
+        samples = block.samples if block.channels <= 2 else block.samples[:, :2]
+        for start in range(0, block.frames, _BLOCK_FRAMES):
+            chunk = np.ascontiguousarray(samples[start : start + _BLOCK_FRAMES], dtype=np.float32)
+            frame = av.AudioFrame.from_ndarray(chunk.reshape(1, -1), format="flt", layout=layout)
+            frame.sample_rate = block.sample_rate
+            frame.pts = pts
+            frame.time_base = Fraction(1, block.sample_rate)
+            pts += chunk.shape[0]
+            yield from track.encode(frame)
     yield from track.encode(None)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -15,11 +16,11 @@ from soundstage.core.audio import Audio, Samples
 from soundstage.speech.dubbing import casting
 from soundstage.speech.dubbing.casting import Candidate, Casting, SpeakerProfile
 from soundstage.speech.dubbing.fitting import Line, say_in_span, span_of, voice_of
+from soundstage.speech.dubbing.raw import RawAudio, RawWriter, silent
 from soundstage.speech.dubbing.tiers import Tier
 from soundstage.speech.dubbing.utterances import Utterance, snapped, utterances
-from soundstage.speech.separators.base import Separation, with_residual
 from soundstage.speech.separators.registry import get_separator
-from soundstage.speech.speakers.audio16k import SAMPLE_RATE, mono_16k_audio
+from soundstage.speech.speakers.audio16k import SAMPLE_RATE
 from soundstage.speech.speakers.diarize import assign_speakers, diarize
 from soundstage.speech.speakers.vad import speech_regions
 from soundstage.speech.transcribers import sphinx
@@ -42,20 +43,62 @@ class Heard:
     utterances: list[Utterance]
 
 
-def isolate(audio: Audio, tier: Tier, progress: Progress) -> Separation:
-    """The voice and the background. A second pass (premium) separates the recording played
-    backwards and averages the two voice estimates: the model's errors lag differently."""
+@dataclass(frozen=True)
+class Isolated:
+    """The separation of the decoded input, in the work directory: the background (the
+    input's rate and channels) and the voice (mono: channels averaged, the input's rate)."""
+
+    background: RawAudio
+    voice: RawAudio
+
+
+def isolate(audio: RawAudio, tier: Tier, directory: Path, progress: Progress) -> Isolated:
+    """The voice and the background, block by block. A second pass (premium) separates the
+    recording played backwards and averages the two voice estimates: the model's errors lag
+    differently."""
     separator = get_separator()
     passes = tier.isolation_passes
-    forward = separator.separate(audio, progress=lambda done: progress(done / passes))
-    if passes == 1:
-        return forward
-    reversed_audio = Audio(np.ascontiguousarray(audio.samples[::-1]), audio.sample_rate)
-    backward = separator.separate(
-        reversed_audio, progress=lambda done: progress((1 + done) / passes)
+    rate, channels = audio.sample_rate, audio.channels
+    with (
+        RawWriter(directory / "background.f32", rate, channels) as background,
+        RawWriter(directory / "voice.f32", rate, 1) as voice,
+        RawWriter(directory / "forward.f32", rate, channels) as forward,
+    ):
+        for part in separator.separate_blocks(
+            audio.blocks, progress=lambda done: progress(done / passes)
+        ):
+            if passes == 1:
+                background.write(part.background.samples)
+                voice.write(_mono(part.vocals.samples))
+            else:
+                forward.write(part.vocals.samples)
+        if passes == 1:
+            forward.audio.unlink()
+            return Isolated(background.audio, voice.audio)
+    forward_vocals = forward.audio
+    isolated = Isolated(
+        silent(directory / "background.f32", rate, channels, audio.frames),
+        silent(directory / "voice.f32", rate, 1, audio.frames),
     )
-    vocals = (forward.vocals.samples + backward.vocals.samples[::-1]) / np.float32(2)
-    return with_residual(audio, vocals)
+    # The backward pass comes from the end: each part is put where it is in forward time.
+    end = audio.frames
+    for part in separator.separate_blocks(
+        lambda: audio.blocks(backwards=True), progress=lambda done: progress((1 + done) / passes)
+    ):
+        start = end - part.vocals.frames
+        backward = part.vocals.samples[::-1]
+        vocals = (forward_vocals.read(start, part.vocals.frames) + backward) / np.float32(2)
+        rest = np.subtract(audio.read(start, part.vocals.frames), vocals, dtype=np.float32)
+        isolated.background.write_at(rest, start)
+        isolated.voice.write_at(_mono(vocals), start)
+        end = start
+    forward_vocals.unlink()
+    return isolated
+
+
+def _mono(samples: Samples) -> Samples:
+    mono: Samples = np.ascontiguousarray(samples.mean(axis=1), dtype=np.float32)
+    return mono
 
 
 def transcriber(settings: Settings, beam_size: int) -> Transcriber:
@@ -73,7 +116,7 @@ def transcriber(settings: Settings, beam_size: int) -> Transcriber:
 def transcribe(
     voice16: Audio,
     *,
-    mixture: Audio,
+    mixture: Callable[[], Audio],
     language: str,
     tier: Tier,
     settings: Settings,
@@ -83,14 +126,14 @@ def transcribe(
     words with the premium tier). When Whisper hears no words in the isolated voice, the
     mixture is transcribed instead: isolation can leave a voice Whisper takes for silence
     (espeak-ng's Spanish, greedy decoding: no-speech probability 0.75), and the words' times
-    are the same in both."""
+    are the same in both. mixture() gives the mixture at 16 kHz mono, when needed."""
     model = transcriber(settings, tier.beam_size)
     transcript = model.transcribe(
         voice16, language=language, word_timestamps=True, progress=progress
     )
     heard_from = voice16
     if not transcript.words:
-        heard_from = mono_16k_audio(mixture)
+        heard_from = mixture()
         transcript = model.transcribe(
             heard_from, language=language, word_timestamps=True, progress=progress
         )
@@ -120,18 +163,26 @@ def translate(
 
 
 def speaker_profiles(lines: Sequence[Utterance], voice16: Audio) -> list[SpeakerProfile]:
-    """Each speaker's voice from their utterances, in order of first appearance."""
+    """Each speaker's voice from their utterances, in order of first appearance (from the
+    first casting.MAX_PROFILE_S of them, all a profile looks at: never a copy of hours)."""
     order: list[str] = []
     pieces: dict[str, list[Samples]] = {}
+    held: dict[str, int] = {}
+    spoken: dict[str, int] = {}
+    wanted = round(casting.MAX_PROFILE_S * SAMPLE_RATE)
     for line in lines:
         if line.speaker not in pieces:
             order.append(line.speaker)
-            pieces[line.speaker] = []
-        pieces[line.speaker].append(span_of(voice16, line.start_ms, line.end_ms).samples[:, 0])
+            pieces[line.speaker], held[line.speaker], spoken[line.speaker] = [], 0, 0
+        span = span_of(voice16, line.start_ms, line.end_ms).samples[:, 0]
+        spoken[line.speaker] += span.shape[0]
+        if held[line.speaker] < wanted:
+            pieces[line.speaker].append(span[: wanted - held[line.speaker]])
+            held[line.speaker] += pieces[line.speaker][-1].shape[0]
     profiles = []
     for speaker in order:
         joined = np.concatenate(pieces[speaker]).reshape(-1, 1)
-        speech_ms = round(joined.shape[0] * 1000 / SAMPLE_RATE)
+        speech_ms = round(spoken[speaker] * 1000 / SAMPLE_RATE)
         profiles.append(casting.speaker_profile(speaker, Audio(joined, SAMPLE_RATE), speech_ms))
     return profiles
 
@@ -150,20 +201,20 @@ def say_all(
     lines: Sequence[Utterance],
     translations: Sequence[str],
     castings: dict[str, Casting],
-    vocals: Audio,
+    voice: RawAudio,
+    track: RawAudio,
     progress: Progress,
-) -> tuple[Samples, list[Line]]:
-    """Every translated line in its speaker's voice, in its span: the dub track (mono, at
-    the vocals' rate and length) and where each line went."""
-    output = np.zeros(vocals.frames, dtype=np.float32)
+) -> list[Line]:
+    """Every translated line in its speaker's voice, in its span, mixed into the dub track
+    (mono, at the isolated voice's rate and length): where each line went."""
     placed: list[Line] = []
     for index, (line, text) in enumerate(zip(lines, translations, strict=True)):
-        limit_ms = lines[index + 1].start_ms if index + 1 < len(lines) else vocals.duration_ms
+        limit_ms = lines[index + 1].start_ms if index + 1 < len(lines) else voice.duration_ms
         role = castings[line.speaker]
         if text.strip():
             placed.append(
                 say_in_span(
-                    output,
+                    track,
                     text,
                     engine=role.voice.engine,
                     voice=role.voice.voice,
@@ -171,11 +222,10 @@ def say_all(
                     start_ms=line.start_ms,
                     end_ms=line.end_ms,
                     limit_ms=max(limit_ms, line.end_ms),
-                    source_voice=voice_of(vocals, line.start_ms, line.end_ms),
-                    rate=vocals.sample_rate,
+                    source_voice=voice_of(voice, line.start_ms, line.end_ms),
                 )
             )
         else:
             placed.append(Line(line.start_ms, line.start_ms, 1.0, 1.0, spoken=False))
         progress((index + 1) / len(lines))
-    return output, placed
+    return placed

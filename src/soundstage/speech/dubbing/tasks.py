@@ -1,20 +1,26 @@
 """The dubbing job: measure and decode the stored input, then isolate, transcribe with
 speakers, translate, cast, re-voice and fit, mix over the background, write audio or video
 like the input, and store it with the two transcripts as SRT. Each stage's wall time is
-kept in the result (`stage_ms`)."""
+kept in the result (`stage_ms`).
+
+Memory does not grow with the input's sample rate or channels: what is kept at the output's
+rate and channels (the decoded input, the background, the dub track) is written to the work
+directory as it comes (raw float32, see raw.py) and read back a block at a time, and the
+output is mixed block by block while it is encoded. Only the voice is held whole, mono at
+16 kHz (3.8 MB a minute), for the models that hear it (transcription, diarization)."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
 
-from soundstage.core.audio import Audio, MediaInfo, Samples, iter_decode, probe
+from soundstage.core.audio import Audio, InvalidMedia, MediaInfo, iter_decode, probe
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.models import Voice
 from soundstage.speech.conversion.base import NothingToSay
@@ -23,10 +29,11 @@ from soundstage.speech.dubbing.casting import Candidate, Casting, SpeakerProfile
 from soundstage.speech.dubbing.fitting import Line
 from soundstage.speech.dubbing.limits import PARAM, check_length
 from soundstage.speech.dubbing.pipeline import Heard, Progress
+from soundstage.speech.dubbing.raw import BLOCK_FRAMES, RawAudio, RawWriter, mono_at, silent
 from soundstage.speech.dubbing.tiers import TIERS
 from soundstage.speech.dubbing.utterances import Utterance
 from soundstage.speech.engines.base import EngineVoice, Gender
-from soundstage.speech.speakers.audio16k import mono_16k_audio
+from soundstage.speech.speakers.audio16k import SAMPLE_RATE
 from soundstage.speech.speakers.base import NoSpeech
 from soundstage.speech.stt import cues
 from soundstage.speech.translators.base import LanguagePair, UnsupportedLanguagePair
@@ -38,7 +45,7 @@ KIND: Final = "dubbing"
 COMPLETED_EVENT: Final = "dubbing.completed"
 FAILED_EVENT: Final = "dubbing.failed"
 # The dub is made (and written) at most at this rate: the dub track is synthesized at 16 to
-# 22 kHz, and the separator works at 48 kHz; a 192 kHz input would take 4 times the memory.
+# 22 kHz, and the separator works at 48 kHz; a 192 kHz input would take 4 times the disk.
 MAX_RATE: Final = 48_000
 # Each stage's share of the job's progress (about its share of the time on 2 cores).
 STAGES: Final = {
@@ -92,7 +99,7 @@ class _Revoiced:
     profiles: list[SpeakerProfile]
     castings: dict[str, Casting]
     placed: list[Line]
-    track: Samples
+    track: RawAudio
 
 
 @register(KIND, completed_event=COMPLETED_EVENT, failed_event=FAILED_EVENT)
@@ -107,13 +114,16 @@ def dub(ctx: JobContext) -> JobOutcome:
         # Reserved from the header at submit; charged for what the media really holds.
         price = ctx.price_of_decoded(tier.operation, original.duration_ms)
     with stages.stage("separating") as progress:
-        stems = pipeline.isolate(original, tier, progress)
-    done = _revoice(ctx, stages, original, stems.vocals, pool)
+        stems = pipeline.isolate(original, tier, ctx.workdir, progress)
+    done = _revoice(ctx, stages, original, stems, pool)
+    original.unlink()
+    stems.voice.unlink()
     with stages.stage("encoding"):
-        mixed = stems.background.samples + done.track[:, None]
-        output = Audio(np.ascontiguousarray(mixed, dtype=np.float32), original.sample_rate)
         lines = done.heard.utterances
-        result = _store(ctx, source, info, output, lines, done.translations, done.placed)
+        output = _mixed(stems.background, done.track)
+        result = _store(
+            ctx, source, info, output, stems.background, lines, done.translations, done.placed
+        )
     result.update(_description(request, done), stage_ms=stages.elapsed_ms)
     return JobOutcome(result, credits_used=price)
 
@@ -134,17 +144,21 @@ def _input_and_voices(ctx: JobContext) -> tuple[Path, list[Candidate]]:
 
 
 def _revoice(
-    ctx: JobContext, stages: _Stages, original: Audio, vocals: Audio, pool: list[Candidate]
+    ctx: JobContext,
+    stages: _Stages,
+    original: RawAudio,
+    stems: pipeline.Isolated,
+    pool: list[Candidate],
 ) -> _Revoiced:
     """The isolated voice heard (transcribed, speakers found), translated, cast and said
     again in the target language, each line in its span."""
     request = ctx.request
     source_language, target_language = request["source_language"], request["target_language"]
-    voice16 = mono_16k_audio(vocals)
+    voice16 = mono_at(stems.voice, SAMPLE_RATE)
     with stages.stage("transcribing") as progress:
         transcript = pipeline.transcribe(
             voice16,
-            mixture=original,
+            mixture=lambda: mono_at(original, SAMPLE_RATE),
             language=source_language,
             tier=TIERS[request["tier"]],
             settings=ctx.settings,
@@ -163,8 +177,10 @@ def _revoice(
         castings = pipeline.cast_voices(
             profiles, pool, language=target_language, preserve_voice=request["preserve_voice"]
         )
+    del voice16
+    track = silent(ctx.workdir / "dub.f32", stems.voice.sample_rate, 1, stems.voice.frames)
     with stages.stage("synthesizing") as progress:
-        track, placed = pipeline.say_all(lines, translations, castings, vocals, progress)
+        placed = pipeline.say_all(lines, translations, castings, stems.voice, track, progress)
     if not any(line.spoken for line in placed):
         raise NothingToSay(
             f"The {target_language} voices could say none of the translation.",
@@ -191,17 +207,28 @@ def _description(request: dict[str, Any], done: _Revoiced) -> dict[str, Any]:
     }
 
 
-def _decoded(ctx: JobContext, source: Path, rate: int) -> Audio:
-    """The input's audio at `rate`, refused (media_too_long) as soon as it runs over the
-    limit: the header it was accepted by may understate it."""
-    blocks: list[Samples] = []
-    frames = 0
-    for block in iter_decode(source, sample_rate=rate, param=PARAM):
-        frames += block.frames
-        check_length(ctx.settings, round(frames * 1000 / block.sample_rate))
-        blocks.append(block.samples)
-        rate = block.sample_rate
-    return Audio(np.concatenate(blocks), rate)
+def _decoded(ctx: JobContext, source: Path, rate: int) -> RawAudio:
+    """The input's audio at `rate`, in the work directory, refused (media_too_long) as soon
+    as it runs over the limit: the header it was accepted by may understate it."""
+    writer: RawWriter | None = None
+    with ExitStack() as files:
+        for block in iter_decode(source, sample_rate=rate, block_frames=BLOCK_FRAMES, param=PARAM):
+            if writer is None:
+                path = ctx.workdir / "decoded.f32"
+                writer = files.enter_context(RawWriter(path, block.sample_rate, block.channels))
+            writer.write(block.samples)
+            check_length(ctx.settings, writer.audio.duration_ms)
+        if writer is None:
+            raise InvalidMedia("The media has no audio to dub.", param=PARAM)
+        return writer.audio
+
+
+def _mixed(background: RawAudio, track: RawAudio) -> Iterator[Audio]:
+    """The dub track (mono) in every channel over the background, block by block."""
+    voice = track.blocks()
+    for block in background.blocks():
+        said = next(voice).samples
+        yield Audio(np.add(block.samples, said, dtype=np.float32), block.sample_rate)
 
 
 def _engine_voice(voice: Voice) -> EngineVoice:
@@ -215,7 +242,8 @@ def _store(
     ctx: JobContext,
     source: Path,
     info: MediaInfo,
-    output: Audio,
+    output: Iterator[Audio],
+    background: RawAudio,
     lines: list[Utterance],
     translations: list[str],
     placed: list[Line],
@@ -232,8 +260,8 @@ def _store(
     source_srt.write_text(cues.to_srt(heard), encoding="utf-8")
     target_srt.write_text(cues.to_srt(said), encoding="utf-8")
     return {
-        "output_url": ctx.save_file(path, content_type, output.duration_ms),
-        "duration_ms": output.duration_ms,
+        "output_url": ctx.save_file(path, content_type, background.duration_ms),
+        "duration_ms": background.duration_ms,
         "source_transcript_url": ctx.save_file(source_srt, "application/x-subrip"),
         "target_transcript_url": ctx.save_file(target_srt, "application/x-subrip"),
     }
