@@ -92,15 +92,14 @@ def grant(
         raise ValueError("a grant must be positive")
     open_balance(session, account_id, environment)
     repository.move(session, account_id, environment, available=amount, reserved=0, at=utcnow())
-    return _record(
-        session,
-        account_id,
-        environment,
-        "grant",
-        amount,
-        [(ISSUED, -amount), (AVAILABLE, amount)],
-        description=description,
-    )
+    return _record_grant(session, account_id, environment, amount, description)
+
+
+def _record_grant(
+    session: Session, account_id: str, environment: str, amount: int, description: str
+) -> CreditTransaction:
+    legs = [(ISSUED, -amount), (AVAILABLE, amount)]
+    return _record(session, account_id, environment, "grant", amount, legs, description=description)
 
 
 def top_up_sandbox(
@@ -120,15 +119,7 @@ def top_up_sandbox(
             "can be added.",
             param="amount",
         )
-    return _record(
-        session,
-        account_id,
-        environment,
-        "grant",
-        amount,
-        [(ISSUED, -amount), (AVAILABLE, amount)],
-        description="sandbox top-up",
-    )
+    return _record_grant(session, account_id, environment, amount, "sandbox top-up")
 
 
 def reserve(
