@@ -55,13 +55,20 @@ def deployment(settings: Settings) -> Iterator[Deployment]:
     deployed.stop()
 
 
-def submit(db: Database, settings: Settings, customer: Customer, seconds: float, price: int) -> str:
+def submit(
+    db: Database,
+    settings: Settings,
+    customer: Customer,
+    seconds: float,
+    price: int,
+    kind: str = "test.sleep",
+) -> str:
     with db.session() as session:
         return jobs.submit(
             session,
             settings,
             principal_of(customer),
-            "test.sleep",
+            kind,
             {"seconds": seconds, "credits": price},
             credits_needed=price,
             is_async=True,
@@ -326,7 +333,7 @@ def test_a_full_disk_fails_jobs_uncharged_and_answers_503(
         deployment.start_worker()
         deployment.start_server()
         filler = fill(small_disk)
-        full = _submit_tone(db, on_small_disk, customer)
+        full = submit(db, on_small_disk, customer, 0, 10, kind="test.tone")
         failed = wait_until(lambda: _ended(db, full), 60, "the job to end")
         assert failed.status == "failed"
         assert failed.error is not None
@@ -343,7 +350,7 @@ def test_a_full_disk_fails_jobs_uncharged_and_answers_503(
         assert upload.json()["error"]["code"] == "storage_full"
 
         filler.unlink()
-        again = _submit_tone(db, on_small_disk, customer)
+        again = submit(db, on_small_disk, customer, 0, 10, kind="test.tone")
         done = wait_until(lambda: _ended(db, again), 60, "the job to end")
         assert (done.status, done.credits_used) == ("completed", 10)
     finally:
@@ -352,19 +359,6 @@ def test_a_full_disk_fails_jobs_uncharged_and_answers_503(
     assert captures_of(db, again) == [10]
     assert_books_balance(db, customer.account_id)
     assert os.listdir(small_disk / "work") == []
-
-
-def _submit_tone(db: Database, settings: Settings, customer: Customer) -> str:
-    with db.session() as session:
-        return jobs.submit(
-            session,
-            settings,
-            principal_of(customer),
-            "test.tone",
-            {"credits": 10},
-            credits_needed=10,
-            is_async=True,
-        ).id
 
 
 def _ended(db: Database, job_id: str) -> Job | None:

@@ -4,11 +4,14 @@ tests/fixtures/librivox/README.md), and the word error rate to score a transcrip
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import jiwer
+from fastapi.testclient import TestClient
 
+from soundstage.config import Settings
 from soundstage.core.audio import Audio, decode
 
 LIBRIVOX_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "librivox"
@@ -75,3 +78,13 @@ def word_error_rate(reference: str, hypothesis: str) -> float:
             hypothesis_transform=_NORMALIZE,
         )
     )
+
+
+def download_audio(client: TestClient, settings: Settings, url: str) -> Audio:
+    """Decode the audio behind one of the service's signed media URLs."""
+    response = client.get(url.removeprefix(settings.public_base_url))
+    assert response.status_code == 200
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "media"
+        path.write_bytes(response.content)
+        return decode(path)

@@ -4,8 +4,6 @@ music or pink noise) through the real worker and model; stems scored against the
 from __future__ import annotations
 
 import math
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -13,11 +11,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio, decode
+from soundstage.core.audio import Audio
 from soundstage.core.db import Database
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer, create_customer
 from tests.speech import mixtures
+from tests.speech.audio_fixtures import download_audio
 from tests.speech.conftest import FileServer, audio_bytes
 from tests.speech.mixtures import mix, music, pink_noise, rms, si_sdr, speech
 
@@ -39,15 +38,6 @@ def isolate(client: TestClient, customer: Customer, url: str, **options: Any) ->
     return dict(response.json())
 
 
-def stem(client: TestClient, settings: Settings, url: str) -> Audio:
-    response = client.get(url.removeprefix(settings.public_base_url))
-    assert response.status_code == 200
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "stem"
-        path.write_bytes(response.content)
-        return decode(path)
-
-
 def test_voice_is_isolated_from_music_and_the_stems_add_up(
     client: TestClient, settings: Settings, files: FileServer, rich: Customer
 ) -> None:
@@ -59,8 +49,8 @@ def test_voice_is_isolated_from_music_and_the_stems_add_up(
     assert body["status"] == "completed"
     assert body["duration_ms"] == SECONDS * 1000
     assert body["credits_used"] == math.ceil(SECONDS * 750 / 60)
-    vocals = stem(client, settings, body["vocals_url"])
-    rest = stem(client, settings, body["background_url"])
+    vocals = download_audio(client, settings, body["vocals_url"])
+    rest = download_audio(client, settings, body["background_url"])
     for part in (vocals, rest):
         assert (part.sample_rate, part.channels, part.frames) == (RATE, 1, SECONDS * RATE)
     mixture = made.mixture.samples[:, 0]
@@ -78,14 +68,14 @@ def test_noise_stereo_and_telephone_inputs(
     voice = speech(10, RATE)
     made = mix(voice, pink_noise(voice.shape[0], seed=3), RATE)
     url = files.put("noise-mix.flac", audio_bytes(made.mixture, "flac"))
-    vocals = stem(client, settings, isolate(client, rich, url)["vocals_url"])
+    vocals = download_audio(client, settings, isolate(client, rich, url)["vocals_url"])
     mixture = made.mixture.samples[:, 0]
     assert si_sdr(vocals.samples[:, 0], made.speech) - si_sdr(mixture, made.speech) >= 8
 
     stereo = Audio(np.stack([mixture, 0.7 * mixture], axis=1).astype(np.float32), RATE)
     body = isolate(client, rich, files.put("stereo.wav", audio_bytes(stereo)), format="flac")
     assert "background_url" not in body
-    vocals = stem(client, settings, body["vocals_url"])
+    vocals = download_audio(client, settings, body["vocals_url"])
     assert (vocals.sample_rate, vocals.channels, vocals.frames) == (RATE, 2, stereo.frames)
 
     phone = Audio(np.ascontiguousarray(mixture[::2]).reshape(-1, 1), 8000)
@@ -100,7 +90,7 @@ def test_no_speech_gives_near_silent_vocals_and_bad_input_is_422(
     customer = create_customer(db, credits_each=200)
     only_music = music(5, RATE)
     body = isolate(client, customer, files.put("music.wav", audio_bytes(only_music)))
-    vocals = stem(client, settings, body["vocals_url"])
+    vocals = download_audio(client, settings, body["vocals_url"])
     assert mixtures.db(rms(vocals.samples) / rms(only_music.samples)) <= -15
 
     for payload, status, code in [

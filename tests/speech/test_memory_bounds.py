@@ -12,7 +12,6 @@ import io
 import math
 import os
 import subprocess
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -31,7 +30,7 @@ from soundstage.models import Job
 from soundstage.voices.service import CatalogCounts
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer, create_customer, run_worker
-from tests.speech.audio_fixtures import librivox_clips
+from tests.speech.audio_fixtures import download_audio, librivox_clips
 from tests.speech.conftest import FileServer, understated_mkv
 from tests.speech.dubbing.helpers import joined_clips, submit, wait
 from tests.speech.mixtures import pink_noise, speech
@@ -147,15 +146,6 @@ def balance(client: TestClient, customer: Customer) -> tuple[int, int]:
     return int(body["balance"]), int(body["reserved"])
 
 
-def download(client: TestClient, settings: Settings, url: str) -> Audio:
-    response = client.get(url.removeprefix(settings.public_base_url))
-    assert response.status_code == 200
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "stem"
-        path.write_bytes(response.content)
-        return decode(path)
-
-
 def test_the_384_khz_8_channel_silence_is_refused_before_any_work(
     client: TestClient, files: FileServer, rich: Customer, warm: int
 ) -> None:
@@ -198,8 +188,8 @@ def test_192_khz_8_channels_are_isolated_in_bounded_memory(
     assert body["duration_ms"] == seconds * 1000
     assert body["credits_used"] == math.ceil(seconds * 750 / 60)
     source = decode(files.root / "hires.flac")
-    vocals = download(client, settings, body["vocals_url"])
-    rest = download(client, settings, body["background_url"])
+    vocals = download_audio(client, settings, body["vocals_url"])
+    rest = download_audio(client, settings, body["background_url"])
     for stem in (vocals, rest):
         assert (stem.sample_rate, stem.channels, stem.frames) == (rate, 8, seconds * rate)
     # The model ran on the speech channel (its vocals are not the input), and the stems add
@@ -225,7 +215,7 @@ def test_ten_minutes_are_isolated_and_revoiced_in_bounded_memory(
         assert response.status_code == 200, response.text
         assert grown < BOUND_MIB, (path, grown)
         assert response.json()["duration_ms"] == LIMIT_MS
-    output = download(client, settings, response.json()["output_url"])
+    output = download_audio(client, settings, response.json()["output_url"])
     assert (output.sample_rate, output.channels, output.frames) == (48_000, 2, 600 * 48_000)
 
 
@@ -269,7 +259,7 @@ def test_a_dub_of_192_khz_8_channels_is_made_in_bounded_memory(
     assert result["duration_ms"] == seconds * 1000
     # FLAC in, FLAC out, at the dub's rate (48 kHz at most), every channel, the source's
     # length; the dub is in every channel, the silent ones too.
-    output = download(client, settings, result["output_url"])
+    output = download_audio(client, settings, result["output_url"])
     assert (output.sample_rate, output.channels, output.frames) == (48_000, 8, seconds * 48_000)
     assert float(np.max(np.abs(output.samples[:, 7]))) > 0.01
 
