@@ -3,15 +3,17 @@ every asynchronous operation (dubbing, DAW export, speech-to-text with `Prefer:
 respond-async`) answers a bad input with 422 naming its field, reserves its credits from
 what the inputs measure, and answers the same JobAccepted.
 
-`submit` runs in a thread (never on the event loop): each input is fetched with
-storage.service.read_input into `data_dir/tmp` (bounded by `fetch_max_bytes` and the fetch
-timeout), probed and checked with core.input_limits.check_input (sample rate, channels,
-the operation's duration), then the feature plans the job from what they are (its checks,
-price, estimate). Only then, in one unit of work, each input is kept in the media store
-(purpose `input`; the caller's own media are used where they are, not copied) and the job
-is submitted with its reservation. The worker reads the kept copies (`path`): nothing is
-fetched twice. A refusal at any step leaves no job, no reservation and no stored bytes (the
-store's writes are undone with the unit)."""
+`submit` runs in a thread (never on the event loop). Each input is brought into
+`data_dir/tmp` (swept if the process dies) through core/fetch.py, the SSRF-safe fetcher,
+with its byte limit and timeout (no database session held meanwhile), or read from storage
+when it is one of this service's media URLs (the caller's own media are used where they
+are, not copied). It is probed and checked with core.input_limits.check_input (sample rate,
+channels, the operation's duration; a header without a duration is refused, it would price
+nothing), then the feature plans the job from what the inputs are (its checks, price,
+estimate). Only then, in one unit of work, each fetched input is kept in the media store
+(purpose `input`) and the job submitted with its reservation. The worker reads the kept
+copies (`path`): nothing is fetched twice. A refusal at any step leaves no job, no
+reservation and no stored bytes (the store's writes are undone with the unit)."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from urllib.parse import urlsplit
 from sqlalchemy.orm import Session
 
 from soundstage.config import Settings
+from soundstage.core import fetch
 from soundstage.core.audio import InvalidMedia, MediaInfo, probe
 from soundstage.core.db import Database
 from soundstage.core.input_limits import check_input
@@ -139,13 +142,18 @@ def _scratch(settings: Settings) -> Iterator[Path]:
 def _fetch(
     db: Database, settings: Settings, principal: Principal, wanted: Wanted, dest: Path
 ) -> Fetched:
-    param = wanted.param
-    with db.read_session() as session:
-        own = storage.callers_input(session, settings, principal, wanted.url, param=param)
-        if own is not None:
-            source = storage.served_path(settings, own)
-        else:
-            source = storage.read_input(session, settings, wanted.url, dest, param=param)
+    param, own = wanted.param, None
+    if storage.own_media_in_url(settings, wanted.url) is None:
+        # No database session is held while another server is waited for.
+        fetch.fetch_to_file(wanted.url, dest, policy=storage.fetch_policy(settings), param=param)
+        source = dest
+    else:
+        with db.read_session() as session:
+            own = storage.callers_input(session, settings, principal, wanted.url, param=param)
+            if own is not None:
+                source = storage.served_path(settings, own)
+            else:  # another account's media, signed: copied like any URL's bytes
+                source = storage.read_input(session, settings, wanted.url, dest, param=param)
     info = probe(source, param=param)
     if info.duration_ms <= 0:
         # Priced from this: a header that says nothing lasts would reserve nothing.
