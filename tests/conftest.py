@@ -233,6 +233,13 @@ def customer(db: Database) -> Customer:
 
 
 @pytest.fixture
+def local_media(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The API fetches inputs itself (asynchronous submissions fetch and measure theirs):
+    from the test's file servers on 127.0.0.1."""
+    monkeypatch.setattr(settings, "fetch_allow_hosts", ["127.0.0.1"])
+
+
+@pytest.fixture
 def other_customer(db: Database) -> Customer:
     return create_customer(db, credits_each=1000)
 

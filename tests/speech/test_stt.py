@@ -25,7 +25,8 @@ from tests.conftest import Customer, create_customer
 from tests.speech.audio_fixtures import Clip, librivox_clips, word_error_rate
 from tests.speech.conftest import FileServer, audio_bytes
 
-pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker")]
+# Asynchronous submissions fetch their audio in the API: from the file server on loopback.
+pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker", "local_media")]
 
 STT = "/api/v1/speech/stt"
 PYANNOTE = Path(__file__).resolve().parents[1] / "fixtures" / "pyannote"
@@ -290,10 +291,10 @@ def test_language_detection_and_async_answer(
         headers={**rich.auth(), "Prefer": "respond-async"},
         json={"audio_url": url, "diarize": True},
     )
-    assert response.status_code == 202, response.text
+    assert response.status_code == 200, response.text
     assert response.headers["preference-applied"] == "respond-async"
     job = response.json()
-    assert (job["kind"], job["status"]) in (("stt", "queued"), ("stt", "processing"))
+    assert (job["kind"], job["status"]) == ("stt", "processing")
     early = client.get(f"/api/v1/jobs/{job['job_id']}/transcript.srt", headers=rich.auth())
     assert assert_error(early, 409, "job_not_completed")["param"] == "job_id"
     deadline = time.monotonic() + 60
@@ -304,6 +305,56 @@ def test_language_detection_and_async_answer(
     assert job["status"] == "completed", job
     assert word_error_rate(clips[0].text, job["result"]["transcript"]) <= 0.05
     assert [s["speaker"] for s in job["result"]["speakers"]] == ["speaker_1"]
+
+
+def test_respond_async_answers_200_processing_once_fetched_and_reserved(
+    client: TestClient, files: FileServer, db: Database
+) -> None:
+    """Beyond the spec, `Prefer: respond-async` answers as every asynchronous operation does:
+    200 with the accepted job (never 202), after the audio was fetched and measured (422
+    naming `audio_url`) and its price reserved (402); charged only once transcribed."""
+    customer = create_customer(db, credits_each=100)
+    wait = {**customer.auth(), "Prefer": "respond-async"}
+    for url, status, code in (
+        ("http://127.0.0.1:9/none.wav", 422, "media_unreachable"),
+        (files.put("async-notes.txt", b"this is not audio at all\n" * 50), 422, "invalid_media"),
+        # A minute costs 250 credits: more than this customer has.
+        (files.put("async-minute.wav", audio_bytes(silence(60))), 402, "insufficient_credits"),
+    ):
+        error = assert_error(client.post(STT, headers=wait, json={"audio_url": url}), status, code)
+        assert error["param"] == ("audio_url" if status == 422 else None)
+    assert client.get("/api/v1/jobs", headers=customer.auth()).json()["data"] == []
+    assert client.get("/api/v1/credits/ledger", headers=customer.auth()).json()["data"][1:] == []
+
+    url = files.put("async-silence.wav", audio_bytes(silence(3)))
+    response = client.post(STT, headers=wait, json={"audio_url": url})
+    assert response.status_code == 200, response.text
+    assert response.headers["preference-applied"] == "respond-async"
+    accepted = response.json()
+    assert set(accepted) == {
+        "object", "job_id", "kind", "environment", "status", "estimated_completion_ms",
+        "duration_ms", "credits_reserved", "created_at"}  # fmt: skip
+    assert (accepted["object"], accepted["kind"]) == ("job", "stt")
+    assert accepted["status"] == "processing"
+    assert accepted["estimated_completion_ms"] > 0
+    assert (accepted["duration_ms"], accepted["credits_reserved"]) == (3000, 13)  # 250 * 3 / 60
+    ledger = client.get("/api/v1/credits/ledger", headers=customer.auth()).json()["data"]
+    assert [(t["type"], t["amount"], t["reference"]) for t in ledger[:1]] == [
+        ("reserve", 13, accepted["job_id"])
+    ]
+    deadline = time.monotonic() + 60
+    job = accepted
+    while job["status"] not in ("completed", "failed"):
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+        job = client.get(f"/api/v1/jobs/{accepted['job_id']}", headers=customer.auth()).json()
+    assert (job["status"], job["credits_reserved"], job["credits_used"]) == ("completed", 13, 13)
+    balance = client.get("/api/v1/credits", headers=customer.auth()).json()
+    assert (balance["balance"], balance["reserved"]) == (100 - 13, 0)
+
+
+def silence(seconds: int) -> Audio:
+    return Audio(np.zeros((16_000 * seconds, 1), dtype=np.float32), 16_000)
 
 
 def festival_speech(
@@ -356,7 +407,7 @@ def test_progress_is_reported_while_transcribing(
         headers={**rich.auth(), "Prefer": "respond-async"},
         json={"audio_url": url, "diarize": True},
     )
-    assert response.status_code == 202
+    assert response.status_code == 200, response.text
     job_id = response.json()["job_id"]
     seen: set[tuple[float, str | None]] = set()
     deadline = time.monotonic() + 120

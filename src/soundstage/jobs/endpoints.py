@@ -42,6 +42,8 @@ def list_jobs(
 def cancel_job(
     job_id: str, request: Request, session: SessionDep, principal: PrincipalDep
 ) -> JobOut:
-    """Cancel a queued or running job. A cancelled job is never charged."""
-    job = service.cancel(session, principal, job_id)
-    return service.job_out(job, request.app.state.settings)
+    """Cancel a queued or running job. A cancelled job is never charged; an asynchronous
+    one announces it by webhook: `dubbing.cancelled`, `daw.cancelled`, or `job.cancelled`
+    for the other kinds (speech-to-text with `Prefer: respond-async`)."""
+    settings = request.app.state.settings
+    return service.job_out(service.cancel(session, settings, principal, job_id), settings)

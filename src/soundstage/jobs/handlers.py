@@ -144,19 +144,25 @@ class JobKind:
     # Webhook event types sent when an asynchronous job of this kind ends.
     completed_event: str | None = None
     failed_event: str | None = None
+    cancelled_event: str | None = None
 
 
 _KINDS: dict[str, JobKind] = {}
 
 
 def register(
-    name: str, *, completed_event: str = "job.completed", failed_event: str = "job.failed"
+    name: str,
+    *,
+    completed_event: str = "job.completed",
+    failed_event: str = "job.failed",
+    cancelled_event: str = "job.cancelled",
 ) -> Callable[[Handler], Handler]:
     """Register a job kind. When an asynchronous job of the kind ends, the webhook event
-    `completed_event` or `failed_event` is emitted (a type of webhooks.schemas.EventType)."""
+    `completed_event`, `failed_event` or `cancelled_event` is emitted (a type of
+    webhooks.schemas.EventType): one event per end, the kind's own where it has them."""
 
     def decorate(handler: Handler) -> Handler:
-        _KINDS[name] = JobKind(name, handler, completed_event, failed_event)
+        _KINDS[name] = JobKind(name, handler, completed_event, failed_event, cancelled_event)
         return handler
 
     return decorate

@@ -45,3 +45,32 @@ class JobOut(BaseModel):
     created_at: datetime
     started_at: datetime | None
     completed_at: datetime | None
+
+
+class JobAccepted(BaseModel):
+    """What every asynchronous submission answers (200, never 202): dubbing, DAW export,
+    speech-to-text with `Prefer: respond-async`. Its inputs were fetched and measured and its
+    credits reserved before this answer; the end is announced by webhook, and
+    `GET /api/v1/jobs/{job_id}` shows the job (the same fields and more) at any time."""
+
+    object: Literal["job"] = "job"
+    job_id: str
+    kind: str = Field(description="`dubbing`, `daw`, `stt`: the filter of GET /api/v1/jobs.")
+    environment: Literal["sandbox", "production"]
+    status: Literal["processing"] = Field(
+        description="Always `processing`: the job record tells queued from running."
+    )
+    estimated_completion_ms: int = Field(
+        description="Expected time to completion from now, from the inputs' duration."
+    )
+    duration_ms: int = Field(
+        description="What the reservation is priced from, as the inputs' headers tell it: "
+        "the media's duration (dubbing, speech-to-text) or the session's (DAW export: the end "
+        "of its last clip)."
+    )
+    credits_reserved: int = Field(
+        description="Credits held from now until the job ends (shown in the balance's "
+        "`reserved`): captured on completion (the charge, at most this), released on failure "
+        "or cancellation."
+    )
+    created_at: datetime

@@ -20,10 +20,10 @@ from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.credits import service as credits
-from soundstage.jobs import repository
+from soundstage.jobs import handlers, repository
 from soundstage.jobs.errors import JobCancelledError, JobNotCancellable, JobNotFound, JobTimeout
 from soundstage.jobs.queue import get_queue
-from soundstage.jobs.schemas import JobError, JobOut
+from soundstage.jobs.schemas import JobAccepted, JobError, JobOut
 from soundstage.models import Job
 from soundstage.storage import service as storage
 
@@ -82,6 +82,16 @@ def _enqueue(settings: Settings, job_id: str) -> None:
         get_queue(settings).enqueue_job(job_id)
     except Exception:
         log.warning("could not enqueue job %s; the sweeper will", job_id, exc_info=True)
+
+
+def resumed(db: Database, principal: Principal, kind: str) -> Job | None:
+    """The job a retry under the same Idempotency-Key resumes (see submit), taken before
+    the work of submitting (fetching inputs) is done again; None for any other request."""
+    with db.read_session() as session:
+        job = _resumed_job(session, principal, kind)
+        if job is not None:
+            session.expunge(job)
+        return job
 
 
 def _resumed_job(session: Session, principal: Principal, kind: str) -> Job | None:
@@ -168,18 +178,44 @@ def cancel_if_active(db: Database, settings: Settings, job_id: str) -> JobOut:
     with db.session() as session:
         job = repository.get(session, job_id)
         assert job is not None
-        _cancel(session, job)
+        _cancel(session, settings, job)
         return job_out(job, settings)
 
 
-def _cancel(session: Session, job: Job) -> bool:
+def _cancel(session: Session, settings: Settings, job: Job) -> bool:
     # The reservation to release is the one the cancelling statement found on the row, not
     # `job.reservation_id` as read before: a worker may have reserved in between.
     cancelled, reservation_id = repository.cancel(session, job.id, utcnow())
     if cancelled and reservation_id:
         credits.release(session, reservation_id)
     session.refresh(job)
+    if cancelled:
+        emit_end(session, settings, job.id, _cancelled_event(settings, job.kind))
     return cancelled
+
+
+def _cancelled_event(settings: Settings, kind: str) -> str | None:
+    """The kind's cancelled event (its task module loaded here if no import has done it
+    yet); `job.cancelled` for a kind no module registers."""
+    registered = handlers.get_kind(kind)
+    if registered is None:
+        handlers.load_task_modules(settings)
+        registered = handlers.get_kind(kind)
+    return registered.cancelled_event if registered is not None else "job.cancelled"
+
+
+def emit_end(session: Session, settings: Settings, job_id: str, event_type: str | None) -> None:
+    """Announce the end of an asynchronous job by the webhook event `event_type` (the job as
+    GET shows it, media URLs valid through the retry schedule), in the transaction that ended
+    it. Synchronous jobs announce nothing: their caller has the answer."""
+    job = repository.get(session, job_id)
+    if event_type is None or job is None or not job.is_async:
+        return
+    from soundstage.webhooks import service as webhooks
+
+    ttl = webhooks.event_url_ttl_seconds(settings)
+    data = job_out(job, settings, url_ttl_seconds=ttl).model_dump(mode="json")
+    webhooks.emit(session, job.account_id, job.environment, event_type, data)
 
 
 def get(session: Session, principal: Principal, job_id: str) -> Job:
@@ -189,12 +225,14 @@ def get(session: Session, principal: Principal, job_id: str) -> Job:
     return job
 
 
-def cancel(session: Session, principal: Principal, job_id: str) -> Job:
-    """Cancel a queued or running job; its credits are released. Cancelling a cancelled job
-    answers it again; a finished one is 409, and so is a stream whose audio was complete
-    (it has been charged and goes on to store its file)."""
+def cancel(session: Session, settings: Settings, principal: Principal, job_id: str) -> Job:
+    """Cancel a queued or running job; its credits are released and, if it is asynchronous,
+    its kind's cancelled event (`job.cancelled`, `dubbing.cancelled`, `daw.cancelled`) is
+    emitted. Cancelling a cancelled job answers it again (no second event); a finished one
+    is 409, and so is a stream whose audio was complete (it has been charged and goes on to
+    store its file)."""
     job = get(session, principal, job_id)
-    if job.status == "cancelled" or _cancel(session, job):
+    if job.status == "cancelled" or _cancel(session, settings, job):
         return job
     if job.status in repository.ACTIVE:
         raise JobNotCancellable(
@@ -219,6 +257,21 @@ def list_jobs(
     if kind is not None:
         query = query.where(Job.kind == kind)
     return paginate(session, query, Job, page)
+
+
+def accepted(job: Job) -> JobAccepted:
+    """The answer to an asynchronous submission (JobAccepted); the job's request holds the
+    `duration_ms` it was priced from (see jobs.inputs)."""
+    return JobAccepted(
+        job_id=job.id,
+        kind=job.kind,
+        environment=job.environment,
+        status="processing",
+        estimated_completion_ms=job.estimated_completion_ms or 0,
+        duration_ms=int(job.request.get("duration_ms", 0)),
+        credits_reserved=job.credits_reserved,
+        created_at=job.created_at,
+    )
 
 
 def job_out(job: Job, settings: Settings, *, url_ttl_seconds: int | None = None) -> JobOut:

@@ -29,6 +29,7 @@ from soundstage.jobs import repository, streams, workdirs
 from soundstage.jobs.errors import JobCancelled
 from soundstage.jobs.handlers import JobContext, JobKind, JobOutcome, get_kind, load_task_modules
 from soundstage.jobs.queue import get_queue
+from soundstage.jobs.service import emit_end
 from soundstage.models import Job
 from soundstage.storage import service as storage
 
@@ -190,7 +191,7 @@ def _complete(
             return
         if job.reservation_id:
             credits.capture(session, job.reservation_id, used)
-        _emit(session, env.settings, job.id, kind.completed_event)
+        emit_end(session, env.settings, job.id, kind.completed_event)
 
 
 def _fail(
@@ -213,19 +214,7 @@ def _fail(
         if job.reservation_id:
             credits.release(session, job.reservation_id)  # nothing moves once captured
         storage.discard_job_outputs(session, env.settings, job.id)
-        _emit(session, env.settings, job.id, kind.failed_event if kind else None)
-
-
-def _emit(session: Any, settings: Settings, job_id: str, event_type: str | None) -> None:
-    job = repository.get(session, job_id)
-    if event_type is None or job is None or not job.is_async:
-        return
-    from soundstage.jobs.service import job_out
-    from soundstage.webhooks import service as webhooks
-
-    ttl = webhooks.event_url_ttl_seconds(settings)
-    data = job_out(job, settings, url_ttl_seconds=ttl).model_dump(mode="json")
-    webhooks.emit(session, job.account_id, job.environment, event_type, data)
+        emit_end(session, env.settings, job.id, kind.failed_event if kind else None)
 
 
 class _Heartbeat(threading.Thread):

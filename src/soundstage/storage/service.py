@@ -272,20 +272,43 @@ def read_input(session: Session, settings: Settings, url: str, dest: Path, *, pa
     storage (no HTTP), anything else through the SSRF-safe fetcher."""
     own = own_media_in_url(settings, url)
     if own is not None:
-        media_id, filename, query = own
-        try:
-            media = open_signed(session, settings, media_id, filename, query)
-            path = served_path(settings, media)
-        except (signing.InvalidMediaSignature, signing.MediaUrlExpired, MediaNotFound) as exc:
-            raise MediaUnreachable(f"{param}: {exc.message}", param=param) from exc
-        except MediaExpired as exc:
-            raise MediaUnreachable(
-                f"{param}: {exc.message}", param=param, code=MediaExpired.code
-            ) from exc
-        shutil.copyfile(path, dest)
+        shutil.copyfile(served_path(settings, _signed_input(session, settings, own, param)), dest)
         return dest
     fetch.fetch_to_file(url, dest, policy=fetch_policy(settings), param=param)
     return dest
+
+
+def callers_input(
+    session: Session, settings: Settings, principal: Principal, url: str, *, param: str
+) -> MediaObject | None:
+    """The caller's own live media behind one of this service's media URLs (an upload, an
+    output), to be read where it is stored rather than copied; None for any other URL
+    (another account's media are copied like any URL's bytes). A broken, expired or
+    tampered URL of this service is 422 naming `param`, as read_input answers."""
+    own = own_media_in_url(settings, url)
+    if own is None:
+        return None
+    media = _signed_input(session, settings, own, param)
+    owned = (media.account_id, media.environment) == (principal.account_id, principal.environment)
+    return media if owned else None
+
+
+def _signed_input(
+    session: Session, settings: Settings, own: tuple[str, str, str], param: str
+) -> MediaObject:
+    """The live media behind a signed URL taken as an input, its bytes on disk; errors name
+    the input's field."""
+    media_id, filename, query = own
+    try:
+        media = open_signed(session, settings, media_id, filename, query)
+        served_path(settings, media)
+    except (signing.InvalidMediaSignature, signing.MediaUrlExpired, MediaNotFound) as exc:
+        raise MediaUnreachable(f"{param}: {exc.message}", param=param) from exc
+    except MediaExpired as exc:
+        raise MediaUnreachable(
+            f"{param}: {exc.message}", param=param, code=MediaExpired.code
+        ) from exc
+    return media
 
 
 def fetch_policy(settings: Settings) -> fetch.FetchPolicy:

@@ -14,11 +14,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 EventType = Literal[
     "daw.completed",
     "daw.failed",
+    "daw.cancelled",
     "dubbing.completed",
     "dubbing.failed",
+    "dubbing.cancelled",
     # Asynchronous jobs of kinds that have no events of their own.
     "job.completed",
     "job.failed",
+    "job.cancelled",
 ]
 EVENT_TYPES: tuple[str, ...] = get_args(EventType)
 ALL_EVENTS = "*"

@@ -22,8 +22,35 @@ from soundstage.config import Settings
 from soundstage.core.audio import Audio, encode
 from tests.conftest import Customer
 from tests.speech.conftest import FileServer
+from tests.storage.test_media import wav_bytes
 
 DAW = "/api/v1/creative/daw"
+# Stands for an upload of the customer's (see with_upload) in requests written beforehand.
+UPLOAD = "https://upload.invalid/clip.wav"
+
+
+@pytest.fixture(autouse=True)
+def fetched_from_loopback(local_media: None) -> None:
+    """The export fetches its tracks at submit: from the test's file server on 127.0.0.1."""
+
+
+def with_upload(
+    client: TestClient, customer: Customer, payload: dict[str, Any], seconds: float = 0.5
+) -> dict[str, Any]:
+    """The payload with every UPLOAD replaced by the URL of a short clip the customer
+    uploads now (read where it is stored: not fetched nor copied at submit)."""
+    uploaded = client.post(
+        "/api/v1/uploads",
+        headers=customer.auth(),
+        files={"file": ("clip.wav", wav_bytes(seconds=seconds))},
+    )
+    assert uploaded.status_code == 200, uploaded.text
+    url = uploaded.json()["url"]
+    tracks = [
+        {**track, "audio_url": url} if track.get("audio_url") == UPLOAD else track
+        for track in payload.get("tracks", [])
+    ]
+    return {**payload, "tracks": tracks} if "tracks" in payload else payload
 
 
 @pytest.fixture(scope="module")

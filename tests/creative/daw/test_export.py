@@ -25,6 +25,7 @@ from soundstage.core.audio import Audio, decode
 from soundstage.core.db import Database
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
+from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer, create_customer
 from tests.creative.daw.conftest import (
     DAW,
@@ -109,11 +110,9 @@ def test_mixed_inputs_become_an_aaf_with_aligned_stems_and_a_webhook(
     files: FileServer,
     rich: Customer,
     mixed_inputs: dict[str, Any],
-    monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
     receiver = Receiver()
-    monkeypatch.setattr(settings, "fetch_allow_hosts", ["127.0.0.1"])
     hook = client.post(
         "/api/v1/webhooks/endpoints",
         headers=rich.auth(),
@@ -126,7 +125,9 @@ def test_mixed_inputs_become_an_aaf_with_aligned_stems_and_a_webhook(
     accepted = response.json()
     assert (accepted["status"], accepted["kind"]) == ("processing", "daw")
     assert accepted["estimated_completion_ms"] > 0
-    assert accepted["result"] is None
+    # Reserved at submit from the tracks' headers: the session lasts until Music's end.
+    assert accepted["duration_ms"] == 4_500
+    assert accepted["credits_reserved"] == rates.for_duration(Operation.DAW, 4_500)
     job = wait_for_job(client, rich, accepted["job_id"])
     assert job["status"] == "completed", job
     result = job["result"]
@@ -145,6 +146,13 @@ def test_mixed_inputs_become_an_aaf_with_aligned_stems_and_a_webhook(
     assert job["credits_used"] == price == math.ceil(5 * 750 / 60)
     balance = client.get("/api/v1/credits", headers=rich.auth()).json()
     assert (balance["balance"], balance["reserved"]) == (20_000 - price, 0)
+    # One reservation, the submission's (the job kept it), captured whole.
+    ledger = client.get("/api/v1/credits/ledger", headers=rich.auth()).json()["data"]
+    mine = [t for t in ledger if t["reference"] == accepted["job_id"]]
+    assert sorted((t["type"], t["amount"]) for t in mine) == [
+        ("capture", price),
+        ("reserve", price),
+    ]
 
     archive = download(client, settings, result["download_url"])
     names = set(archive.namelist())
@@ -368,29 +376,38 @@ def test_omf_and_linked_sessions_at_16_bit_and_44_1_khz(
     assert abs(amplitude - 0.4) < 0.05, amplitude
 
 
-def test_a_bad_track_fails_the_job_cleanly_and_charges_nothing(
+def test_a_bad_track_is_refused_at_submit_and_leaves_nothing(
     client: TestClient,
     settings: Settings,
     files: FileServer,
     rich: Customer,
     mixed_inputs: dict[str, Any],
 ) -> None:
+    """Every track is fetched and probed while the request waits: one that cannot be (no
+    server, a 404, this service's own media that do not exist, not audio) is 422 naming it,
+    and no job, reservation, ledger entry, stored byte or event is left."""
     good = {"name": "Good", "audio_url": mixed_inputs["phone"][0]}
+    ledger_before = client.get("/api/v1/credits/ledger", headers=rich.auth()).json()["data"]
+    missing_own = f"{settings.media_base_url}/med_0000000000000000000000/clip.wav"
     cases = [
         ("http://127.0.0.1:9/missing.wav", "media_unreachable"),
+        (files.put("present.wav", b"").rsplit("/", 1)[0] + "/absent.wav", "media_unreachable"),
+        (missing_own, "media_unreachable"),
         (files.put("notes.txt", b"not audio at all " * 64), "invalid_media"),
     ]
     for url, code in cases:
-        job = export(client, rich, {"tracks": [good, {"name": "Bad", "audio_url": url}]})
-        assert job["status"] == "failed"
-        assert (job["error"]["code"], job["error"]["param"]) == (code, "tracks[1].audio_url")
-        assert job["credits_used"] == 0
-        assert job["result"] is None
+        response = client.post(
+            DAW, headers=rich.auth(), json={"tracks": [good, {"name": "Bad", "audio_url": url}]}
+        )
+        error = assert_error(response, 422, code)
+        assert error["param"] == "tracks[1].audio_url", error
     balance = client.get("/api/v1/credits", headers=rich.auth()).json()
     assert (balance["balance"], balance["reserved"]) == (20_000, 0)
-    events = client.get("/api/v1/events?type=daw.failed", headers=rich.auth()).json()["data"]
-    assert len(events) == 2
-    assert events[0]["data"]["error"]["param"] == "tracks[1].audio_url"
+    ledger = client.get("/api/v1/credits/ledger", headers=rich.auth()).json()["data"]
+    assert ledger == ledger_before
+    assert client.get("/api/v1/jobs?kind=daw", headers=rich.auth()).json()["data"] == []
+    assert not (settings.data_dir / "media" / "sandbox" / rich.account_id).exists()
+    assert client.get("/api/v1/events", headers=rich.auth()).json()["data"] == []
 
 
 def test_eight_channels_export_and_ten_are_refused_before_anything_is_reserved(
@@ -413,11 +430,8 @@ def test_eight_channels_export_and_ten_are_refused_before_anything_is_reserved(
     ledger_before = client.get("/api/v1/credits/ledger", headers=customer.auth()).json()["data"]
 
     tracks = [{"name": "Octo", "audio_url": urls[8]}, {"name": "Deca", "audio_url": urls[10]}]
-    job = export(client, customer, {"tracks": tracks})
-    assert job["status"] == "failed"
-    assert (job["error"]["code"], job["error"]["param"]) == (
-        "audio_out_of_range", "tracks[1].audio_url")  # fmt: skip
-    assert job["credits_used"] == 0
+    response = client.post(DAW, headers=customer.auth(), json={"tracks": tracks})
+    assert assert_error(response, 422, "audio_out_of_range")["param"] == "tracks[1].audio_url"
     # Nothing was reserved (and released): the ledger has no new entry.
     ledger = client.get("/api/v1/credits/ledger", headers=customer.auth()).json()["data"]
     assert ledger == ledger_before

@@ -1,6 +1,7 @@
 """The DAW export's output bounds (settings `daw.*`): the session's length (the end of the last
-clip, 30 min) and the export's size (2 GiB), refused at submit with 422 naming the field, before
-any work, and again in the job once the inputs are measured."""
+clip, 30 min) and the export's size (2 GiB), refused at submit with 422 naming the field: from
+the request and the uploads' known durations before anything is fetched, then from every input
+as fetched and measured (the job checks them again as decoded)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from soundstage.creative.daw import limits
 from soundstage.creative.daw.schemas import DawExportRequest
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer, create_customer
-from tests.creative.daw.conftest import DAW, file_bytes, wait_for_job
+from tests.creative.daw.conftest import DAW, file_bytes
 from tests.speech.conftest import FileServer
 from tests.storage.test_media import wav_bytes
 
@@ -26,6 +27,7 @@ pytestmark = pytest.mark.services
 
 URL = "https://media.example.com/track.wav"
 LIMIT_MS = 30 * 60_000
+CLIP_MS = 500
 
 
 def media_bytes(settings: Settings, customer: Customer) -> int:
@@ -77,41 +79,55 @@ def test_the_issue_request_is_refused_at_submit_and_stores_nothing(
     assert (balance["balance"], balance["reserved"]) == (100_000, 0)
 
 
+@pytest.fixture(scope="module")
+def clip_url(files: FileServer) -> str:
+    """Another server's 0.5 s clip, fetched and measured at submit."""
+    return files.put("clip.wav", wav_bytes(seconds=CLIP_MS / 1000))
+
+
+@pytest.fixture
+def rich(db: Database) -> Customer:
+    return create_customer(db, credits_each=100_000)
+
+
 def test_the_session_ends_at_the_end_of_its_last_clip(
-    client: TestClient, customer: Customer
+    client: TestClient, rich: Customer, clip_url: str
 ) -> None:
-    """Known at submit: an upload's duration. Unknown (another server's file): the clip
-    lasts more than nothing, so it must start before the limit."""
+    """An upload's duration is known before anything is fetched; another server's file's
+    once it is fetched at submit: both bound the session the same way."""
     clip = client.post(
-        "/api/v1/uploads", headers=customer.auth(), files={"file": ("clip.wav", wav_bytes())}
+        "/api/v1/uploads", headers=rich.auth(), files={"file": ("clip.wav", wav_bytes())}
     ).json()
     fits = LIMIT_MS - clip["duration_ms"]
 
     def at(start_ms: int, url: str = clip["url"]) -> dict[str, Any]:
         return {"tracks": [{"name": "A", "audio_url": url, "start_ms": start_ms}]}
 
-    accepted(client, customer, at(fits))
-    refused(client, customer, at(fits + 1), "session_too_long", "tracks[0].start_ms")
-    accepted(client, customer, at(LIMIT_MS - 1, URL))
-    refused(client, customer, at(LIMIT_MS, URL), "session_too_long", "tracks[0].start_ms")
+    accepted(client, rich, at(fits))
+    refused(client, rich, at(fits + 1), "session_too_long", "tracks[0].start_ms")
+    accepted(client, rich, at(LIMIT_MS - CLIP_MS, clip_url))
+    refused(client, rich, at(LIMIT_MS - CLIP_MS + 1, clip_url), "session_too_long",
+            "tracks[0].start_ms")  # fmt: skip
 
 
-def test_the_export_size_is_bounded_at_submit(client: TestClient, customer: Customer) -> None:
+def test_the_export_size_is_bounded_at_submit(
+    client: TestClient, rich: Customer, clip_url: str
+) -> None:
     """A 29 min session of mono 24-bit stems at 48 kHz: 250 MB a stem, twice with media
     embedded. Four fit in 2 GiB (2.00 GB), five do not (2.51 GB); linked, five do."""
 
     def tracks(count: int, **options: Any) -> dict[str, Any]:
-        clips = [{"name": f"T{i}", "audio_url": URL} for i in range(count - 1)]
-        last = {"name": "Last", "audio_url": URL, "start_ms": 29 * 60_000 - 1}
+        clips = [{"name": f"T{i}", "audio_url": clip_url} for i in range(count - 1)]
+        last = {"name": "Last", "audio_url": clip_url, "start_ms": 29 * 60_000 - CLIP_MS}
         return {"tracks": [*clips, last], **options}
 
-    accepted(client, customer, tracks(4))
-    refused(client, customer, tracks(5), "export_too_large", "tracks")
-    accepted(client, customer, tracks(5, media="linked"))
+    accepted(client, rich, tracks(4))
+    refused(client, rich, tracks(5), "export_too_large", "tracks")
+    accepted(client, rich, tracks(5, media="linked"))
     # A panned track needs two channels: one panned track of the four passes the bound.
     panned = tracks(4)
     panned["tracks"][0]["pan"] = 0.5
-    refused(client, customer, panned, "export_too_large", "tracks")
+    refused(client, rich, panned, "export_too_large", "tracks")
 
 
 def test_the_bounds_come_from_settings(settings: Settings) -> None:
@@ -126,28 +142,22 @@ def test_the_bounds_come_from_settings(settings: Settings) -> None:
     assert limits.estimated_bytes(48_000, [1, 2], 16, "linked") == 48_000 * 2 * 3
 
 
-def test_a_session_longer_than_known_at_submit_fails_in_the_job_uncharged(
-    client: TestClient,
-    settings: Settings,
-    db: Database,
-    files: FileServer,
-    tmp_path: Path,
-    worker: object,
+def test_a_session_longer_than_known_before_the_fetch_is_refused_at_submit(
+    client: TestClient, settings: Settings, db: Database, files: FileServer, tmp_path: Path
 ) -> None:
-    """Another server's 31 min file (silence at 8 kHz: a small FLAC) is measured by the job,
-    which refuses it before reserving or rendering anything."""
+    """Another server's 31 min file (silence at 8 kHz: a small FLAC) is fetched and measured
+    at submit: 422 naming the track, and no job, reservation or stored bytes are left."""
     customer = create_customer(db, credits_each=100_000)
     silence = Audio(np.zeros((31 * 60 * 8_000, 1), dtype=np.float32), 8_000)
     url = files.put("long.flac", file_bytes(silence, "flac", tmp_path, "PCM_16"))
-    response = client.post(
-        DAW, headers=customer.auth(), json={"tracks": [{"name": "Long", "audio_url": url}]}
+    refused(
+        client,
+        customer,
+        {"tracks": [{"name": "Long", "audio_url": url}]},
+        "session_too_long",
+        "tracks[0].audio_url",
     )
-    assert response.status_code == 200, response.text
-    job = wait_for_job(client, customer, response.json()["job_id"])
-    assert job["status"] == "failed", job
-    assert (job["error"]["code"], job["error"]["param"]) == (
-        "session_too_long", "tracks[0].audio_url")  # fmt: skip
-    assert job["credits_used"] == 0
+    assert daw_jobs(client, customer) == []
     balance = client.get("/api/v1/credits", headers=customer.auth()).json()
     assert (balance["balance"], balance["reserved"]) == (100_000, 0)
     assert media_bytes(settings, customer) == 0

@@ -10,13 +10,22 @@ import pytest
 from fastapi.testclient import TestClient
 
 from soundstage.core.db import Database
+from soundstage.credits import rates
+from soundstage.credits.rates import Operation
 from tests.accounts.test_auth import assert_error
 from tests.conftest import Customer, create_customer
-from tests.creative.daw.conftest import DAW
+from tests.creative.daw.conftest import DAW, UPLOAD, with_upload
 
 pytestmark = pytest.mark.services
 
-URL = "https://media.example.com/track.wav"
+URL = UPLOAD
+CLIP_MS = 500
+
+
+@pytest.fixture
+def customer(db: Database) -> Customer:
+    """Enough credits for a 30 min session (22,500)."""
+    return create_customer(db, credits_each=30_000)
 
 
 def body(**fields: Any) -> dict[str, Any]:
@@ -29,6 +38,7 @@ def track(**fields: Any) -> dict[str, Any]:
 
 
 def accepted(client: TestClient, customer: Customer, payload: dict[str, Any]) -> dict[str, Any]:
+    payload = with_upload(client, customer, payload)
     response = client.post(DAW, headers=customer.auth(), json=payload)
     assert response.status_code == 200, response.text
     job: dict[str, Any] = response.json()
@@ -75,7 +85,7 @@ def refused(
         (body(tracks=[track(start_ms=0)]), body(tracks=[track(start_ms=-1)]), "tracks[0].start_ms"),
         (
             # Past the session's bound (30 min, test_limits) the schema's ceiling (3 h).
-            body(tracks=[track(start_ms=1_799_999)]),
+            body(tracks=[track(start_ms=1_800_000 - CLIP_MS)]),
             body(tracks=[track(start_ms=10_800_001)]),
             "tracks[0].start_ms",
         ),
@@ -88,7 +98,7 @@ def refused(
         (body(tracks=[track(pan=-1)]), body(tracks=[track(pan=-1.01)]), "tracks[0].pan"),
         (body(tracks=[track(pan=1)]), body(tracks=[track(pan=1.5)]), "tracks[0].pan"),
         (
-            body(tracks=[track(audio_url="http://media.example.com/a.mp3")]),
+            body(tracks=[track()]),  # the upload's URL: http on loopback here
             body(tracks=[track(audio_url="ftp://media.example.com/a.mp3")]),
             "tracks[0].audio_url",
         ),
@@ -111,7 +121,11 @@ def test_bounds(
     param: str,
 ) -> None:
     job = accepted(client, customer, inside)
-    assert (job["status"], job["kind"], job["credits_reserved"]) == ("processing", "daw", 0)
+    assert (job["status"], job["kind"]) == ("processing", "daw")
+    # Reserved at submit: the session's length as the upload's header tells it.
+    end_ms = max(t.get("start_ms", 0) for t in inside["tracks"])
+    assert job["duration_ms"] == end_ms + CLIP_MS
+    assert job["credits_reserved"] == rates.for_duration(Operation.DAW, end_ms + CLIP_MS)
     refused(client, customer, outside, param)
 
 
@@ -129,6 +143,6 @@ def test_names_unique_and_fields_known(client: TestClient, customer: Customer) -
 
 def test_without_credits_the_export_is_402(client: TestClient, db: Database) -> None:
     broke = create_customer(db, credits_each=0)
-    response = client.post(DAW, headers=broke.auth(), json=body())
+    response = client.post(DAW, headers=broke.auth(), json=with_upload(client, broke, body()))
     assert_error(response, 402, "insufficient_credits")
     assert client.get("/api/v1/jobs?kind=daw", headers=broke.auth()).json()["data"] == []

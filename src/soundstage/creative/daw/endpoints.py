@@ -3,27 +3,35 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
+from starlette.concurrency import run_in_threadpool
 
-from soundstage.core.deps import PrincipalDep, SessionDep
+from soundstage.core.deps import PrincipalDep
 from soundstage.core.openapi import errors
 from soundstage.creative.daw import service
-from soundstage.creative.daw.schemas import DawExportJob, DawExportRequest
+from soundstage.creative.daw.schemas import DawExportRequest
+from soundstage.jobs.schemas import JobAccepted
 
 router = APIRouter(tags=["Creative"])
 
 
-@router.post("/creative/daw", response_model=DawExportJob, responses=errors(402, 422))
-def export_to_daw(
-    body: DawExportRequest, request: Request, session: SessionDep, principal: PrincipalDep
-) -> DawExportJob:
+@router.post("/creative/daw", response_model=JobAccepted, responses=errors(402, 422))
+async def export_to_daw(
+    body: DawExportRequest, request: Request, principal: PrincipalDep
+) -> JobAccepted:
     """Compile tracks into a DAW project: broadcast WAVE stems of equal length and an AAF or
-    OMF session, in one ZIP. Asynchronous: the answer is the job, `processing`, with
-    `estimated_completion_ms`; `GET /api/v1/jobs/{job_id}` or the `daw.completed` webhook
-    give the signed `download_url`. Charged 750 credits per minute of output (the longest
-    track's end, per started second) when the ZIP is ready; a failed export (a track that
-    cannot be fetched or decoded fails it, `daw.failed`) is not charged. The session lasts
-    at most `daw.max_session_ms` (30 min) and the export weighs at most
-    `daw.max_output_bytes` (2 GiB): checked at submit from the starts and the durations of
-    this service's own media (422 `session_too_long` / `export_too_large`), again once the
-    inputs are measured. The ZIP expires with the storage retention (`outputs_expire_at`)."""
-    return service.submit_export(session, request.app.state.settings, principal, body)
+    OMF session, in one ZIP. Asynchronous: every track is fetched and measured first (a
+    track that cannot be fetched or decoded is 422 naming it, `tracks[i].audio_url`), the
+    price of the session they make is reserved (402 if the balance is short), and the answer
+    (200) is the accepted job: `processing`, `estimated_completion_ms`, `credits_reserved`,
+    `duration_ms` (the session's length). `GET /api/v1/jobs/{job_id}` or the `daw.completed`
+    webhook give the result: the signed `download_url` of the ZIP, `session_file` (its path
+    in the ZIP), `format`, `media`, `gain_mode`, `sample_rate`, `bit_depth`, `duration_ms`
+    and `tracks` (each `name`, `stem` path, `start_ms`, `duration_ms`, `gain_db`, `pan`,
+    `channels`); `daw.failed` and `daw.cancelled` announce the other ends. Charged 750
+    credits per minute of output (the longest track's end, per started second) when the ZIP
+    is ready; a failed or cancelled export is not charged. The session lasts at most
+    `daw.max_session_ms` (30 min) and the export weighs at most `daw.max_output_bytes`
+    (2 GiB): 422 `session_too_long` / `export_too_large` at submit. The ZIP expires with the
+    storage retention (`outputs_expire_at`)."""
+    state = request.app.state
+    return await run_in_threadpool(service.submit_export, state.db, state.settings, principal, body)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, Field, ValidationInfo, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from soundstage.core.schemas import MediaUrl, RequestModel
 from soundstage.creative.daw.timecode import FRAME_RATES, FrameRateName, check_timecode
-from soundstage.jobs.schemas import JobOut
 
 MAX_TRACKS = 64
 # The schema's ceiling; the session's end is bounded by the `daw.max_session_ms` setting
@@ -110,50 +109,3 @@ class DawExportRequest(RequestModel):
         if rate is not None:  # otherwise frame_rate itself is the error
             check_timecode(value, FRAME_RATES[rate])
         return value
-
-
-class DawTrackResult(BaseModel):
-    name: str
-    stem: str = Field(description="The stem's path inside the ZIP.")
-    start_ms: int
-    duration_ms: int = Field(description="Of the track's audio (without the offset).")
-    gain_db: float
-    pan: float
-    channels: int
-
-
-class DawExportResult(BaseModel):
-    """What `result` holds once the export has completed."""
-
-    download_url: str = Field(
-        description="Signed URL of the ZIP (session file, `stems/`, README track sheet); "
-        "expires 24 h after issue, re-signed on every read of the job."
-    )
-    session_file: str = Field(description="The session file's path inside the ZIP.")
-    format: Literal["aaf", "omf"]
-    media: Literal["embedded", "linked"]
-    gain_mode: Literal["printed", "clip"]
-    sample_rate: int
-    bit_depth: int
-    duration_ms: int = Field(description="Of the session: the longest track's end.")
-    tracks: list[DawTrackResult]
-
-
-class DawExportJob(JobOut):
-    """The export job: `processing` when accepted; poll `GET /api/v1/jobs/{job_id}` or wait
-    for the `daw.completed` webhook, whose `data.result` is a DawExportResult."""
-
-    result: DawExportResult | None = Field(  # type: ignore[assignment]
-        default=None,
-        description="Null while processing; once completed (GET /api/v1/jobs/{job_id}, the "
-        "`daw.completed` webhook) the export's ZIP and what it holds.",
-    )
-
-    @classmethod
-    def accepted(cls, job: JobOut) -> DawExportJob:
-        fields: dict[str, Any] = job.model_dump()
-        # Accepted work is processing from the caller's side; the job record tells
-        # queued from running.
-        if fields["status"] == "queued":
-            fields["status"] = "processing"
-        return cls(**fields)

@@ -1,23 +1,23 @@
 """DAW export as the endpoint sees it: check what the schema cannot (unique track names, the
-output's bounds, a balance that can pay for at least a second), then submit the
-asynchronous job."""
+output's bounds known before any fetch), then fetch and measure every track, check the
+session they make and reserve its price (jobs.inputs), and submit the asynchronous job."""
 
 from __future__ import annotations
 
 from typing import Final
 
-from sqlalchemy.orm import Session
-
 from soundstage.config import Settings
-from soundstage.core.errors import InsufficientCredits, InvalidField
+from soundstage.core.db import Database
+from soundstage.core.errors import InvalidField
 from soundstage.core.principal import Principal
 from soundstage.creative.daw import limits
-from soundstage.creative.daw.schemas import DawExportJob, DawExportRequest
-from soundstage.creative.daw.tasks import KIND
+from soundstage.creative.daw.schemas import DawExportRequest
+from soundstage.creative.daw.stems import OPERATION
+from soundstage.creative.daw.tasks import KIND, session_length, stem_spec, track_param
 from soundstage.credits import rates
-from soundstage.credits import service as credits
 from soundstage.credits.rates import Operation
-from soundstage.jobs import service as jobs
+from soundstage.jobs import inputs
+from soundstage.jobs.schemas import JobAccepted
 
 # A rough figure for the answer's estimated_completion_ms: fetching and rendering a typical
 # track of a few minutes takes a couple of seconds on two cores.
@@ -40,27 +40,30 @@ def check_track_names(body: DawExportRequest) -> None:
 
 
 def submit_export(
-    session: Session, settings: Settings, principal: Principal, body: DawExportRequest
-) -> DawExportJob:
+    db: Database, settings: Settings, principal: Principal, body: DawExportRequest
+) -> JobAccepted:
+    """Blocking: call it from a thread."""
     check_track_names(body)
-    limits.check_request(session, settings, body)
-    # Priced by the session's length, which the job measures and reserves before rendering;
-    # a balance that cannot pay for one second is refused now rather than by the job.
-    balance = credits.get_balance(session, principal.account_id, principal.environment)
-    if balance.available < rates.for_duration(Operation.DAW, 1):
-        raise InsufficientCredits(
-            "Insufficient credits: a DAW export costs 750 credits per minute of output "
-            "(per started second).",
+    with db.read_session() as session:
+        limits.check_request(session, settings, body)
+    request = body.model_dump()
+
+    def plan(fetched: list[inputs.Fetched]) -> inputs.Plan:
+        specs = [
+            (stem_spec(settings, request, index, item.path, item.info), item.info)
+            for index, item in enumerate(fetched)
+        ]
+        length_ms = session_length(settings, request, specs)
+        return inputs.Plan(
+            request=request,
+            credits=rates.for_duration(Operation.DAW, length_ms),
+            estimated_completion_ms=_BASE_ESTIMATE_MS + _PER_TRACK_ESTIMATE_MS * len(specs),
+            duration_ms=length_ms,
         )
-    job = jobs.submit(
-        session,
-        settings,
-        principal,
-        KIND,
-        body.model_dump(),
-        credits_needed=0,
-        is_async=True,
-        estimated_completion_ms=_BASE_ESTIMATE_MS + _PER_TRACK_ESTIMATE_MS * len(body.tracks),
-    )
-    session.flush()
-    return DawExportJob.accepted(jobs.job_out(job, settings))
+
+    limit_ms = settings.daw.max_track_duration_ms
+    wanted = [
+        inputs.Wanted(track.audio_url, track_param(index), limit_ms, OPERATION)
+        for index, track in enumerate(body.tracks)
+    ]
+    return inputs.submit(db, settings, principal, KIND, wanted, plan)

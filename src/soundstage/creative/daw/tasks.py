@@ -1,5 +1,6 @@
-"""The DAW export job: fetch and measure every track, reserve the credits for the session's
-length, render the stems, write the session file (AAF or OMF) and deliver one ZIP."""
+"""The DAW export job: measure every track (fetched and kept by the submission, see
+jobs.inputs), reserve the credits for the session's length (held since the submission),
+render the stems, write the session file (AAF or OMF) and deliver one ZIP."""
 
 from __future__ import annotations
 
@@ -28,13 +29,19 @@ from soundstage.creative.daw.stems import (
 from soundstage.creative.daw.timecode import FRAME_RATES, frame_count, samples_at
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
+from soundstage.jobs import inputs
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.storage import service as storage
 
 KIND = "daw"
 
 
-@register(KIND, completed_event="daw.completed", failed_event="daw.failed")
+@register(
+    KIND,
+    completed_event="daw.completed",
+    failed_event="daw.failed",
+    cancelled_event="daw.cancelled",
+)
 def export_session(ctx: JobContext) -> JobOutcome:
     request: dict[str, Any] = ctx.request
     specs = _fetch_tracks(ctx)
@@ -141,25 +148,34 @@ def _session_writer(session: Session, fmt: str, scratch: Path) -> Callable[[Bina
 
 def _reserve(ctx: JobContext, specs: list[tuple[StemSpec, MediaInfo]]) -> int:
     """Reserve the credits of the session's length as the inputs' headers tell it (the
-    charge is the rendered length, never above this), after refusing what cannot be made."""
-    request, rate = ctx.request, ctx.request["sample_rate"]
-    ends = [
+    charge is the rendered length, never above this): what the submission reserved."""
+    reserved = rates.for_duration(Operation.DAW, session_length(ctx.settings, ctx.request, specs))
+    ctx.reserve_credits(reserved)
+    return reserved
+
+
+def session_length(
+    settings: Settings, request: dict[str, Any], specs: list[tuple[StemSpec, MediaInfo]]
+) -> int:
+    """The session's length in ms as the inputs' headers tell it (the end of its last clip,
+    what the export is priced from), after refusing what cannot be made: a session or an
+    export past the bounds, a stem past what a WAVE file holds, an OMF past its format's."""
+    rate: int = request["sample_rate"]
+    ends: list[int] = [
         round((spec.offset_frames + info.duration_ms * rate / 1000) * 1000 / rate)
         for spec, info in specs
     ]
     estimated_ms = max(ends)
     last = ends.index(estimated_ms)
     param = limits.clip_param(last, request["tracks"][last]["start_ms"])
-    limits.check_session_length(ctx.settings, estimated_ms, param)
+    limits.check_session_length(settings, estimated_ms, param)
     frames = round(estimated_ms * rate / 1000)
     channels = [spec.channels for spec, _ in specs]
     check_sizes([spec for spec, _ in specs], frames, request["bit_depth"])
-    limits.check_output_size(ctx.settings, frames, channels, request["bit_depth"], request["media"])
+    limits.check_output_size(settings, frames, channels, request["bit_depth"], request["media"])
     if request["format"] == "omf":
         check_size(frames, channels, request["bit_depth"], request["media"])
-    reserved = rates.for_duration(Operation.DAW, estimated_ms)
-    ctx.reserve_credits(reserved)
-    return reserved
+    return estimated_ms
 
 
 def _store(ctx: JobContext, archive: Path, duration_ms: int) -> dict[str, str]:
@@ -191,34 +207,45 @@ def _track_result(row: package.TrackSheetRow, folder: str, rate: int) -> dict[st
 
 
 def _fetch_tracks(ctx: JobContext) -> list[tuple[StemSpec, MediaInfo]]:
-    """Every input fetched and probed (its header read), so that a bad track fails the job
-    before any credits are reserved or audio rendered."""
-    rate: int = ctx.request["sample_rate"]
+    """Every input (kept by the submission, which checked them) probed again, so that the
+    stems are planned from their headers before any credits are reserved or audio rendered."""
+    tracks = ctx.request["tracks"]
     specs = []
-    for index, track in enumerate(ctx.request["tracks"]):
-        ctx.progress(0.02 * index / len(ctx.request["tracks"]), "fetching")
-        param = f"tracks[{index}].audio_url"
-        source = ctx.workdir / f"input-{index}"
-        with ctx.db.read_session() as session:
-            storage.read_input(session, ctx.settings, track["audio_url"], source, param=param)
+    for index, track in enumerate(tracks):
+        ctx.progress(0.02 * index / len(tracks), "fetching")
+        param = track_param(index)
+        source = inputs.path(ctx, index, track["audio_url"], param=param)
         info = probe(source, param=param)
-        limit_ms = ctx.settings.daw.max_track_duration_ms
-        check_input(info, limit_ms, param=param, operation=OPERATION)
-        spec = StemSpec(
-            index=index,
-            name=track["name"],
-            source=source,
-            source_rate=info.sample_rate,
-            source_channels=info.channels,
-            offset_frames=round(track["start_ms"] * rate / 1000),
-            # With clip gain, the session applies the gain and the stem stays at unity.
-            gain_db=track["gain_db"] if ctx.request["gain_mode"] == "printed" else 0.0,
-            pan=track["pan"],
-            max_duration_ms=limit_ms,
-        )
-        check_pannable(spec)
-        specs.append((spec, info))
+        specs.append((stem_spec(ctx.settings, ctx.request, index, source, info), info))
     return specs
+
+
+def track_param(index: int) -> str:
+    return f"tracks[{index}].audio_url"
+
+
+def stem_spec(
+    settings: Settings, request: dict[str, Any], index: int, source: Path, info: MediaInfo
+) -> StemSpec:
+    """What the stem of track `index` is made from (its input at `source`, described by its
+    header `info`), after the input's caps and the track's pan are checked."""
+    track = request["tracks"][index]
+    limit_ms = settings.daw.max_track_duration_ms
+    check_input(info, limit_ms, param=track_param(index), operation=OPERATION)
+    spec = StemSpec(
+        index=index,
+        name=track["name"],
+        source=source,
+        source_rate=info.sample_rate,
+        source_channels=info.channels,
+        offset_frames=round(track["start_ms"] * request["sample_rate"] / 1000),
+        # With clip gain, the session applies the gain and the stem stays at unity.
+        gain_db=track["gain_db"] if request["gain_mode"] == "printed" else 0.0,
+        pan=track["pan"],
+        max_duration_ms=limit_ms,
+    )
+    check_pannable(spec)
+    return spec
 
 
 def _render_stems(

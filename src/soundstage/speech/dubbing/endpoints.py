@@ -6,21 +6,23 @@ from fastapi import APIRouter, Request
 
 from soundstage.core.deps import PrincipalDep, SessionDep
 from soundstage.core.openapi import errors
+from soundstage.jobs.schemas import JobAccepted
 from soundstage.speech.dubbing import service
-from soundstage.speech.dubbing.schemas import DubbingRequest, DubbingResponse, LanguagePairList
+from soundstage.speech.dubbing.schemas import DubbingRequest, LanguagePairList
 
 router = APIRouter(tags=["Speech"])
 
 
-@router.post("/speech/dubbing", response_model=DubbingResponse, responses=errors(402))
-async def dub(body: DubbingRequest, request: Request, principal: PrincipalDep) -> DubbingResponse:
+@router.post("/speech/dubbing", response_model=JobAccepted, responses=errors(402))
+async def dub(body: DubbingRequest, request: Request, principal: PrincipalDep) -> JobAccepted:
     """Translate and re-voice audio or video into another language, keeping each speaker's
-    voice characteristics and the timing. Asynchronous: the answer comes at once with the
-    job and an estimate; the `dubbing.completed` webhook carries the output URL (and the
-    source and target transcripts as SRT), `dubbing.failed` the error. The media is fetched
-    and measured first, so a bad URL or undecodable media is 422 here and a short balance
-    402. Charged 1,500 (standard) or 3,000 (premium) credits per minute of media, per
-    started second, only when the dub is ready."""
+    voice characteristics and the timing. Asynchronous: the answer (200, the accepted job:
+    `processing`, `estimated_completion_ms`, `credits_reserved`) comes once the media is
+    fetched and measured, so a bad URL or undecodable media is 422 `media_url` here and a
+    short balance 402; the `dubbing.completed` webhook carries the output URL (and the
+    source and target transcripts as SRT), `dubbing.failed` the error, `dubbing.cancelled`
+    a cancellation. Charged 1,500 (standard) or 3,000 (premium) credits per minute of
+    media, per started second, only when the dub is ready."""
     state = request.app.state
     return await service.submit(state.db, state.settings, principal, body)
 

@@ -37,22 +37,6 @@ class DubbingRequest(RequestModel):
     )
 
 
-class DubbingResponse(BaseModel):
-    object: Literal["job"] = "job"
-    job_id: str
-    status: Literal["processing"]
-    estimated_completion_ms: int = Field(
-        description="Expected time to completion from now, from the media's duration and "
-        "the tier's measured speed. The end is announced by the `dubbing.completed` (or "
-        "`dubbing.failed`) webhook; GET /api/v1/jobs/{job_id} shows progress and stage."
-    )
-    duration_ms: int = Field(description="Beyond the spec: the media's duration.")
-    credits_reserved: int = Field(
-        description="Beyond the spec: credits held until the job ends (the charge, captured "
-        "on completion; released on failure)."
-    )
-
-
 class LanguagePairOut(BaseModel):
     source_language: str
     target_language: str

@@ -1,31 +1,23 @@
 """Dubbing as the endpoints see it: check the language pair, fetch and measure the media,
-reserve the credits and queue the job; list the supported pairs."""
+reserve the credits and queue the job (jobs.inputs); list the supported pairs."""
 
 from __future__ import annotations
 
-import tempfile
 from collections import Counter
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from soundstage.config import Settings
-from soundstage.core.audio import InvalidMedia, MediaInfo, probe
 from soundstage.core.db import Database
 from soundstage.core.principal import Principal
 from soundstage.credits import rates
-from soundstage.jobs import service as jobs
-from soundstage.models import MediaObject
+from soundstage.jobs import inputs
+from soundstage.jobs.schemas import JobAccepted
 from soundstage.speech.dubbing import media
-from soundstage.speech.dubbing.limits import PARAM, check_header
-from soundstage.speech.dubbing.schemas import (
-    DubbingRequest,
-    DubbingResponse,
-    LanguagePairOut,
-)
+from soundstage.speech.dubbing.limits import OPERATION, PARAM
+from soundstage.speech.dubbing.schemas import DubbingRequest, LanguagePairOut
 from soundstage.speech.dubbing.tasks import KIND
 from soundstage.speech.dubbing.tiers import TIERS, estimated_completion_ms
 from soundstage.speech.transcribers.base import (
@@ -36,52 +28,43 @@ from soundstage.speech.transcribers.base import (
 )
 from soundstage.speech.translators.base import UnsupportedLanguagePair, language_code
 from soundstage.speech.translators.registry import available_pairs, route
-from soundstage.storage import service as storage
 from soundstage.voices import service as voices
 
 
 async def submit(
     db: Database, settings: Settings, principal: Principal, body: DubbingRequest
-) -> DubbingResponse:
-    source, target = await run_in_threadpool(_checked_pair, db, body)
-    with tempfile.TemporaryDirectory(prefix="dubbing-") as tmp:
-        path = Path(tmp) / "input"
-        info = await run_in_threadpool(_fetched, db, settings, body.media_url, path)
+) -> JobAccepted:
+    return await run_in_threadpool(_submit, db, settings, principal, body)
 
-        def queue() -> DubbingResponse:
-            tier = TIERS[body.tier]
-            credits = rates.for_duration(tier.operation, info.duration_ms)
-            estimate = estimated_completion_ms(body.tier, info.duration_ms)
-            with db.session() as session:
-                stored = _keep_input(session, settings, principal, path, info, body.media_url)
-                request: dict[str, Any] = {
-                    "media_url": body.media_url,
-                    "input_media_id": stored.id,
-                    "source_language": source,
-                    "target_language": target,
-                    "tier": body.tier,
-                    "preserve_voice": body.preserve_voice,
-                    "credits": credits,
-                }
-                job = jobs.submit(
-                    session,
-                    settings,
-                    principal,
-                    KIND,
-                    request,
-                    credits_needed=credits,
-                    is_async=True,
-                    estimated_completion_ms=estimate,
-                )
-                return DubbingResponse(
-                    job_id=job.id,
-                    status="processing",
-                    estimated_completion_ms=estimate,
-                    duration_ms=info.duration_ms,
-                    credits_reserved=credits,
-                )
 
-        return await run_in_threadpool(queue)
+def _submit(
+    db: Database, settings: Settings, principal: Principal, body: DubbingRequest
+) -> JobAccepted:
+    source, target = _checked_pair(db, body)
+
+    def plan(fetched: list[inputs.Fetched]) -> inputs.Plan:
+        [media_in] = fetched
+        # Video the output cannot hold is refused now, not after the work.
+        media.plan(media_in.info, media_in.path)
+        tier = TIERS[body.tier]
+        credits = rates.for_duration(tier.operation, media_in.info.duration_ms)
+        request: dict[str, Any] = {
+            "media_url": body.media_url,
+            "source_language": source,
+            "target_language": target,
+            "tier": body.tier,
+            "preserve_voice": body.preserve_voice,
+            "credits": credits,
+        }
+        return inputs.Plan(
+            request=request,
+            credits=credits,
+            estimated_completion_ms=estimated_completion_ms(body.tier, media_in.info.duration_ms),
+            duration_ms=media_in.info.duration_ms,
+        )
+
+    wanted = inputs.Wanted(body.media_url, PARAM, settings.dubbing.max_duration_ms, OPERATION)
+    return inputs.submit(db, settings, principal, KIND, [wanted], plan)
 
 
 def _checked_pair(db: Database, body: DubbingRequest) -> tuple[str, str]:
@@ -106,39 +89,6 @@ def _checked_pair(db: Database, body: DubbingRequest) -> tuple[str, str]:
             )
     route(source, target)
     return source, target
-
-
-def _fetched(db: Database, settings: Settings, url: str, path: Path) -> MediaInfo:
-    with db.read_session() as session:
-        storage.read_input(session, settings, url, path, param=PARAM)
-    info = probe(path, param=PARAM)
-    if info.duration_ms <= 0:
-        # Priced from this: a header that says nothing lasts would reserve nothing.
-        raise InvalidMedia("The media's header gives it no duration.", param=PARAM)
-    check_header(settings, info)
-    media.plan(info, path)  # video the output cannot hold is refused now, not after the work
-    return info
-
-
-def _keep_input(
-    session: Session,
-    settings: Settings,
-    principal: Principal,
-    path: Path,
-    info: MediaInfo,
-    url: str,
-) -> MediaObject:
-    """The fetched media, stored for the job (the worker reads it from storage)."""
-    return storage.save(
-        session,
-        settings,
-        principal,
-        path,
-        filename=storage.safe_filename(Path(urlsplit(url).path).name, "input"),
-        content_type=storage.content_type_of(info.format_name, info.has_video),
-        duration_ms=info.duration_ms,
-        purpose="input",
-    )
 
 
 def language_pairs(session: Session) -> list[LanguagePairOut]:

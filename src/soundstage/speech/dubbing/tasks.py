@@ -21,6 +21,7 @@ from typing import Any, Final
 import numpy as np
 
 from soundstage.core.audio import Audio, InvalidMedia, MediaInfo, iter_decode, probe
+from soundstage.jobs import inputs
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.models import Voice
 from soundstage.speech.conversion.base import NothingToSay
@@ -38,12 +39,12 @@ from soundstage.speech.speakers.base import NoSpeech
 from soundstage.speech.stt import cues
 from soundstage.speech.translators.base import LanguagePair, UnsupportedLanguagePair
 from soundstage.speech.translators.registry import route
-from soundstage.storage import service as storage
 from soundstage.voices import service as voices
 
 KIND: Final = "dubbing"
 COMPLETED_EVENT: Final = "dubbing.completed"
 FAILED_EVENT: Final = "dubbing.failed"
+CANCELLED_EVENT: Final = "dubbing.cancelled"
 # The dub is made (and written) at most at this rate: the dub track is synthesized at 16 to
 # 22 kHz, and the separator works at 48 kHz; a 192 kHz input would take 4 times the disk.
 MAX_RATE: Final = 48_000
@@ -102,7 +103,12 @@ class _Revoiced:
     track: RawAudio
 
 
-@register(KIND, completed_event=COMPLETED_EVENT, failed_event=FAILED_EVENT)
+@register(
+    KIND,
+    completed_event=COMPLETED_EVENT,
+    failed_event=FAILED_EVENT,
+    cancelled_event=CANCELLED_EVENT,
+)
 def dub(ctx: JobContext) -> JobOutcome:
     request: dict[str, Any] = ctx.request
     tier = TIERS[request["tier"]]
@@ -131,9 +137,8 @@ def dub(ctx: JobContext) -> JobOutcome:
 def _input_and_voices(ctx: JobContext) -> tuple[Path, list[Candidate]]:
     """The stored input's path, and the voices that may say the target language."""
     request, target_language = ctx.request, ctx.request["target_language"]
+    source = inputs.path(ctx, 0, request["media_url"], param=PARAM)
     with ctx.db.read_session() as session:
-        stored = storage.get_owned(session, ctx.principal, request["input_media_id"])
-        source = storage.local_path(ctx.settings, stored)
         speaking = voices.active_voices(session, target_language)
         pool = candidates([(voice.id, _engine_voice(voice)) for voice in speaking])
     if not pool:

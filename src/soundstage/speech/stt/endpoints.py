@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Request
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi import APIRouter, Header, Request, Response
+from fastapi.responses import PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
 from soundstage.core.deps import PrincipalDep, SessionDep
 from soundstage.core.openapi import errors
-from soundstage.jobs.schemas import JobOut
+from soundstage.jobs.schemas import JobAccepted
 from soundstage.speech.stt import service
 from soundstage.speech.stt.schemas import SttRequest, SttResponse
 
@@ -20,12 +20,12 @@ router = APIRouter(tags=["Speech"])
 
 @router.post(
     "/speech/stt",
-    response_model=SttResponse,
+    response_model=SttResponse | JobAccepted,
     response_model_exclude_none=True,
     responses={
-        202: {
-            "model": JobOut,
-            "description": "With `Prefer: respond-async`: the job, still processing.",
+        200: {
+            "description": "The completed transcript (SttResponse); with `Prefer: "
+            "respond-async`, the accepted job (JobAccepted, `status: processing`).",
         },
         **errors(402, 409, 504),
     },
@@ -34,29 +34,26 @@ async def speech_to_text(
     body: SttRequest,
     request: Request,
     principal: PrincipalDep,
+    response: Response,
     prefer: Annotated[
         str | None,
         Header(
-            description="Beyond the spec, `respond-async` (RFC 7240): answer 202 with the job "
-            "at once instead of waiting (for long recordings); its end is announced by the "
-            "`job.completed` / `job.failed` webhook."
+            description="Beyond the spec, `respond-async` (RFC 7240): answer at once, as "
+            "every asynchronous operation does (200, `status: processing`, "
+            "`estimated_completion_ms`, `credits_reserved`), once the audio has been fetched "
+            "and measured (422 `audio_url`) and its price reserved (402); for recordings "
+            "longer than the synchronous wait. The end is announced by the `job.completed` / "
+            "`job.failed` webhook; the reservation is captured only if the transcript is made."
         ),
     ] = None,
-) -> SttResponse | JSONResponse:
+) -> SttResponse | JobAccepted:
     """Transcribe audio with punctuation; optionally word timestamps and speakers. Charged
     250 credits per minute of audio (per started second), only when the transcript is ready."""
     state = request.app.state
     if prefer is not None and "respond-async" in prefer.lower():
-
-        def submit() -> JobOut:
-            with state.db.session() as session:
-                return service.submit_async(session, state.settings, principal, body)
-
-        job = await run_in_threadpool(submit)
-        return JSONResponse(
-            job.model_dump(mode="json"),
-            status_code=202,
-            headers={"Preference-Applied": "respond-async"},
+        response.headers["Preference-Applied"] = "respond-async"
+        return await run_in_threadpool(
+            service.submit_async, state.db, state.settings, principal, body
         )
     return await service.transcribe(state.db, state.settings, principal, body)
 

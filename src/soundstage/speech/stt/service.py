@@ -12,14 +12,23 @@ from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.errors import Conflict, InvalidField
 from soundstage.core.principal import Principal
+from soundstage.credits import rates
+from soundstage.credits.rates import Operation
+from soundstage.jobs import inputs
 from soundstage.jobs import service as jobs
-from soundstage.jobs.schemas import JobOut
+from soundstage.jobs.schemas import JobAccepted
 from soundstage.speech.stt import cues
 from soundstage.speech.stt.schemas import SttRequest, SttResponse
-from soundstage.speech.stt.tasks import KIND
+from soundstage.speech.stt.tasks import KIND, OPERATION, PARAM
 from soundstage.speech.transcribers.base import whisper_language
 
 AUTO = "auto"
+# A rough estimate of an asynchronous transcription: seconds of work per second of audio on
+# two cores (whisper-base, int8), more when words are aligned or speakers found, and the
+# fixed cost of a job (a model load in a fresh worker).
+_REALTIME_FACTOR = 0.3
+_WORDS_OR_SPEAKERS_FACTOR = 0.2
+_OVERHEAD_MS = 5_000
 
 
 class TranscriptNotReady(Conflict):
@@ -51,13 +60,26 @@ async def transcribe(
 
 
 def submit_async(
-    session: Session, settings: Settings, principal: Principal, body: SttRequest
-) -> JobOut:
-    job = jobs.submit(
-        session, settings, principal, KIND, _job_request(body), credits_needed=0, is_async=True
-    )
-    session.flush()
-    return jobs.job_out(job, settings)
+    db: Database, settings: Settings, principal: Principal, body: SttRequest
+) -> JobAccepted:
+    """`Prefer: respond-async`: the audio fetched and measured now (422 naming `audio_url`),
+    its price reserved (402), the job accepted. Blocking: call it from a thread."""
+    request = _job_request(body)
+
+    def plan(fetched: list[inputs.Fetched]) -> inputs.Plan:
+        duration_ms = fetched[0].info.duration_ms
+        factor = _REALTIME_FACTOR
+        if body.timestamps or body.diarize:
+            factor += _WORDS_OR_SPEAKERS_FACTOR
+        return inputs.Plan(
+            request=request,
+            credits=rates.for_duration(Operation.STT, duration_ms),
+            estimated_completion_ms=round(_OVERHEAD_MS + factor * duration_ms),
+            duration_ms=duration_ms,
+        )
+
+    wanted = inputs.Wanted(body.audio_url, PARAM, settings.stt.max_duration_ms, OPERATION)
+    return inputs.submit(db, settings, principal, KIND, [wanted], plan)
 
 
 def subtitles(

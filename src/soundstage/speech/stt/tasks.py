@@ -11,6 +11,7 @@ from soundstage.core.audio import iter_decode, probe
 from soundstage.core.input_limits import check_input, within_duration
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
+from soundstage.jobs import inputs
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.speech import longform
 from soundstage.speech.speakers.diarize import Diarizer, SpeakerTurn, assign_speakers
@@ -18,7 +19,6 @@ from soundstage.speech.stt import cues
 from soundstage.speech.transcribers import sphinx
 from soundstage.speech.transcribers.base import Segment, Word, bcp47_language, whisper_language
 from soundstage.speech.transcribers.registry import get_transcriber
-from soundstage.storage import service as storage
 
 KIND = "stt"
 PARAM: Final = "audio_url"
@@ -32,9 +32,7 @@ _BLOCK_FRAMES: Final = 1 << 18
 @register(KIND)
 def transcribe_audio(ctx: JobContext) -> JobOutcome:
     request: dict[str, Any] = ctx.request
-    source = ctx.workdir / "input"
-    with ctx.db.read_session() as session:
-        storage.read_input(session, ctx.settings, request["audio_url"], source, param=PARAM)
+    source = inputs.path(ctx, 0, request["audio_url"], param=PARAM)
     info = probe(source, param=PARAM)
     limit_ms = ctx.settings.stt.max_duration_ms
     check_input(info, limit_ms, param=PARAM, operation=OPERATION)
