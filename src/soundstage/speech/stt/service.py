@@ -23,6 +23,8 @@ AUTO = "auto"
 
 
 class TranscriptNotReady(Conflict):
+    """The transcript is asked for before its job has completed."""
+
     code = "job_not_completed"
 
 
