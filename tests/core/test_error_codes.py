@@ -5,10 +5,10 @@ AST scan of src/ finds no code the register lacks, so the table cannot drift."""
 from __future__ import annotations
 
 import ast
+import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -28,13 +28,18 @@ def readme_table() -> str:
     return text.split(TABLE_START)[1].split(TABLE_END)[0].strip("\n") + "\n"
 
 
-def test_the_readme_table_is_the_generated_one() -> None:
-    printed = subprocess.run(
-        [sys.executable, "-m", "soundstage.cli", "errors", "--markdown"],
+def soundstage_errors(option: str) -> str:
+    """What `soundstage errors <option>` prints, run as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "soundstage.cli", "errors", option],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
+
+
+def test_the_readme_table_is_the_generated_one() -> None:
+    printed = soundstage_errors("--markdown")
     assert printed == markdown_table()
     assert readme_table() == printed, (
         "README.md's error table is stale: paste `soundstage errors --markdown` between "
@@ -165,14 +170,6 @@ def test_what_the_app_answers_is_in_the_register(client: TestClient, customer: C
         assert (response.status_code, error["code"]) in pairs, (response.status_code, error)
 
 
-def test_the_cli_prints_json_too(tmp_path: Path) -> None:
-    import json
-
-    printed = subprocess.run(
-        [sys.executable, "-m", "soundstage.cli", "errors", "--json"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    rows = json.loads(printed)
+def test_the_cli_prints_json_too() -> None:
+    rows = json.loads(soundstage_errors("--json"))
     assert [(r["status"], r["code"]) for r in rows] == [(c.status, c.code) for c in all_codes()]
