@@ -61,6 +61,10 @@ DESCRIPTION = """Voice, Audio, Studio and Talent Service API (v1).
 
 Authenticate with `Authorization: Bearer sk_sandbox_…` (sandbox) or `sk_live_…` (production).
 Errors share one envelope: `{"error": {"type", "code", "message", "param", "request_id"}}`.
+Every code is listed in the README (`soundstage errors --markdown` prints the table). A missing
+object is 404 `<resource>_not_found` (`param` names the id field); a URL no route serves is 404
+`route_not_found`. Every 401 carries an RFC 6750 `WWW-Authenticate: Bearer realm="soundstage"`
+challenge, with `error="invalid_token"` when the key sent was refused.
 """
 
 
