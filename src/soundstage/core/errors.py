@@ -247,7 +247,8 @@ class RateLimited(AppError):
 
 
 class ServiceUnavailable(AppError):
-    """A dependency (database, Redis) is down; retry after `Retry-After` seconds."""
+    """A dependency (database, Redis) is down, or a file the service renders on first
+    request (a voice preview, a demo) is not ready yet; retry after `Retry-After` seconds."""
 
     status = 503
     type = "api_error"
