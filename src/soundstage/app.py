@@ -27,7 +27,9 @@ from soundstage.core.errors import (
     InvalidField,
     MalformedRequest,
     MethodNotAllowed,
-    NotFound,
+    ParameterMissing,
+    ParameterUnknown,
+    RouteNotFound,
 )
 from soundstage.core.idempotency import IdempotencyMiddleware, IdempotencyStore
 from soundstage.core.middleware import GatewayMiddleware, RequestContextMiddleware
@@ -59,6 +61,10 @@ DESCRIPTION = """Voice, Audio, Studio and Talent Service API (v1).
 
 Authenticate with `Authorization: Bearer sk_sandbox_…` (sandbox) or `sk_live_…` (production).
 Errors share one envelope: `{"error": {"type", "code", "message", "param", "request_id"}}`.
+Every code is listed in the README (`soundstage errors --markdown` prints the table). A missing
+object is 404 `<resource>_not_found` (`param` names the id field); a URL no route serves is 404
+`route_not_found`. Every 401 carries an RFC 6750 `WWW-Authenticate: Bearer realm="soundstage"`
+challenge, with `error="invalid_token"` when the key sent was refused.
 """
 
 
@@ -159,8 +165,8 @@ def _install_error_handlers(app: FastAPI) -> None:
             # Raised while the body was read (over the size cap): FastAPI wraps it in a 400.
             error = exc.__cause__
         elif exc.status_code == 404:
-            error = NotFound(
-                f"Unrecognized request URL ({request.method} {request.url.path}).", code="not_found"
+            error = RouteNotFound(
+                f"Unrecognized request URL ({request.method} {request.url.path})."
             )
         elif exc.status_code == 405:
             allow = ", ".join(allowed_methods(request))
@@ -168,8 +174,8 @@ def _install_error_handlers(app: FastAPI) -> None:
                 f"{request.method} is not allowed on {request.url.path}; allowed: {allow}.",
                 headers={"Allow": allow},
             )
-        else:
-            error = AppError(str(exc.detail), status=exc.status_code, code="http_error")
+        else:  # Starlette's other HTTP errors are 400s: a body or form it cannot parse
+            error = MalformedRequest(str(exc.detail))
         return error_response(error, request.scope)
 
 
@@ -206,13 +212,13 @@ def validation_error(errors: Any) -> AppError:
     param = _param_name(loc[1:]) if loc[:1] in (("body",), ("query",), ("path",)) else None
     if loc[:1] == ("header",) and len(loc) > 1:
         param = str(loc[1]).title()
-    code = {"missing": "parameter_missing", "extra_forbidden": "parameter_unknown"}.get(
-        kind, "parameter_invalid"
+    error = {"missing": ParameterMissing, "extra_forbidden": ParameterUnknown}.get(
+        kind, InvalidField
     )
     message = first.get("msg", "Invalid value")
     if kind == "extra_forbidden":
         message = "Unknown field"
-    return InvalidField(f"{param}: {message}." if param else f"{message}.", param=param, code=code)
+    return error(f"{param}: {message}." if param else f"{message}.", param=param)
 
 
 def _param_name(parts: tuple[Any, ...]) -> str:

@@ -1,4 +1,5 @@
-"""`soundstage` command line: serve, migrate, accounts, keys, credits, buyers, catalog, demo."""
+"""`soundstage` command line: serve, migrate, accounts, keys, credits, buyers, catalog, demo,
+errors."""
 
 from __future__ import annotations
 
@@ -344,6 +345,26 @@ def _fail_import(error: CatalogInvalid) -> NoReturn:
         lines.append(f"  ... and {len(error.problems) - len(shown)} more")
     lines.append("Nothing was imported.")
     raise click.ClickException("\n".join(lines))
+
+
+@main.command("errors")
+@click.option(
+    "--markdown", "as_markdown", is_flag=True, help="Print the README's table (the default)."
+)
+@json_option
+def errors_command(as_markdown: bool, as_json: bool) -> None:
+    """Every error code the API can answer: status, type, code and meaning (the README's
+    table, generated from the AppError classes that declare them)."""
+    from soundstage.error_catalog import all_codes, markdown_table
+
+    if as_json and as_markdown:
+        raise click.UsageError("--markdown and --json exclude each other.")
+    codes = all_codes()
+    if as_json:
+        fields = ("status", "type", "code", "meaning")
+        click.echo(json.dumps([{k: getattr(row, k) for k in fields} for row in codes], indent=2))
+    else:
+        click.echo(markdown_table(codes), nl=False)
 
 
 @main.command()

@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 
 from soundstage.accounts import service as accounts
 from soundstage.core.db import Database
-from tests.conftest import Customer
+from tests.conftest import Customer, create_customer
 
 pytestmark = pytest.mark.services
 
@@ -96,3 +96,51 @@ def test_every_response_carries_a_request_id(client: TestClient, customer: Custo
         assert response.headers["Request-Id"].startswith("req_")
         ids.add(response.headers["Request-Id"])
     assert len(ids) == 4
+
+
+BEARER = 'Bearer realm="soundstage"'
+# Routes of different kinds: a GET of a record, a list, a POST with a body, an unknown path.
+ROUTES = [
+    ("GET", "/api/v1/credits"),
+    ("GET", "/api/v1/jobs/job_anything"),
+    ("POST", "/api/v1/speech/tts"),
+    ("GET", "/api/v1/nothing-here"),
+]
+
+
+@pytest.mark.parametrize(("method", "path"), ROUTES)
+def test_every_401_carries_a_bearer_challenge(
+    client: TestClient, db: Database, method: str, path: str
+) -> None:
+    """RFC 6750: no key (or another scheme) gets the plain challenge; a bearer key that is
+    refused gets `error="invalid_token"` (an empty one `invalid_request`)."""
+    revoked = create_customer(db)
+    with db.session() as session:
+        accounts.revoke_key(session, revoked.sandbox_key_id)
+    cases = [
+        ({}, "missing_api_key", None),
+        ({"Authorization": "Basic dXNlcjpwYXNz"}, "malformed_api_key", None),
+        ({"Authorization": "Bearer"}, "malformed_api_key", "invalid_request"),
+        ({"Authorization": "Bearer pk_test_123"}, "malformed_api_key", "invalid_token"),
+        ({"Authorization": "Bearer sk_live_" + "x" * 32}, "invalid_api_key", "invalid_token"),
+        (revoked.auth(), "api_key_revoked", "invalid_token"),
+    ]
+    for headers, code, bearer_error in cases:
+        response = client.request(method, path, headers=headers, json={})
+        error = assert_error(response, 401, code)
+        challenge = response.headers["WWW-Authenticate"]
+        if bearer_error is None:
+            assert challenge == BEARER, (headers, challenge)
+        else:
+            assert challenge.startswith(f'{BEARER}, error="{bearer_error}", error_description="')
+            assert error["message"] in challenge
+
+
+def test_openapi_documents_the_challenge_on_every_401(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    for path, item in schema["paths"].items():
+        if not path.startswith("/api/"):
+            continue
+        for method, operation in item.items():
+            headers = operation["responses"]["401"]["headers"]
+            assert "WWW-Authenticate" in headers, (method, path)

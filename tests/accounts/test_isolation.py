@@ -30,7 +30,7 @@ def test_another_accounts_object_is_404(
 ) -> None:
     tx = newest_transaction_id(client, customer)
     response = client.get(f"/api/v1/credits/ledger/{tx}", headers=other_customer.auth())
-    error = assert_error(response, 404, "resource_missing")
+    error = assert_error(response, 404, "credit_transaction_not_found")
     assert error["param"] == "transaction_id"
 
 
@@ -39,7 +39,7 @@ def test_the_other_environments_object_is_404(client: TestClient, customer: Cust
     assert_error(
         client.get(f"/api/v1/credits/ledger/{tx}", headers=customer.auth("production")),
         404,
-        "resource_missing",
+        "credit_transaction_not_found",
     )
 
 
@@ -50,7 +50,7 @@ def test_another_accounts_cursor_is_404(
     response = client.get(
         f"/api/v1/credits/ledger?starting_after={tx}", headers=other_customer.auth()
     )
-    error = assert_error(response, 404, "resource_missing")
+    error = assert_error(response, 404, "credit_transaction_not_found")
     assert error["param"] == "starting_after"
 
 

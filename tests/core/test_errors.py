@@ -17,7 +17,7 @@ pytestmark = pytest.mark.services
 
 def test_unknown_route_is_404_in_the_envelope(client: TestClient, customer: Customer) -> None:
     error = assert_error(
-        client.get("/api/v1/nothing-here", headers=customer.auth()), 404, "not_found"
+        client.get("/api/v1/nothing-here", headers=customer.auth()), 404, "route_not_found"
     )
     assert "/api/v1/nothing-here" in error["message"]
 

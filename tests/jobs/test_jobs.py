@@ -176,17 +176,17 @@ def test_listing_filters_and_isolation(
     )
 
     assert_error(
-        client.get(f"/api/v1/jobs/{done}", headers=other_customer.auth()), 404, "resource_missing"
+        client.get(f"/api/v1/jobs/{done}", headers=other_customer.auth()), 404, "job_not_found"
     )
     assert_error(
         client.get(f"/api/v1/jobs/{done}", headers=customer.auth("production")),
         404,
-        "resource_missing",
+        "job_not_found",
     )
     assert_error(
         client.post(f"/api/v1/jobs/{done}/cancel", headers=other_customer.auth()),
         404,
-        "resource_missing",
+        "job_not_found",
     )
     assert client.get("/api/v1/jobs", headers=other_customer.auth()).json()["data"] == []
 

@@ -140,7 +140,7 @@ def test_unknown_voices_and_engines_raise_typed_errors() -> None:
     for name in engine_names():
         with pytest.raises(UnknownVoice) as caught:
             get_engine(name).synthesize("Hello there.", "no-such-voice")
-        assert (caught.value.status, caught.value.code) == (422, "voice_not_found")
+        assert (caught.value.status, caught.value.code) == (422, "voice_unavailable")
         assert isinstance(caught.value, SynthesisFailed)
     with pytest.raises(EngineUnavailable) as unavailable:
         get_engine("no-such-engine")

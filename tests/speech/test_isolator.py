@@ -3,11 +3,13 @@ music or pink noise) through the real worker and model; stems scored against the
 
 from __future__ import annotations
 
+import io
 import math
 from typing import Any
 
 import numpy as np
 import pytest
+import soundfile
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
@@ -101,3 +103,38 @@ def test_no_speech_gives_near_silent_vocals_and_bad_input_is_422(
         assert_error(client.post(ISOLATOR, headers=customer.auth(), json=payload), status, code)
     balance = client.get("/api/v1/credits", headers=customer.auth()).json()
     assert (balance["balance"], balance["reserved"]) == (200 - math.ceil(5 * 750 / 60), 0)
+
+
+# (input rate, the stems' rate in MP3): MP3 holds the nine MPEG rates; other rates go to
+# 44.1 or 48 kHz, in their family. WAV and FLAC hold every rate.
+RATES = [
+    (16_000, 16_000),
+    (22_050, 22_050),
+    (44_100, 44_100),
+    (48_000, 48_000),
+    (88_200, 44_100),
+    (96_000, 48_000),
+]
+
+
+@pytest.mark.parametrize("fmt", ["wav", "mp3", "flac"])
+def test_stems_keep_the_input_rate_in_every_format(
+    client: TestClient, settings: Settings, files: FileServer, rich: Customer, fmt: str
+) -> None:
+    """Short speech-in-noise inputs at each rate: `sample_rate` in the answer, and both
+    stored stems read back (PyAV and libsndfile, two decoders) at that rate, the input's
+    whenever the format can hold it, for the input's whole length."""
+    for rate, mp3_rate in RATES:
+        made = mix(speech(1, rate), pink_noise(rate, seed=rate), rate)
+        url = files.put(f"rate-{rate}.wav", audio_bytes(made.mixture))
+        body = isolate(client, rich, url, format=fmt, return_background=True)
+        expected = mp3_rate if fmt == "mp3" else rate
+        assert body["sample_rate"] == expected, (fmt, rate, body)
+        for stem in ("vocals_url", "background_url"):
+            response = client.get(body[stem].removeprefix(settings.public_base_url))
+            assert response.status_code == 200
+            info = soundfile.info(io.BytesIO(response.content))
+            assert info.samplerate == expected, (fmt, rate, stem)
+            audio = download_audio(client, settings, body[stem])
+            assert audio.sample_rate == expected, (fmt, rate, stem)
+            assert abs(audio.frames - expected) <= 1, (fmt, rate, stem, audio.frames)

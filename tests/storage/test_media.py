@@ -134,12 +134,12 @@ def test_media_object_is_the_owners_only(
     assert_error(
         client.get(f"/api/v1/media/{media.id}", headers=other_customer.auth()),
         404,
-        "resource_missing",
+        "media_not_found",
     )
     assert_error(
         client.get(f"/api/v1/media/{media.id}", headers=customer.auth("production")),
         404,
-        "resource_missing",
+        "media_not_found",
     )
 
 

@@ -430,7 +430,7 @@ def test_another_accounts_booking_is_404(
     cursor = client.get(
         f"/api/v1/studios/bookings?starting_after={booking['id']}", headers=stranger.auth()
     )
-    assert assert_error(cursor, 404, "resource_missing")["param"] == "starting_after"
+    assert assert_error(cursor, 404, "booking_not_found")["param"] == "starting_after"
     assert client.get(url, headers=caller.auth()).json()["status"] == "confirmed"
 
 

@@ -212,7 +212,7 @@ def test_filter_bounds_inside_are_accepted(
 
 def test_an_unknown_cursor_is_404(client: TestClient, reader: Customer) -> None:
     response = client.get(f"{URL}?starting_after=studio_nowhere", headers=reader.auth())
-    assert assert_error(response, 404, "resource_missing")["param"] == "starting_after"
+    assert assert_error(response, 404, "studio_not_found")["param"] == "starting_after"
 
 
 def test_a_key_is_required(client: TestClient) -> None:

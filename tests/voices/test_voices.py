@@ -185,7 +185,7 @@ def test_cursor_pagination_walks_the_whole_catalog(client: TestClient, reader: C
     assert [v["voice_id"] for v in page["data"]] == english[2:4]
 
     response = client.get("/api/v1/voices?starting_after=voice_nobody", headers=reader.auth())
-    assert assert_error(response, 404, "resource_missing")["param"] == "starting_after"
+    assert assert_error(response, 404, "voice_not_found")["param"] == "starting_after"
 
 
 @pytest.mark.parametrize(("limit", "status"), [(0, 422), (1, 200), (100, 200), (101, 422)])

@@ -118,7 +118,7 @@ def test_deleting_an_endpoint(client: TestClient, customer: Customer, receiver: 
     assert response.json() == {"object": "webhook_endpoint", "id": endpoint_id, "deleted": True}
     for method in ("GET", "DELETE"):
         again = client.request(method, f"{ENDPOINTS}/{endpoint_id}", headers=customer.auth())
-        assert assert_error(again, 404, "resource_missing")["param"] == "endpoint_id"
+        assert assert_error(again, 404, "webhook_endpoint_not_found")["param"] == "endpoint_id"
     assert client.get(ENDPOINTS, headers=customer.auth()).json()["data"] == []
 
 
@@ -135,12 +135,12 @@ def test_another_accounts_or_environments_endpoint_is_404(
     for headers in (other_customer.auth(), customer.auth("production")):
         for method, path in paths:
             error = assert_error(
-                client.request(method, path, headers=headers), 404, "resource_missing"
+                client.request(method, path, headers=headers), 404, "webhook_endpoint_not_found"
             )
             assert error["param"] == "endpoint_id", (method, path)
         assert client.get(ENDPOINTS, headers=headers).json()["data"] == []
         cursor = client.get(f"{ENDPOINTS}?starting_after={endpoint_id}", headers=headers)
-        assert assert_error(cursor, 404, "resource_missing")["param"] == "starting_after"
+        assert assert_error(cursor, 404, "webhook_endpoint_not_found")["param"] == "starting_after"
     # Still there for its owner.
     assert client.get(f"{ENDPOINTS}/{endpoint_id}", headers=customer.auth()).status_code == 200
 

@@ -49,7 +49,7 @@ def test_another_accounts_or_environments_event_is_404(
     event_id = emit(db, customer, "dubbing.completed", {})
     for headers in (other_customer.auth(), customer.auth("production")):
         error = assert_error(
-            client.get(f"/api/v1/events/{event_id}", headers=headers), 404, "resource_missing"
+            client.get(f"/api/v1/events/{event_id}", headers=headers), 404, "event_not_found"
         )
         assert error["param"] == "event_id"
         assert client.get("/api/v1/events", headers=headers).json()["data"] == []
@@ -74,5 +74,5 @@ def test_a_delivery_is_found_only_under_its_own_endpoint(
             f"/api/v1/webhooks/endpoints/{endpoint_id}/deliveries/{delivery['id']}/retry",
             headers=owner.auth(),
         )
-        assert assert_error(response, 404, "resource_missing")["param"] == "delivery_id"
+        assert assert_error(response, 404, "webhook_delivery_not_found")["param"] == "delivery_id"
         assert deliveries(client, owner, endpoint_id) == [] or owner is customer

@@ -4,20 +4,25 @@ from soundstage.core.errors import Conflict, NotFound, PermissionDenied
 
 
 class AccountNotFound(NotFound):
+    """No such account (operator commands)."""
+
     code = "account_not_found"
 
 
 class ApiKeyNotFound(NotFound):
+    """No such API key (operator commands)."""
+
     code = "api_key_not_found"
 
 
 class BuyerNotVerified(PermissionDenied):
+    """Workforce discovery and licensing need a verified buyer account."""
+
     code = "buyer_not_verified"
 
 
-class SandboxOnly(PermissionDenied):
-    code = "sandbox_only"
-
-
 class VerificationStateConflict(Conflict):
+    """The buyer verification is not in a state that allows this (already verified, or
+    nothing pending to decide)."""
+
     code = "verification_state_conflict"

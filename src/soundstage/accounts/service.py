@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from soundstage.accounts import repository
 from soundstage.accounts.errors import AccountNotFound, ApiKeyNotFound
 from soundstage.config import ENVIRONMENTS, Environment
-from soundstage.core.errors import AuthenticationError
+from soundstage.core.errors import ApiKeyRevoked, InvalidApiKey, MalformedApiKey, MissingApiKey
 from soundstage.core.ids import new_id, random_token
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
@@ -74,28 +74,26 @@ def revoke_key(session: Session, key_id: str) -> ApiKey:
 
 
 def authenticate(session: Session, authorization: str | None) -> Principal:
-    """Resolve an `Authorization: Bearer sk_…` header to its principal, or raise 401."""
+    """Resolve an `Authorization: Bearer sk_…` header to its principal, or raise 401 (with
+    an RFC 6750 challenge: plain when no bearer key was sent, `invalid_token` when one was
+    and is refused)."""
     if not authorization:
-        raise AuthenticationError(
-            "No API key provided. Send `Authorization: Bearer <API_KEY>`.", code="missing_api_key"
-        )
+        raise MissingApiKey("No API key provided. Send `Authorization: Bearer <API_KEY>`.")
     scheme, _, secret = authorization.partition(" ")
     secret = secret.strip()
     if scheme.lower() != "bearer" or not secret:
-        raise AuthenticationError(
+        raise MalformedApiKey(
             "Malformed Authorization header. Send `Authorization: Bearer <API_KEY>`.",
-            code="malformed_api_key",
+            bearer_error=None if scheme.lower() != "bearer" else "invalid_request",
         )
     environment = next((env for env, p in KEY_PREFIXES.items() if secret.startswith(p)), None)
     if environment is None:
-        raise AuthenticationError(
-            "Malformed API key: keys start with sk_sandbox_ or sk_live_.", code="malformed_api_key"
-        )
+        raise MalformedApiKey("Malformed API key: keys start with sk_sandbox_ or sk_live_.")
     key = repository.get_key_by_hash(session, hash_secret(secret))
     if key is None or not hmac.compare_digest(key.secret_hash, hash_secret(secret)):
-        raise AuthenticationError("Invalid API key provided.", code="invalid_api_key")
+        raise InvalidApiKey("Invalid API key provided.")
     if key.environment != environment:  # cannot happen for keys we issued; refuse anyway
-        raise AuthenticationError("Invalid API key provided.", code="invalid_api_key")
+        raise InvalidApiKey("Invalid API key provided.")
     if key.revoked_at is not None:
-        raise AuthenticationError("This API key has been revoked.", code="api_key_revoked")
+        raise ApiKeyRevoked("This API key has been revoked.")
     return Principal(account_id=key.account_id, environment=environment, api_key_id=key.id)

@@ -58,7 +58,11 @@ def get_owned(session: Session, owner: Principal, agent_id: str) -> Agent:
 
 def list_owned(session: Session, owner: Principal, page: PageParams) -> tuple[list[Agent], bool]:
     return paginate(
-        session, repository.owned_query(owner.account_id, owner.environment), Agent, page
+        session,
+        repository.owned_query(owner.account_id, owner.environment),
+        Agent,
+        page,
+        AgentNotFound,
     )
 
 

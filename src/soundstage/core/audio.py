@@ -27,6 +27,8 @@ EncodeFormat = Literal["wav", "mp3", "flac"]
 
 DEFAULT_BLOCK_FRAMES: Final = 1 << 16
 MP3_SAMPLE_RATES: Final = (44_100, 48_000)
+# Every rate an MP3 can hold (MPEG-1, 2 and 2.5 layer III), for callers that keep the input's.
+MPEG_SAMPLE_RATES: Final = (8_000, 11_025, 12_000, 16_000, 22_050, 24_000, 32_000, 44_100, 48_000)
 MP3_BIT_RATE: Final = 192_000
 # libsndfile sets an MPEG-1 (32 kHz and up) CBR bitrate from a 0..1 "compression level" as
 # int(320 - level * 288) kb/s, which LAME rounds to the nearest legal rate.
@@ -201,7 +203,8 @@ def encode(
     bit_depth: Literal[16, 24] | None = None,
 ) -> EncodedInfo:
     """Write audio to path as WAV/FLAC (PCM, 16 or 24 bit, default 16) or MP3 (192 kb/s CBR,
-    44.1 or 48 kHz, mono or stereo: other rates are resampled, more channels downmixed).
+    44.1 or 48 kHz, mono or stereo: other rates are resampled, more channels downmixed; a
+    `sample_rate` may name any MPEG rate, see kept_rate(), below 32 kHz at up to 160 kb/s).
 
     The length is kept exactly: WAV/FLAC hold every frame, and the MP3's LAME tag tells
     FFmpeg/mpg123-based players to trim LAME's delay and padding (about 40 ms at 44.1 kHz
@@ -240,8 +243,8 @@ class FileEncoder:
         if fmt == "mp3":
             if bit_depth is not None:
                 raise ValueError("MP3 has no bit depth")
-            if sample_rate is not None and sample_rate not in MP3_SAMPLE_RATES:
-                raise ValueError(f"MP3 sample_rate must be one of {MP3_SAMPLE_RATES}")
+            if sample_rate is not None and sample_rate not in MPEG_SAMPLE_RATES:
+                raise ValueError(f"MP3 sample_rate must be one of {MPEG_SAMPLE_RATES}")
         elif bit_depth not in (None, 16, 24):
             raise ValueError("bit_depth must be 16 or 24")
         _check_target(sample_rate, None)
@@ -580,6 +583,16 @@ def _frames_of(audio: Audio) -> Iterator[AudioFrame]:
 
 
 # Writing
+
+
+def kept_rate(fmt: EncodeFormat, source_rate: int) -> int:
+    """The rate closest to keeping `source_rate` that a `fmt` file holds: the source's own
+    for WAV and FLAC (any rate), and for MP3 when it is one of the nine MPEG rates (8 to
+    48 kHz); any other rate goes to MP3 at 44.1 or 48 kHz, in its rate family (88.2 kHz ->
+    44.1 kHz, 96 kHz -> 48 kHz). Pass it as FileEncoder's `sample_rate`."""
+    if fmt != "mp3" or source_rate in MPEG_SAMPLE_RATES:
+        return source_rate
+    return _mp3_rate(source_rate)
 
 
 def _mp3_rate(source_rate: int) -> int:

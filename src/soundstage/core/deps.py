@@ -10,7 +10,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
 from soundstage.core.db import Database
-from soundstage.core.errors import AuthenticationError, PermissionDenied
+from soundstage.core.errors import MissingApiKey, SandboxOnly
 from soundstage.core.principal import Principal
 
 # Declared for the OpenAPI document; the gateway middleware has already checked the key.
@@ -38,7 +38,7 @@ async def current_principal(
 ) -> Principal:
     principal = getattr(request.state, "principal", None)
     if not isinstance(principal, Principal):
-        raise AuthenticationError("No API key provided.", code="missing_api_key")
+        raise MissingApiKey("No API key provided.")
     return principal
 
 
@@ -49,9 +49,7 @@ PrincipalDep = Annotated[Principal, Depends(current_principal)]
 async def sandbox_principal(principal: PrincipalDep) -> Principal:
     """Test helpers under /api/v1/sandbox/… answer only to sandbox keys."""
     if principal.environment != "sandbox":
-        raise PermissionDenied(
-            "This test helper is available to sandbox keys only.", code="sandbox_only"
-        )
+        raise SandboxOnly("This test helper is available to sandbox keys only.")
     return principal
 
 

@@ -66,14 +66,22 @@ _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 
 
 class UrlNotAllowed(InvalidField):
+    """An input URL that is not http(s), or whose host is a private, loopback, link-local
+    or metadata address (after DNS, on every redirect)."""
+
     code = "url_not_allowed"
 
 
 class MediaUnreachable(InvalidField):
+    """An input URL could not be fetched (the host does not resolve, the connection failed,
+    an HTTP error status, too many redirects, too slow)."""
+
     code = "media_unreachable"
 
 
 class MediaTooLarge(InvalidField):
+    """An input URL's body is over the fetch size cap."""
+
     code = "media_too_large"
 
 

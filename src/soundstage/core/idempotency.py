@@ -29,7 +29,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
-from soundstage.core.errors import AppError, IdempotencyError, InvalidField
+from soundstage.core.errors import (
+    AppError,
+    IdempotencyKeyInUse,
+    IdempotencyKeyReused,
+    InvalidField,
+)
 from soundstage.core.fingerprint import StreamedDigest, fingerprint_of
 from soundstage.core.ids import random_token
 from soundstage.core.responses import error_response
@@ -130,10 +135,8 @@ class IdempotencyStore:
                     existing = _find(session, api_key_id, key)
                     assert existing is not None
             if existing.fingerprint != fingerprint:
-                raise IdempotencyError(
+                raise IdempotencyKeyReused(
                     "This Idempotency-Key was used with a different request; use a new key.",
-                    status=422,
-                    code="idempotency_key_reused",
                     param="Idempotency-Key",
                 )
             if existing.status == "in_flight":
@@ -143,10 +146,8 @@ class IdempotencyStore:
                 ):
                     return Claim(existing.id, owner, resumed_job_id=existing.job_id)
                 wait = (lease_end - now).total_seconds() if lease_end else 1.0
-                raise IdempotencyError(
+                raise IdempotencyKeyInUse(
                     "A request with this Idempotency-Key is still being processed; retry later.",
-                    status=409,
-                    code="idempotency_key_in_use",
                     param="Idempotency-Key",
                     headers={"Retry-After": str(max(1, math.ceil(wait)))},
                 )

@@ -12,7 +12,7 @@ from soundstage.core.errors import ErrorEnvelope
 
 ERROR_DESCRIPTIONS = {
     400: "Malformed request (bad JSON)",
-    401: "Missing, malformed, unknown or revoked API key",
+    401: "Missing, malformed, unknown or revoked API key; `WWW-Authenticate: Bearer` says which",
     402: "Insufficient credits",
     403: "Forbidden (e.g. buyer not verified, sandbox-only helper)",
     404: "Unknown object, or not the caller's",
@@ -35,6 +35,15 @@ RESPONSE_HEADERS = {
     "RateLimit-Policy": {"description": 'The quota, e.g. `"api-key";q=100;w=60`.', **_STRING},
 }
 RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}}
+WWW_AUTHENTICATE = {
+    "WWW-Authenticate": {
+        "description": 'RFC 6750 challenge: `Bearer realm="soundstage"` when no key was sent; '
+        '`Bearer realm="soundstage", error="invalid_token", error_description="…"` when the '
+        'key sent is malformed, unknown or revoked (`error="invalid_request"` for an empty '
+        "`Bearer`).",
+        **_STRING,
+    }
+}
 IDEMPOTENCY_PARAMETER = {
     "name": "Idempotency-Key",
     "in": "header",
@@ -82,6 +91,8 @@ def _augment(method: str, operation: dict[str, Any], error_ref: dict[str, str]) 
         headers = dict(RESPONSE_HEADERS)
         if status in ("429", "503"):
             headers.update(RETRY_AFTER)
+        if status == "401":
+            headers.update(WWW_AUTHENTICATE)
         response["headers"] = headers
     if method == "post":
         operation.setdefault("parameters", []).append(IDEMPOTENCY_PARAMETER)

@@ -54,10 +54,15 @@ async def page_params(
 
 
 def paginate(
-    session: Session, stmt: Select[Any], model: type[M], params: PageParams
+    session: Session,
+    stmt: Select[Any],
+    model: type[M],
+    params: PageParams,
+    missing: type[NotFound],
 ) -> tuple[list[M], bool]:
     """Newest first, ordered by (created_at, id). `stmt` already carries the owner's filters,
-    so a cursor that is not the caller's is unknown (404), like any other id."""
+    so a cursor that is not the caller's is unknown: 404 `missing` (the listed resource's
+    `<resource>_not_found`) naming the cursor parameter, like any other id."""
     created = model.created_at  # type: ignore[attr-defined]
     ident = model.id  # type: ignore[attr-defined]
     cursor_id = params.starting_after or params.ending_before
@@ -65,7 +70,8 @@ def paginate(
         cursor = session.scalars(stmt.where(ident == cursor_id)).first()
         if cursor is None:
             param = "starting_after" if params.starting_after else "ending_before"
-            raise NotFound(f"No such object: {cursor_id}", param=param)
+            noun = missing.code.removesuffix("_not_found").replace("_", " ")
+            raise missing(f"No such {noun}: {cursor_id}", param=param)
         c_at, c_id = cursor.created_at, cursor.id
     if params.ending_before is not None:
         after = or_(created > c_at, and_(created == c_at, ident > c_id))

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from soundstage.core.errors import InsufficientCredits, NotFound
+from soundstage.core.errors import InsufficientCredits
 from soundstage.core.ids import new_id
 from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.credits import repository
-from soundstage.credits.errors import ReservationNotFound, SandboxBalanceLimit
+from soundstage.credits.errors import (
+    CreditTransactionNotFound,
+    ReservationNotFound,
+    SandboxBalanceLimit,
+)
 from soundstage.models import CreditBalance, CreditEntry, CreditReservation, CreditTransaction
 
 AVAILABLE, RESERVED, ISSUED, CONSUMED = "available", "reserved", "issued", "consumed"
@@ -198,7 +202,7 @@ def _settle(
 def _reservation(session: Session, reservation_id: str) -> CreditReservation:
     reservation = repository.get_reservation(session, reservation_id)
     if reservation is None:
-        raise ReservationNotFound(f"No such reservation: {reservation_id}")
+        raise ReservationNotFound(f"No such reservation: {reservation_id}", param="reservation_id")
     return reservation
 
 
@@ -209,7 +213,9 @@ def get_transaction(
         session, principal.account_id, principal.environment, transaction_id
     )
     if transaction is None:
-        raise NotFound(f"No such credit transaction: {transaction_id}", param="transaction_id")
+        raise CreditTransactionNotFound(
+            f"No such credit transaction: {transaction_id}", param="transaction_id"
+        )
     return transaction, repository.entries_of(session, [transaction.id])
 
 
@@ -217,7 +223,9 @@ def list_ledger(
     session: Session, principal: Principal, params: PageParams
 ) -> tuple[list[tuple[CreditTransaction, list[CreditEntry]]], bool]:
     query = repository.transactions_query(principal.account_id, principal.environment)
-    transactions, has_more = paginate(session, query, CreditTransaction, params)
+    transactions, has_more = paginate(
+        session, query, CreditTransaction, params, CreditTransactionNotFound
+    )
     entries = repository.entries_of(session, [t.id for t in transactions])
     by_tx: dict[str, list[CreditEntry]] = {t.id: [] for t in transactions}
     for entry in entries:

@@ -256,7 +256,7 @@ def list_jobs(
         query = query.where(Job.status == status)
     if kind is not None:
         query = query.where(Job.kind == kind)
-    return paginate(session, query, Job, page)
+    return paginate(session, query, Job, page, JobNotFound)
 
 
 def accepted(job: Job) -> JobAccepted:

@@ -26,7 +26,7 @@ from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.credits import service as credits
 from soundstage.jobs import repository, streams, workdirs
-from soundstage.jobs.errors import JobCancelled
+from soundstage.jobs.errors import JobCancelled, WorkerLost
 from soundstage.jobs.handlers import JobContext, JobKind, JobOutcome, get_kind, load_task_modules
 from soundstage.jobs.queue import get_queue
 from soundstage.jobs.service import emit_end
@@ -76,7 +76,7 @@ def run_job(env: WorkerEnvironment, job_id: str) -> None:
     kind = get_kind(job.kind)
     if job.attempts > jobs.max_attempts:
         lost = f"The job's worker stopped {jobs.max_attempts} times; it was not charged."
-        _fail(env, job, owner, kind, InternalError(lost, code="worker_lost"))
+        _fail(env, job, owner, kind, WorkerLost(lost))
         return
     if kind is None:
         _fail(env, job, owner, None, InternalError(f"No worker knows job kind {job.kind!r}."))

@@ -3,11 +3,19 @@
 from soundstage.core.errors import AppError, NotFound, PayloadTooLarge
 from soundstage.core.fetch import MediaUnreachable
 
-__all__ = ["MediaExpired", "MediaNotFound", "MediaUnreachable", "StorageQuotaExceeded"]
+__all__ = [
+    "InputMediaExpired",
+    "MediaExpired",
+    "MediaNotFound",
+    "MediaUnreachable",
+    "StorageQuotaExceeded",
+]
 
 
 class MediaNotFound(NotFound):
-    pass
+    """No such media (uploads and outputs), or its signed URL names another file."""
+
+    code = "media_not_found"
 
 
 class MediaExpired(AppError):
@@ -18,5 +26,14 @@ class MediaExpired(AppError):
     code = "media_expired"
 
 
+class InputMediaExpired(MediaUnreachable):
+    """An input URL (`audio_url`, …) points at this service's media that passed their
+    retention; `param` names the field."""
+
+    code = "media_expired"
+
+
 class StorageQuotaExceeded(PayloadTooLarge):
+    """Storing this would take the account past its storage quota."""
+
     code = "storage_quota_exceeded"

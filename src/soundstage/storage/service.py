@@ -22,6 +22,7 @@ from soundstage.models import MediaObject
 from soundstage.storage import repository, signing
 from soundstage.storage.backend import make_store
 from soundstage.storage.errors import (
+    InputMediaExpired,
     MediaExpired,
     MediaNotFound,
     MediaUnreachable,
@@ -225,7 +226,7 @@ def open_signed(
     signing.verify(settings, media_id, filename, raw_query)
     media = repository.get(session, media_id)
     if media is None or media.filename != filename:
-        raise MediaNotFound(f"No such media: {media_id}")
+        raise MediaNotFound(f"No such media: {media_id}", param="media_id")
     return _check_live(media)
 
 
@@ -305,9 +306,7 @@ def _signed_input(
     except (signing.InvalidMediaSignature, signing.MediaUrlExpired, MediaNotFound) as exc:
         raise MediaUnreachable(f"{param}: {exc.message}", param=param) from exc
     except MediaExpired as exc:
-        raise MediaUnreachable(
-            f"{param}: {exc.message}", param=param, code=MediaExpired.code
-        ) from exc
+        raise InputMediaExpired(f"{param}: {exc.message}", param=param) from exc
     return media
 
 

@@ -18,10 +18,14 @@ from soundstage.core.errors import PermissionDenied
 
 
 class InvalidMediaSignature(PermissionDenied):
+    """A signed media or demo URL whose signature does not match (tampered with)."""
+
     code = "invalid_signature"
 
 
 class MediaUrlExpired(PermissionDenied):
+    """A signed media or demo URL past its expiry (ask the API for a fresh one)."""
+
     code = "url_expired"
 
 

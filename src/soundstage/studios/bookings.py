@@ -29,10 +29,17 @@ from soundstage.studios.availability import (
     to_minute,
 )
 from soundstage.studios.errors import (
+    BelowMinimumHours,
     BookingNotCancellable,
     BookingNotFound,
-    InvalidBooking,
+    BookingTooLong,
+    EndBeforeStart,
+    NonexistentLocalTime,
+    OutsideOpeningHours,
+    RoomNotInStudio,
     SlotUnavailable,
+    StartInPast,
+    StudioClosed,
 )
 from soundstage.studios.schemas import BookingCancel, BookingCreate, BookingOut, BookingStatus
 from soundstage.studios.service import StudioDay, load_day, time_range
@@ -49,10 +56,9 @@ def book(
     studio_day = load_day(session, studio_id, request.date, now)
     room = next((r for r in studio_day.rooms if r.id == request.room_id), None)
     if room is None:
-        raise InvalidBooking(
+        raise RoomNotInStudio(
             f"Studio {studio_id} has no room {request.room_id}.",
             param="room_id",
-            code="room_not_in_studio",
         )
     start, end = _instants(studio_day, request, now)
     _check_fits(studio_day, room, start, end)
@@ -105,43 +111,37 @@ def _instants(studio_day: StudioDay, request: BookingCreate, now: datetime) -> t
     end_minute = clock_minute(request.end_time, midnight_end=True)
     if request.ends_next_day:
         if end_minute > start_minute or request.end_time == "24:00":
-            raise InvalidBooking(
+            raise BookingTooLong(
                 "With ends_next_day, end_time is on the next date and at most start_time "
                 "(a booking lasts 24 hours at most).",
                 param="end_time",
-                code="booking_too_long",
             )
         end_minute += DAY
     elif end_minute <= start_minute:
-        raise InvalidBooking(
+        raise EndBeforeStart(
             "end_time must be after start_time; to book past midnight set ends_next_day.",
             param="end_time",
-            code="end_before_start",
         )
     instants = []
     for param, minute in (("start_time", start_minute), ("end_time", end_minute)):
         moment = local_moment(studio_day.day, minute, studio_day.tz)
         if not exists_locally(moment):
-            raise InvalidBooking(
+            raise NonexistentLocalTime(
                 f"{param} does not exist on that date in {studio_day.studio.timezone} "
                 "(the clocks go forward).",
                 param=param,
-                code="nonexistent_local_time",
             )
         instants.append(to_minute(moment))
     if instants[0] * 60 < now.timestamp():
-        raise InvalidBooking(
-            "The booking must start in the future.", param="start_time", code="start_in_past"
-        )
+        raise StartInPast("The booking must start in the future.", param="start_time")
     return instants[0], instants[1]
 
 
 def _check_fits(studio_day: StudioDay, room: Room, start: int, end: int) -> None:
     if end - start < room.min_booking_hours * 60:
-        raise InvalidBooking(
+        raise BelowMinimumHours(
             f"Room {room.id} is booked for at least {room.min_booking_hours} hour(s).",
             param="end_time",
-            code="below_minimum_hours",
         )
     reach = studio_day.window.reach
     if containing(reach, start, end) is not None:
@@ -152,18 +152,16 @@ def _check_fits(studio_day: StudioDay, room: Room, start: int, end: int) -> None
     )
     closure = studio_day.closure
     if closure is not None and containing(reach, start, start + 1) is None:
-        raise InvalidBooking(
+        raise StudioClosed(
             f"The studio is closed on {studio_day.day}"
             f"{': ' + closure.reason if closure.reason else ''}.",
             param="date",
-            code="studio_closed",
         )
     inside = containing(reach, start, start + 1) is not None
-    raise InvalidBooking(
+    raise OutsideOpeningHours(
         f"The booking must be within opening hours; on {studio_day.day} they are "
         f"{opening or 'none (closed)'}.",
         param="end_time" if inside else "start_time",
-        code="outside_opening_hours",
     )
 
 
@@ -204,7 +202,7 @@ def list_bookings(
     query = repository.bookings_query(
         principal.account_id, principal.environment, status=status, studio_id=studio_id, now=now
     )
-    bookings, has_more = paginate(session, query, StudioBooking, page)
+    bookings, has_more = paginate(session, query, StudioBooking, page, BookingNotFound)
     return [booking_out(b, now) for b in bookings], has_more
 
 

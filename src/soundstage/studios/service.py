@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy.engine import Row
 from sqlalchemy.orm import Session
 
-from soundstage.core.errors import InvalidField, NotFound
+from soundstage.core.errors import InvalidField
 from soundstage.core.pagination import PageParams
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
@@ -35,7 +35,7 @@ from soundstage.studios.availability import (
 )
 from soundstage.studios.catalog import MAX_BUFFER_MINUTES as MAX_BUFFER
 from soundstage.studios.catalog import STUDIO_TYPES, WEEKDAYS
-from soundstage.studios.errors import InvalidBooking, StudioNotFound
+from soundstage.studios.errors import DateInPast, DateTooFar, StudioNotFound
 from soundstage.studios.places import place_key
 from soundstage.studios.repository import StudioFilters
 from soundstage.studios.schemas import (
@@ -75,7 +75,7 @@ def discover(
     if found is None:
         param = "starting_after" if page.starting_after else "ending_before"
         cursor = page.starting_after or page.ending_before
-        raise NotFound(f"No such studio: {cursor}", param=param)
+        raise StudioNotFound(f"No such studio: {cursor}", param=param)
     studios, has_more = found
     return [summary_out(studio) for studio in studios], has_more
 
@@ -140,17 +140,15 @@ def load_day(session: Session, studio_id: str, day: date, now: datetime) -> Stud
     tz = ZoneInfo(studio.timezone)
     today = now.astimezone(tz).date()
     if day < today:
-        raise InvalidBooking(
+        raise DateInPast(
             f"date {day} is in the past (today is {today} in {studio.timezone}).",
             param="date",
-            code="date_in_past",
         )
     if day > today + timedelta(days=BOOKING_HORIZON_DAYS):
-        raise InvalidBooking(
+        raise DateTooFar(
             f"date must be at most {BOOKING_HORIZON_DAYS} days ahead (until "
             f"{today + timedelta(days=BOOKING_HORIZON_DAYS)}).",
             param="date",
-            code="date_too_far",
         )
     hours = [
         WeeklySession(h.weekday, h.opens_minute, h.closes_minute)

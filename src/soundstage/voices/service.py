@@ -71,7 +71,7 @@ def list_voices(
     """Active voices, newest first, optionally of one language (a base tag takes in its
     regional variants) or gender."""
     query = repository.active_voices_query(language=language, gender=gender)
-    voices, has_more = paginate(session, query, Voice, page)
+    voices, has_more = paginate(session, query, Voice, page, VoiceNotFound)
     creators = _creators_of(session, voices)
     return [voice_out(settings, v, creators[v.creator_id]) for v in voices], has_more
 

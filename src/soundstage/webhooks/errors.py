@@ -12,19 +12,25 @@ __all__ = [
 
 
 class EndpointNotFound(NotFound):
-    """Unknown webhook endpoint, deleted, or another owner's (404 `resource_missing`)."""
+    """No such webhook endpoint (or it was deleted)."""
+
+    code = "webhook_endpoint_not_found"
 
 
 class EventNotFound(NotFound):
-    pass
+    """No such event."""
+
+    code = "event_not_found"
 
 
 class DeliveryNotFound(NotFound):
-    pass
+    """No such delivery of this event."""
+
+    code = "webhook_delivery_not_found"
 
 
 class EndpointDisabled(Conflict):
-    """A disabled endpoint receives nothing, not even a manual redelivery."""
+    """The webhook endpoint is disabled: it receives nothing, not even a manual redelivery."""
 
     code = "endpoint_disabled"
 

@@ -172,7 +172,7 @@ def list_endpoints(
     session: Session, principal: Principal, params: PageParams
 ) -> tuple[list[WebhookEndpoint], bool]:
     query = repository.endpoints_query(principal.account_id, principal.environment)
-    return paginate(session, query, WebhookEndpoint, params)
+    return paginate(session, query, WebhookEndpoint, params, EndpointNotFound)
 
 
 def delete_endpoint(session: Session, principal: Principal, endpoint_id: str) -> WebhookEndpoint:
@@ -238,7 +238,7 @@ def list_events(
     session: Session, principal: Principal, params: PageParams, type_: str | None
 ) -> tuple[list[Event], bool]:
     query = repository.events_query(principal.account_id, principal.environment, type_)
-    return paginate(session, query, Event, params)
+    return paginate(session, query, Event, params, EventNotFound)
 
 
 def payload_of(event: Event) -> bytes:
@@ -263,7 +263,7 @@ def list_deliveries(
     query = repository.deliveries_query(
         principal.account_id, principal.environment, endpoint.id, status
     )
-    deliveries, has_more = paginate(session, query, WebhookDelivery, params)
+    deliveries, has_more = paginate(session, query, WebhookDelivery, params, DeliveryNotFound)
     by_delivery: dict[str, list[WebhookDeliveryAttempt]] = {d.id: [] for d in deliveries}
     for attempt in repository.attempts_of(session, list(by_delivery)):
         by_delivery[attempt.delivery_id].append(attempt)

@@ -235,3 +235,23 @@ def test_voice_errors(client: TestClient, rich: Customer) -> None:
     assert_error(sing("voice_nobody"), 404, "voice_not_found")
     assert_error(sing("voice_es_lucia"), 422, "voice_not_supported")
     assert balance(client, rich) == (20_000, 0)
+
+
+def test_the_answer_and_the_job_state_the_license(client: TestClient, customer: Customer) -> None:
+    """The spec: "Generated music is licensed for commercial use under the caller's active
+    API plan terms", in a `license` field of the answer, of the job, and in the OpenAPI."""
+    expected = {
+        "type": "commercial",
+        "terms": "Generated music is licensed for commercial use under the caller's active "
+        "API plan terms.",
+    }
+    body = compose(client, customer, prompt="calm piano", duration_seconds=10, format="wav")
+    assert body["license"] == expected
+    job = client.get(f"/api/v1/jobs/{body['job_id']}", headers=customer.auth()).json()
+    assert (job["kind"], job["result"]["license"]) == ("music", expected)
+    schema = client.get("/openapi.json").json()
+    answer = schema["paths"]["/api/v1/creative/music"]["post"]["responses"]["200"]
+    ref = answer["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+    response_schema = schema["components"]["schemas"][ref]
+    assert "license" in response_schema["properties"]
+    assert "commercial use" in response_schema["properties"]["license"]["description"]

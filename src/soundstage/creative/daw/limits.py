@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from sqlalchemy.orm import Session
 
 from soundstage.config import Settings
-from soundstage.core.errors import InvalidField
+from soundstage.creative.daw.errors import ExportTooLarge, SessionTooLong
 from soundstage.creative.daw.schemas import DawExportRequest
 from soundstage.storage import service as storage
 
@@ -23,11 +23,10 @@ def clip_param(index: int, start_ms: int) -> str:
 def check_session_length(settings: Settings, end_ms: int, param: str) -> None:
     limit = settings.daw.max_session_ms
     if end_ms > limit:
-        raise InvalidField(
+        raise SessionTooLong(
             f"{param}: the session would last until {end_ms / 60_000:.2f} min (the end of its "
             f"last clip); an export lasts at most {limit / 60_000:g} min.",
             param=param,
-            code="session_too_long",
         )
 
 
@@ -44,13 +43,12 @@ def check_output_size(
     size = estimated_bytes(total_frames, channels, bit_depth, media)
     limit = settings.daw.max_output_bytes
     if size > limit:
-        raise InvalidField(
+        raise ExportTooLarge(
             f"tracks: the export would weigh about {size / 1024**2:,.0f} MiB (every stem lasts "
             f"the whole session{', twice with media embedded' if media == 'embedded' else ''}); "
             f"an export weighs at most {limit / 1024**2:,.0f} MiB. Export fewer tracks, a "
             "shorter session, bit_depth 16 or media `linked`.",
             param="tracks",
-            code="export_too_large",
         )
 
 
@@ -62,12 +60,11 @@ def check_request(session: Session, settings: Settings, body: DawExportRequest) 
     for index, track in enumerate(body.tracks):
         param = clip_param(index, track.start_ms)
         if track.start_ms >= settings.daw.max_session_ms:  # a clip lasts more than nothing
-            raise InvalidField(
+            raise SessionTooLong(
                 f"{param}: the clip starts at {track.start_ms / 60_000:.2f} min; the session "
                 f"(until the end of its last clip) lasts at most "
                 f"{settings.daw.max_session_ms / 60_000:g} min.",
                 param=param,
-                code="session_too_long",
             )
         known = storage.duration_of_own_media(session, settings, track.audio_url)
         end = track.start_ms + (known or 0)

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import BinaryIO, Final
 
-from soundstage.core.errors import InvalidField
 from soundstage.creative.daw.bento import BentoWriter
 from soundstage.creative.daw.bwf import plain_wave_header
+from soundstage.creative.daw.errors import OmfTooLarge
 from soundstage.creative.daw.session import Session, SessionTrack
 
 # Pro Tools and most OMF readers fail on files past 2 GiB (32-bit signed offsets).
@@ -300,11 +300,10 @@ def check_size(total_frames: int, channels: Sequence[int], bit_depth: int, media
     if media == "embedded":
         size += sum(total_frames * count * bit_depth // 8 + 64 for count in channels)
     if size > MAX_OMF_BYTES:
-        raise InvalidField(
+        raise OmfTooLarge(
             "format: an OMF file with this much embedded audio would pass 2 GiB, which Pro "
             "Tools and most OMF readers cannot open; use format `aaf`, or `media: linked`.",
             param="format",
-            code="omf_too_large",
         )
 
 

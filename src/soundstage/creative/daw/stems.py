@@ -19,6 +19,7 @@ from soundstage.core.audio import Samples, iter_decode
 from soundstage.core.errors import InvalidField
 from soundstage.core.input_limits import within_duration
 from soundstage.creative.daw.bwf import BroadcastInfo, BwfWriter, WaveLayout, max_frames
+from soundstage.creative.daw.errors import ExportTooLarge, StemTooLarge
 
 _BLOCK_FRAMES: Final = 1 << 17
 OPERATION: Final = "a DAW track"
@@ -66,22 +67,20 @@ def check_sizes(specs: Sequence[StemSpec], total_frames: int, bit_depth: int) ->
     for spec in specs:
         if total_frames > max_frames(spec.channels, bit_depth):
             size = total_frames * spec.channels * bit_depth // 8
-            raise InvalidField(
+            raise StemTooLarge(
                 f"{spec.param}.audio_url: its stem ({spec.channels} channels of {bit_depth}-bit "
                 f"audio for the whole session) would be {size / 1024**3:.2f} GiB; a WAVE file "
                 "holds at most 4 GiB. Ask for bit_depth 16, make the session shorter or split "
                 "the channels into several tracks.",
                 param=f"{spec.param}.audio_url",
-                code="stem_too_large",
             )
     total = sum(total_frames * spec.channels * bit_depth // 8 for spec in specs)
     if total > MAX_EXPORT_BYTES:
-        raise InvalidField(
+        raise ExportTooLarge(
             f"tracks: the stems would weigh {total / 1024**3:.1f} GiB together (every stem "
             f"lasts the whole session); an export holds at most "
             f"{MAX_EXPORT_BYTES // 1024**3} GiB. Export fewer tracks or a shorter session.",
             param="tracks",
-            code="export_too_large",
         )
 
 

@@ -12,6 +12,11 @@ MAX_PROMPT_CHARACTERS = 500
 MIN_SECONDS, MAX_SECONDS, DEFAULT_SECONDS = 10, 300, 30
 MAX_SEED = 2**32 - 1
 DEFAULT_SINGER = "voice_joe"
+# The spec: "Generated music is licensed for commercial use under the caller's active API
+# plan terms." Stated in every music result (the job's too).
+LICENSE_TERMS = (
+    "Generated music is licensed for commercial use under the caller's active API plan terms."
+)
 
 
 class MusicRequest(RequestModel):
@@ -78,6 +83,24 @@ class InstrumentOut(BaseModel):
     name: str
 
 
+class MusicLicense(BaseModel):
+    """The license of a generated piece."""
+
+    type: Literal["commercial"] = Field(
+        default="commercial", description="Commercial use is allowed."
+    )
+    terms: str = Field(
+        default=LICENSE_TERMS,
+        description="The terms, as the spec states them: licensed for commercial use under "
+        "the caller's active API plan terms.",
+    )
+
+
+def music_license() -> dict[str, str]:
+    """The `license` field of a music result."""
+    return MusicLicense().model_dump()
+
+
 class MusicResponse(BaseModel):
     object: Literal["job"] = "job"
     job_id: str
@@ -100,4 +123,10 @@ class MusicResponse(BaseModel):
         default=None,
         description="Only with `instrumental: false` (absent otherwise): the vocal stem alone, at "
         "its level in the mix.",
+    )
+    license: MusicLicense = Field(
+        default_factory=MusicLicense,
+        description='How the piece may be used: `{"type": "commercial", "terms": "Generated '
+        "music is licensed for commercial use under the caller's active API plan terms.\"}` "
+        "(also in the job's `result`).",
     )

@@ -11,6 +11,7 @@ from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.errors import InvalidField
 from soundstage.core.principal import Principal
+from soundstage.creative.music.errors import VoiceNotSupported
 from soundstage.creative.music.prompt import read_prompt
 from soundstage.creative.music.schemas import (
     DEFAULT_SINGER,
@@ -61,11 +62,10 @@ def _singer(db: Database, body: MusicRequest) -> dict[str, str]:
     with db.read_session() as session:
         voice = voices.get_active_voice(session, voice_id)
         if not voice.language.lower().startswith("en"):
-            raise InvalidField(
+            raise VoiceNotSupported(
                 f"voice_id: {voice_id} speaks {voice.language}; the lyrics are English, so "
                 "choose an English voice (GET /api/v1/voices?language=en).",
                 param="voice_id",
-                code="voice_not_supported",
             )
         return {
             "voice_id": voice.id,

@@ -7,6 +7,7 @@ from typing import Any
 
 from soundstage.creative.music.generator import Piece, Singer, generate
 from soundstage.creative.music.instruments import program_name
+from soundstage.creative.music.schemas import music_license
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
@@ -35,6 +36,7 @@ def generate_music(ctx: JobContext) -> JobOutcome:
         "duration_ms": duration_ms,
         **describe(piece, int(request["seed"])),
         "midi_url": _save_midi(ctx, piece),
+        "license": music_license(),
     }
     if piece.vocals is not None:
         result["vocals_url"], _ = ctx.save_audio(piece.vocals, f"vocals.{fmt}", fmt)

@@ -28,7 +28,7 @@ class UnknownConverter(AppError):
     """No voice converter has that name here."""
 
     status = 422
-    code = "converter_not_found"
+    code = "unknown_converter"
 
     def __init__(self, message: str, *, param: str | None = "mode") -> None:
         super().__init__(message, param=param)

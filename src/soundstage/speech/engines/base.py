@@ -82,9 +82,10 @@ class SynthesisFailed(AppError):
 
 
 class UnknownVoice(SynthesisFailed):
-    """The engine has no voice of that id."""
+    """The voice's speech engine has no such voice on this server (a catalog voice whose
+    engine voice is not installed)."""
 
-    code = "voice_not_found"
+    code = "voice_unavailable"
 
 
 def check_rate(rate: float) -> None:

@@ -23,6 +23,8 @@ async def isolate_voice(
 ) -> IsolationResponse:
     """Separate the voice from background music and noise. Charged 750 credits per minute of
     audio (per started second), only when the stems are ready; their signed URLs expire 24 h
-    after issue."""
+    after issue. The stems keep the input's sample rate in WAV and FLAC, and in MP3 when it
+    is an MPEG rate (8 to 48 kHz); otherwise MP3 stems are at 44.1 or 48 kHz: `sample_rate`
+    in the answer states it."""
     state = request.app.state
     return await service.isolate(state.db, state.settings, principal, body)

@@ -28,8 +28,14 @@ class IsolationResponse(BaseModel):
     background_url: str | None = Field(
         default=None,
         description="Only with `return_background: true` (absent otherwise): the rest of the "
-        "mixture. Both stems have the input's exact length, rate and channels, sample-aligned: "
-        "vocals + background = the input.",
+        "mixture. In WAV and FLAC both stems have the input's exact length, rate and "
+        "channels, sample-aligned: vocals + background = the input (MP3: see `sample_rate`; "
+        "at most 2 channels).",
     )
     duration_ms: int = Field(description="Duration of the input, and of each stem.")
+    sample_rate: int = Field(
+        description="The stems' sample rate: the input's, except in MP3 when the input's is "
+        "not one of the nine MPEG rates (8, 11.025, 12, 16, 22.05, 24, 32, 44.1, 48 kHz): "
+        "then 44.1 kHz for rates of the 44.1 kHz family (88.2, 176.4 kHz), else 48 kHz."
+    )
     credits_used: int

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import Any, Final
 
-from soundstage.core.audio import Audio, FileEncoder, iter_decode, probe
+from soundstage.core.audio import Audio, FileEncoder, iter_decode, kept_rate, probe
 from soundstage.core.input_limits import check_input, decoded_duration_ms
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
@@ -44,11 +44,15 @@ def isolate_voice(ctx: JobContext) -> JobOutcome:
         return iter_decode(source, block_frames=BLOCK_FRAMES, param=PARAM)
 
     fmt = request["format"]
+    # The stems keep the input's rate (the separator answers at it) wherever the format can
+    # hold it: every rate in WAV and FLAC, the nine MPEG rates (8 to 48 kHz) in MP3.
+    rate = kept_rate(fmt, info.sample_rate)
     names = ["vocals", "background"] if request["return_background"] else ["vocals"]
     paths = {name: ctx.workdir / f"{name}.{fmt}" for name in names}
     with ExitStack() as stack:
         encoders = {
-            name: stack.enter_context(FileEncoder(path, fmt)) for name, path in paths.items()
+            name: stack.enter_context(FileEncoder(path, fmt, sample_rate=rate))
+            for name, path in paths.items()
         }
         separations = get_separator().separate_blocks(
             blocks, progress=lambda done: ctx.progress(0.1 + 0.88 * done, "separating")
@@ -59,7 +63,10 @@ def isolate_voice(ctx: JobContext) -> JobOutcome:
                 encoders["background"].write(part.background)
         ctx.progress(0.98, "encoding")
         encoded = {name: encoder.close() for name, encoder in encoders.items()}
-    result: dict[str, Any] = {"duration_ms": duration_ms}
+    result: dict[str, Any] = {
+        "duration_ms": duration_ms,
+        "sample_rate": encoded["vocals"].sample_rate,
+    }
     for name, written in encoded.items():
         result[f"{name}_url"] = ctx.save_file(
             paths[name], written.content_type, written.duration_ms

@@ -32,6 +32,8 @@ _OVERHEAD_MS = 5_000
 
 
 class TranscriptNotReady(Conflict):
+    """The transcript is asked for before its job has completed."""
+
     code = "job_not_completed"
 
 

@@ -126,7 +126,7 @@ class UnknownModel(AppError):
     """No speech-to-text model has that name here."""
 
     status = 422
-    code = "model_not_found"
+    code = "unknown_model"
 
     def __init__(self, message: str, *, param: str | None = "model_id") -> None:
         super().__init__(message, param=param)

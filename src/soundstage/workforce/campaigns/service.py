@@ -71,7 +71,7 @@ def list_owned(
     stmt = repository.owned_query(buyer.account_id, buyer.environment)
     if status is not None:
         stmt = stmt.where(Campaign.status == status)
-    return paginate(session, stmt, Campaign, page)
+    return paginate(session, stmt, Campaign, page, CampaignNotFound)
 
 
 def close(session: Session, campaign: Campaign) -> Campaign:

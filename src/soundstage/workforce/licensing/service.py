@@ -127,14 +127,14 @@ def list_owned(
     creator_id: str | None,
 ) -> tuple[list[License], bool]:
     stmt = repository.owned_query(buyer.account_id, buyer.environment)
-    return paginate(session, _filtered(stmt, status, creator_id), License, page)
+    return paginate(session, _filtered(stmt, status, creator_id), License, page, LicenseNotFound)
 
 
 def list_addressed(
     session: Session, talent_account: Principal, page: PageParams, *, status: str | None
 ) -> tuple[list[License], bool]:
     stmt = repository.addressed_query(talent_account.account_id, talent_account.environment)
-    return paginate(session, _filtered(stmt, status, None), License, page)
+    return paginate(session, _filtered(stmt, status, None), License, page, LicenseNotFound)
 
 
 def _filtered(stmt: Any, status: str | None, creator_id: str | None) -> Any:

@@ -14,6 +14,7 @@ from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.models import License, LicensedMedia, TalentDemo
+from soundstage.workforce.errors import LicensedMediaNotFound
 from soundstage.workforce.media import repository
 from soundstage.workforce.media.schemas import LicensedMediaOut, LicenseTermsOut
 from soundstage.workforce.talent import demos
@@ -55,7 +56,7 @@ def list_held(
         stmt = stmt.where(License.creator_id == creator_id)
     if license_id is not None:
         stmt = stmt.where(License.id == license_id)
-    rows, has_more = paginate(session, stmt, LicensedMedia, page)
+    rows, has_more = paginate(session, stmt, LicensedMedia, page, LicensedMediaNotFound)
     licenses = repository.licenses_by_id(session, (r.license_id for r in rows))
     demo_rows = talent.demos_by_id(session, [r.demo_id for r in rows])
     return [

@@ -78,11 +78,13 @@ async def demo_file(
         with db.read_session() as session:
             demo = repository.get_demo(session, demo_id)
             if demo is None or filename(demo) != name:
-                raise DemoNotFound(f"No such demo: {demo_id}")
+                raise DemoNotFound(f"No such demo: {demo_id}", param="demo_id")
             try:
                 voice = voices.get_active_voice(session, demo.voice_id)
             except VoiceNotFound as exc:
-                raise DemoNotFound(f"The demo {demo_id} is no longer available.") from exc
+                raise DemoNotFound(
+                    f"The demo {demo_id} is no longer available.", param="demo_id"
+                ) from exc
             return demo_path(settings, demo, voice)
 
     path = await run_in_threadpool(expected)

@@ -92,7 +92,9 @@ def discover(
     session: Session, settings: Settings, page: PageParams, filters: TalentFilters
 ) -> tuple[list[CreatorOut], bool]:
     """Creators matching the filters, newest first, cursor-paginated."""
-    creators, has_more = paginate(session, repository.creators_query(filters), Creator, page)
+    creators, has_more = paginate(
+        session, repository.creators_query(filters), Creator, page, CreatorNotFound
+    )
     return creators_out(session, settings, creators), has_more
 
 
