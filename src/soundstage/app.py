@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
@@ -31,6 +31,7 @@ from soundstage.core.errors import (
 )
 from soundstage.core.idempotency import IdempotencyMiddleware, IdempotencyStore
 from soundstage.core.middleware import GatewayMiddleware, RequestContextMiddleware
+from soundstage.core.params import refuse_unknown_parameters
 from soundstage.core.principal import Principal
 from soundstage.core.ratelimit import RateLimiter
 from soundstage.core.responses import error_response
@@ -72,7 +73,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         db.dispose()
 
     app = FastAPI(
-        title="Soundstage API", version=__version__, description=DESCRIPTION, lifespan=lifespan
+        title="Soundstage API",
+        version=__version__,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        # Every route, before its own parameters: a query parameter it does not take is 422.
+        dependencies=[Depends(refuse_unknown_parameters)],
     )
     app.state.settings = settings
     app.state.db = db

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import unicodedata
-from datetime import datetime
 from typing import Any, Literal, get_args
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from soundstage.core.timeutil import Timestamp
 
 # Every event type the service emits. `emit` refuses any other, so that what an endpoint
 # can subscribe to and what is sent never drift apart: a new event starts here.
@@ -99,7 +100,7 @@ class WebhookEndpointOut(BaseModel):
     disabled_reason: Literal["gone", "failing"] | None = Field(
         description="`gone`: the endpoint answered 410; `failing`: deliveries kept failing."
     )
-    created_at: datetime
+    created_at: Timestamp
 
 
 class WebhookEndpointCreated(WebhookEndpointOut):
@@ -119,7 +120,7 @@ class EventOut(BaseModel):
     id: str = Field(description="Also the `webhook-id` of every delivery of this event.")
     type: str
     data: dict[str, Any]
-    created_at: datetime
+    created_at: Timestamp
 
 
 class DeliveryAttemptOut(BaseModel):
@@ -127,7 +128,7 @@ class DeliveryAttemptOut(BaseModel):
     status_code: int | None = Field(description="The receiver's HTTP status, if it answered.")
     error: str | None = Field(description="Why the attempt failed without a usable answer.")
     duration_ms: int
-    attempted_at: datetime
+    attempted_at: Timestamp
 
 
 class WebhookDeliveryOut(BaseModel):
@@ -138,7 +139,7 @@ class WebhookDeliveryOut(BaseModel):
     event_type: str
     status: DeliveryStatus
     attempt_count: int
-    next_attempt_at: datetime | None = Field(description="When a pending delivery is retried.")
+    next_attempt_at: Timestamp | None = Field(description="When a pending delivery is retried.")
     attempts: list[DeliveryAttemptOut] = Field(description="Every attempt, oldest first.")
-    created_at: datetime
-    updated_at: datetime
+    created_at: Timestamp
+    updated_at: Timestamp

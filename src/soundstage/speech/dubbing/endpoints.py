@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request
 
 from soundstage.core.deps import PrincipalDep, SessionDep
 from soundstage.core.openapi import errors
+from soundstage.core.pagination import PageDep, paginate_items
 from soundstage.speech.dubbing import service
 from soundstage.speech.dubbing.schemas import DubbingRequest, DubbingResponse, LanguagePairList
 
@@ -26,7 +27,11 @@ async def dub(body: DubbingRequest, request: Request, principal: PrincipalDep) -
 
 
 @router.get("/speech/dubbing/languages", response_model=LanguagePairList)
-def dubbing_languages(session: SessionDep, principal: PrincipalDep) -> LanguagePairList:
+def dubbing_languages(
+    session: SessionDep, principal: PrincipalDep, page: PageDep
+) -> LanguagePairList:
     """Beyond the spec: every (source, target) pair dubbing supports here, with the engine
-    that translates it, any pivot language, and how many target voices there are."""
-    return LanguagePairList(data=service.language_pairs(session))
+    that translates it, any pivot language, and how many target voices there are; paged
+    like every list (the cursors take a pair's `id`)."""
+    pairs, has_more = paginate_items(service.language_pairs(session), page, lambda p: p.id)
+    return LanguagePairList(data=pairs, has_more=has_more)
