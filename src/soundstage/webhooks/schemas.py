@@ -6,8 +6,9 @@ import unicodedata
 from typing import Any, Literal, get_args
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
+from soundstage.core.schemas import RequestModel
 from soundstage.core.timeutil import Timestamp
 
 # Every event type the service emits. `emit` refuses any other, so that what an endpoint
@@ -38,8 +39,7 @@ def _has_control_characters(value: str) -> bool:
     return any(unicodedata.category(char) == "Cc" for char in value)
 
 
-class WebhookEndpointCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class WebhookEndpointCreate(RequestModel):
 
     url: str = Field(
         min_length=1,
