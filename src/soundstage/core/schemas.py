@@ -4,7 +4,7 @@ text) and the shared field types: media URLs and strict calendar dates."""
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, datetime
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
@@ -69,6 +69,8 @@ _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
 
 
 def _calendar_date(value: Any) -> date:
+    if isinstance(value, date) and not isinstance(value, datetime):
+        return value  # from code (catalog builders); JSON gives strings
     if isinstance(value, str) and _DATE.fullmatch(value):
         try:
             return date.fromisoformat(value)
