@@ -60,6 +60,14 @@ DESCRIPTION = """Voice, Audio, Studio and Talent Service API (v1).
 
 Authenticate with `Authorization: Bearer sk_sandbox_…` (sandbox) or `sk_live_…` (production).
 Errors share one envelope: `{"error": {"type", "code", "message", "param", "request_id"}}`.
+
+Parameters: a query parameter, JSON field or form part an endpoint does not take is 422
+`parameter_unknown` (signed media URLs excepted: their query is the credential). Bodies are
+strict: a string is never a number or a boolean, a number never a string (an integer is a valid
+number). Query booleans are exactly `true` / `false`; query integers are decimal digits.
+Lists answer `{"object": "list", "data": [...], "has_more": bool}` and take `limit`,
+`starting_after`, `ending_before`. Every instant is RFC 3339 UTC with milliseconds:
+`2026-11-23T10:00:00.000Z`.
 """
 
 

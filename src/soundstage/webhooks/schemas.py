@@ -40,7 +40,6 @@ def _has_control_characters(value: str) -> bool:
 
 
 class WebhookEndpointCreate(RequestModel):
-
     url: str = Field(
         min_length=1,
         max_length=2048,
