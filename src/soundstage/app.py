@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
@@ -33,6 +33,7 @@ from soundstage.core.errors import (
 )
 from soundstage.core.idempotency import IdempotencyMiddleware, IdempotencyStore
 from soundstage.core.middleware import GatewayMiddleware, RequestContextMiddleware
+from soundstage.core.params import refuse_unknown_parameters
 from soundstage.core.principal import Principal
 from soundstage.core.ratelimit import RateLimiter
 from soundstage.core.responses import error_response
@@ -65,6 +66,14 @@ Every code is listed in the README (`soundstage errors --markdown` prints the ta
 object is 404 `<resource>_not_found` (`param` names the id field); a URL no route serves is 404
 `route_not_found`. Every 401 carries an RFC 6750 `WWW-Authenticate: Bearer realm="soundstage"`
 challenge, with `error="invalid_token"` when the key sent was refused.
+
+Parameters: a query parameter, JSON field or form part an endpoint does not take is 422
+`parameter_unknown` (signed media URLs excepted: their query is the credential). Bodies are
+strict: a string is never a number or a boolean, a number never a string (an integer is a valid
+number). Query booleans are exactly `true` / `false`; query integers are decimal digits.
+Lists answer `{"object": "list", "data": [...], "has_more": bool}` and take `limit`,
+`starting_after`, `ending_before`. Every instant is RFC 3339 UTC with milliseconds:
+`2026-11-23T10:00:00.000Z`.
 """
 
 
@@ -78,7 +87,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         db.dispose()
 
     app = FastAPI(
-        title="Soundstage API", version=__version__, description=DESCRIPTION, lifespan=lifespan
+        title="Soundstage API",
+        version=__version__,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        # Every route, before its own parameters: a query parameter it does not take is 422.
+        dependencies=[Depends(refuse_unknown_parameters)],
     )
     app.state.settings = settings
     app.state.db = db

@@ -178,9 +178,12 @@ def test_upload_of_a_text_file_is_422(client: TestClient, customer: Customer) ->
 
 
 def test_upload_needs_a_file(client: TestClient, customer: Customer) -> None:
-    response = client.post("/api/v1/uploads", headers=customer.auth(), data={"other": "x"})
+    response = client.post("/api/v1/uploads", headers=customer.auth(), data={"file": ""})
     error = assert_error(response, 422, "parameter_missing")
     assert error["param"] == "file"
+    # A part the endpoint does not take is refused, as an unknown JSON field is.
+    response = client.post("/api/v1/uploads", headers=customer.auth(), data={"other": "x"})
+    assert assert_error(response, 422, "parameter_unknown")["param"] == "other"
 
 
 def test_upload_over_the_cap_is_413(settings: Settings, customer: Customer) -> None:

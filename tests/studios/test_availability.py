@@ -83,8 +83,11 @@ def test_hours_less_a_booking_and_its_buffer(
     assert first["start_times"] == quarter_hours("09:00", "09:30") + quarter_hours("14:30", "16:00")
     assert spans(second["free"]) == [("09:00", "18:00", False)]
     assert second["start_times"] == quarter_hours("09:00", "17:00")
-    offset = ZoneInfo("America/New_York").utcoffset(datetime(day.year, day.month, day.day, 12))
-    assert datetime.fromisoformat(first["free"][1]["start"]).utcoffset() == offset
+    # The instant is UTC (`Z`); in the studio's zone it is the local start time.
+    start = first["free"][1]["start"]
+    assert start.endswith("Z")
+    local = datetime.fromisoformat(start).astimezone(ZoneInfo("America/New_York"))
+    assert (local.date(), local.strftime("%H:%M")) == (day, "14:30")
 
 
 def test_a_closure_closes_the_date(
@@ -126,8 +129,10 @@ def test_times_are_the_studios_local_times(
     day = days_ahead(timezone, 4)
     body = availability(client, caller, spec.id, day)
     opening = body["opening_hours"][0]
-    assert opening["start"] == f"{day}T09:00:00{offset}"
-    assert opening["end"] == f"{day}T18:00:00{offset}"
+    for key, clock in (("start", "09:00"), ("end", "18:00")):
+        assert opening[key].endswith("Z")  # an instant, in UTC
+        moment = datetime.fromisoformat(opening[key]).astimezone(ZoneInfo(timezone))
+        assert moment.isoformat() == f"{day}T{clock}:00{offset}"
     # A booking at 09:00 local starts at 09:00 local, whatever the server's zone.
     booking = book(
         client, caller, spec.id, date=day, start_time="09:00", end_time="11:00",
@@ -208,7 +213,9 @@ def test_the_past_is_not_free(
     now = utcnow().astimezone(ZoneInfo(timezone))
     body = availability(client, caller, spec.id, local_today(timezone))
     first_start = body["rooms"][1]["start_times"][0]
-    first_free = datetime.fromisoformat(body["rooms"][1]["free"][0]["start"])
+    first_free = datetime.fromisoformat(body["rooms"][1]["free"][0]["start"]).astimezone(
+        ZoneInfo(timezone)
+    )
     assert now <= first_free < now + timedelta(minutes=15)
     assert first_start == first_free.strftime("%H:%M")
     assert first_free.minute % 15 == 0

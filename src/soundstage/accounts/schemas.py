@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from datetime import datetime
 from typing import Literal
 
 import pycountry
 from pydantic import BaseModel, EmailStr, Field, field_validator
 
 from soundstage.core.schemas import RequestModel
+from soundstage.core.timeutil import Timestamp
 
 VerificationStatus = Literal["unverified", "pending", "verified", "rejected"]
 _TAX_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ./-]*$")
@@ -58,7 +58,7 @@ class BuyerVerificationOut(BaseModel):
     country: str | None
     contact_email: str | None
     tax_id: str | None
-    submitted_at: datetime | None
-    verified_at: datetime | None
-    rejected_at: datetime | None
-    updated_at: datetime | None
+    submitted_at: Timestamp | None
+    verified_at: Timestamp | None
+    rejected_at: Timestamp | None
+    updated_at: Timestamp | None

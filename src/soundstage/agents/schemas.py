@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
 from soundstage.core.schemas import RequestModel
+from soundstage.core.timeutil import Timestamp
 from soundstage.workforce.vocabulary import LanguageTag
 
 _LANGUAGE = (
@@ -55,8 +55,8 @@ class AgentOut(BaseModel):
     language: str
     greeting: str
     instructions: str
-    created_at: datetime
-    updated_at: datetime
+    created_at: Timestamp
+    updated_at: Timestamp
 
 
 class AgentDeleted(BaseModel):

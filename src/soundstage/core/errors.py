@@ -40,7 +40,8 @@ class AppError(Exception):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if cls.__dict__.get("code"):
+        # The service's own codes only: a class a test or a plugin defines is not the API's.
+        if cls.__dict__.get("code") and cls.__module__.startswith("soundstage."):
             _DECLARED.append(cls)
 
     def __init__(

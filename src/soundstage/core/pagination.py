@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from fastapi import Query
+from fastapi import Depends, Query
 from pydantic import BaseModel
 from sqlalchemy import Select, and_, or_
 from sqlalchemy.orm import Session
 
 from soundstage.core.errors import InvalidField, NotFound
+from soundstage.core.params import QueryInt
 
 T = TypeVar("T")
 M = TypeVar("M")
@@ -30,7 +32,7 @@ class PageParams:
 
 
 async def page_params(
-    limit: Annotated[int, Query(ge=1, le=100, description="Page size, 1 to 100.")] = 20,
+    limit: Annotated[QueryInt, Query(ge=1, le=100, description="Page size, 1 to 100.")] = 20,
     starting_after: Annotated[
         str | None,
         Query(
@@ -51,6 +53,9 @@ async def page_params(
     if starting_after is not None and ending_before is not None:
         raise InvalidField("Pass starting_after or ending_before, not both.", param="ending_before")
     return PageParams(limit, starting_after, ending_before)
+
+
+PageDep = Annotated[PageParams, Depends(page_params)]
 
 
 def paginate(
@@ -88,3 +93,22 @@ def paginate(
         session.scalars(stmt.order_by(created.desc(), ident.desc()).limit(params.limit + 1))
     )
     return rows[: params.limit], len(rows) > params.limit
+
+
+def paginate_items(
+    items: Sequence[M], params: PageParams, key: Callable[[M], str], missing: type[NotFound]
+) -> tuple[list[M], bool]:
+    """A list that is not a table (a fixed catalog) paged like one: in its own order, the
+    cursors being the `key` of an item (`missing`, a 404, for a key it does not hold)."""
+    keys = [key(item) for item in items]
+    cursor_id = params.starting_after or params.ending_before
+    if cursor_id is not None and cursor_id not in keys:
+        param = "starting_after" if params.starting_after else "ending_before"
+        raise missing(f"No such object: {cursor_id}", param=param)
+    if params.ending_before is not None:
+        end = keys.index(params.ending_before)
+        start = max(0, end - params.limit)
+        return list(items[start:end]), start > 0
+    start = keys.index(params.starting_after) + 1 if params.starting_after is not None else 0
+    end = start + params.limit
+    return list(items[start:end]), end < len(items)

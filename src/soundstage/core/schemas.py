@@ -1,10 +1,10 @@
-"""Base of request bodies (unknown fields refused, whitespace trimmed, no NUL in text) and the
-shared field types: media URLs and strict calendar dates."""
+"""Base of request bodies (unknown fields refused, strict types, whitespace trimmed, no NUL in
+text) and the shared field types: media URLs and strict calendar dates."""
 
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, datetime
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
@@ -20,7 +20,13 @@ from pydantic import (
 
 
 class RequestModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    """Strict types, one rule for every body: a value must already be of the field's JSON
+    type. A string is never a number or a boolean (`"1.5"`, `"yes"`, `"48000"` are 422), a
+    number never a string, a boolean never a number; an integer is a valid number (`"speed":
+    1`), but a fraction is never an integer (`48000.0`). Enumerations are JSON strings
+    (Literal fields) and dates the `CalendarDate` string."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, strict=True)
 
     @field_validator("*", mode="after")
     @classmethod
@@ -63,6 +69,8 @@ _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
 
 
 def _calendar_date(value: Any) -> date:
+    if isinstance(value, date) and not isinstance(value, datetime):
+        return value  # from code (catalog builders); JSON gives strings
     if isinstance(value, str) and _DATE.fullmatch(value):
         try:
             return date.fromisoformat(value)

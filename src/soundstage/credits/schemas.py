@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from soundstage.core.schemas import RequestModel
+from soundstage.core.timeutil import Timestamp
 
 
 class CreditBalanceOut(BaseModel):
@@ -17,7 +17,7 @@ class CreditBalanceOut(BaseModel):
     reserved: int = Field(
         description="Credits held by running jobs; captured or returned when they end."
     )
-    updated_at: datetime
+    updated_at: Timestamp
 
 
 class LedgerEntryOut(BaseModel):
@@ -37,7 +37,7 @@ class CreditTransactionOut(BaseModel):
     reservation_id: str | None
     description: str | None
     entries: list[LedgerEntryOut]
-    created_at: datetime
+    created_at: Timestamp
 
 
 class SandboxTopUp(RequestModel):

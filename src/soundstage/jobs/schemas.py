@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
+
+from soundstage.core.timeutil import Timestamp
 
 JobStatus = Literal["queued", "processing", "completed", "failed", "cancelled"]
 
@@ -31,7 +32,7 @@ class JobOut(BaseModel):
         description="The operation's fields (e.g. output_url, duration_ms) once completed; "
         "media URLs are signed afresh on every read and expire 24 h later."
     )
-    outputs_expire_at: datetime | None = Field(
+    outputs_expire_at: Timestamp | None = Field(
         default=None,
         description="When the first of the media in `result` expires (the storage retention, "
         "30 days by default): from then on its URLs answer 410 `media_expired`. Null when "
@@ -42,9 +43,9 @@ class JobOut(BaseModel):
     credits_used: int | None = Field(description="Charged on completion only; 0 otherwise.")
     estimated_completion_ms: int | None
     attempts: int
-    created_at: datetime
-    started_at: datetime | None
-    completed_at: datetime | None
+    created_at: Timestamp
+    started_at: Timestamp | None
+    completed_at: Timestamp | None
 
 
 class JobAccepted(BaseModel):
@@ -73,4 +74,4 @@ class JobAccepted(BaseModel):
         "`reserved`): captured on completion (the charge, at most this), released on failure "
         "or cancellation."
     )
-    created_at: datetime
+    created_at: Timestamp

@@ -13,6 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from soundstage.config import Settings
 from soundstage.core.deps import PrincipalDep, SessionDep
 from soundstage.core.openapi import errors
+from soundstage.core.params import raw_query
 from soundstage.models import MediaObject
 from soundstage.storage import service
 from soundstage.storage.schemas import MediaOut
@@ -89,6 +90,7 @@ def get_media(
         **errors(403, 404, 410),
     },
 )
+@raw_query
 def download_media(media_id: str, filename: str, request: Request) -> FileResponse:
     """A signed media URL (no API key: the signature is the credential). Tampered or expired
     URLs are 403; media past their retention (`expires_at`) are 410 `media_expired`."""

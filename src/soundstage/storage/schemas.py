@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field
+
+from soundstage.core.timeutil import Timestamp
 
 
 class MediaOut(BaseModel):
@@ -22,9 +23,9 @@ class MediaOut(BaseModel):
     url: str = Field(
         description="Signed URL; usable as audio_url / media_url; expires 24 h after issue."
     )
-    url_expires_at: datetime
-    created_at: datetime
-    expires_at: datetime = Field(
+    url_expires_at: Timestamp
+    created_at: Timestamp
+    expires_at: Timestamp = Field(
         description="When the media expire (created_at + the storage retention, 30 days by "
         "default): from then on their URLs answer 410 `media_expired` and their bytes are "
         "deleted, which frees the account's storage quota."

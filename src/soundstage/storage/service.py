@@ -17,7 +17,7 @@ from soundstage.core import fetch
 from soundstage.core.db import Database, after_commit, after_rollback
 from soundstage.core.ids import new_id
 from soundstage.core.principal import Principal
-from soundstage.core.timeutil import utcnow
+from soundstage.core.timeutil import rfc3339, utcnow
 from soundstage.models import MediaObject
 from soundstage.storage import repository, signing
 from soundstage.storage.backend import make_store
@@ -107,7 +107,7 @@ def storage_used(session: Session, principal: Principal) -> int:
 def _check_live(media: MediaObject) -> MediaObject:
     if media.deleted_at is not None or media.expires_at <= utcnow():
         raise MediaExpired(
-            f"The media {media.id} expired at {media.expires_at.isoformat()} and were "
+            f"The media {media.id} expired at {rfc3339(media.expires_at)} and were "
             "deleted; stored media are kept for a limited time (see expires_at).",
             param="media_id",
         )

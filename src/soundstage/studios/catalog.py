@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from datetime import date
 from itertools import pairwise
 from typing import Annotated, Final, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -18,7 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import pycountry
 from pydantic import AfterValidator, Field, StringConstraints, field_validator, model_validator
 
-from soundstage.core.schemas import MediaUrl, RequestModel
+from soundstage.core.schemas import CalendarDate, MediaUrl, RequestModel
 from soundstage.studios.availability import DAY, QUARTER, WeeklySession, clock_minute
 from soundstage.studios.places import place_key
 
@@ -114,7 +113,7 @@ class OpeningHoursSpec(RequestModel):
 
 
 class ClosureSpec(RequestModel):
-    date: date
+    date: CalendarDate
     reason: str = Field(default="", max_length=200)
 
 

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Body, Depends, Path, Query
 from soundstage.core.deps import PrincipalDep, SessionDep, current_principal
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
+from soundstage.core.params import QueryInt
 from soundstage.core.schemas import CalendarDate
 from soundstage.studios import bookings, service
 from soundstage.studios.catalog import MAX_BOOTH_CAPACITY, StudioType
@@ -55,7 +56,7 @@ def discover_studios(
         StudioType | None, Query(description="Studios offering this kind of work.")
     ] = None,
     capacity: Annotated[
-        int | None,
+        QueryInt | None,
         Query(
             ge=1,
             le=MAX_BOOTH_CAPACITY,

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field, WithJsonSchema
 
 from soundstage.core.schemas import CalendarDate, RequestModel
+from soundstage.core.timeutil import Timestamp
 from soundstage.studios.availability import clock_minute
 from soundstage.studios.catalog import StudioType, Weekday
 
@@ -134,8 +135,11 @@ class TimeRangeOut(BaseModel):
     start_time: str = Field(description="HH:MM, studio local time.")
     end_time: str = Field(description="HH:MM, studio local time.")
     ends_next_day: bool
-    start: datetime = Field(description="The start, with the studio's UTC offset.")
-    end: datetime
+    start: Timestamp = Field(
+        description="The start as an instant, in UTC (`start_time` is the local time, in "
+        "the studio's `timezone`)."
+    )
+    end: Timestamp
 
 
 class RoomAvailabilityOut(RoomOut):
@@ -202,8 +206,8 @@ class BookingOut(BaseModel):
     end_time: str
     ends_next_day: bool
     timezone: str
-    starts_at: datetime = Field(description="UTC.")
-    ends_at: datetime = Field(description="UTC.")
+    starts_at: Timestamp = Field(description="UTC.")
+    ends_at: Timestamp = Field(description="UTC.")
     duration_minutes: int
     hourly_rate_cents: int
     subtotal_cents: int = Field(description="Hourly rate x duration, half-up to the cent.")
@@ -213,5 +217,5 @@ class BookingOut(BaseModel):
     refund_cents: int | None = Field(description="What the cancellation refunded.")
     notes: str | None
     cancellation_reason: str | None
-    created_at: datetime
-    cancelled_at: datetime | None
+    created_at: Timestamp
+    cancelled_at: Timestamp | None

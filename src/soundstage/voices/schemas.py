@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field
+
+from soundstage.core.timeutil import Timestamp
 
 VoiceGender = Literal["female", "male"]
 
@@ -31,4 +32,4 @@ class VoiceOut(BaseModel):
         description="A short MP3 sample of the voice, public (no key needed, playable in a "
         "browser) and stable: GET /previews/{voice_id}.mp3."
     )
-    created_at: datetime
+    created_at: Timestamp

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import unicodedata
-from datetime import datetime
 from typing import Any, Literal, get_args
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
+
+from soundstage.core.schemas import RequestModel
+from soundstage.core.timeutil import Timestamp
 
 # Every event type the service emits. `emit` refuses any other, so that what an endpoint
 # can subscribe to and what is sent never drift apart: a new event starts here.
@@ -40,9 +42,7 @@ def _has_control_characters(value: str) -> bool:
     return any(unicodedata.category(char) == "Cc" for char in value)
 
 
-class WebhookEndpointCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class WebhookEndpointCreate(RequestModel):
     url: str = Field(
         min_length=1,
         max_length=2048,
@@ -102,7 +102,7 @@ class WebhookEndpointOut(BaseModel):
     disabled_reason: Literal["gone", "failing"] | None = Field(
         description="`gone`: the endpoint answered 410; `failing`: deliveries kept failing."
     )
-    created_at: datetime
+    created_at: Timestamp
 
 
 class WebhookEndpointCreated(WebhookEndpointOut):
@@ -122,7 +122,7 @@ class EventOut(BaseModel):
     id: str = Field(description="Also the `webhook-id` of every delivery of this event.")
     type: str
     data: dict[str, Any]
-    created_at: datetime
+    created_at: Timestamp
 
 
 class DeliveryAttemptOut(BaseModel):
@@ -130,7 +130,7 @@ class DeliveryAttemptOut(BaseModel):
     status_code: int | None = Field(description="The receiver's HTTP status, if it answered.")
     error: str | None = Field(description="Why the attempt failed without a usable answer.")
     duration_ms: int
-    attempted_at: datetime
+    attempted_at: Timestamp
 
 
 class WebhookDeliveryOut(BaseModel):
@@ -141,7 +141,7 @@ class WebhookDeliveryOut(BaseModel):
     event_type: str
     status: DeliveryStatus
     attempt_count: int
-    next_attempt_at: datetime | None = Field(description="When a pending delivery is retried.")
+    next_attempt_at: Timestamp | None = Field(description="When a pending delivery is retried.")
     attempts: list[DeliveryAttemptOut] = Field(description="Every attempt, oldest first.")
-    created_at: datetime
-    updated_at: datetime
+    created_at: Timestamp
+    updated_at: Timestamp

@@ -30,7 +30,7 @@ from soundstage.core.db import after_commit
 from soundstage.core.ids import new_id
 from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.principal import Principal
-from soundstage.core.timeutil import utcnow
+from soundstage.core.timeutil import rfc3339, utcnow
 from soundstage.models import Event, WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint
 from soundstage.webhooks import repository
 from soundstage.webhooks.errors import (
@@ -244,8 +244,7 @@ def list_events(
 def payload_of(event: Event) -> bytes:
     """The body POSTed for `event`, the same bytes on every attempt (Standard Webhooks shape)."""
     # Spelled as the API spells `created_at`, so the two compare equal as strings.
-    timestamp = event.created_at.isoformat().replace("+00:00", "Z")
-    body = {"type": event.type, "timestamp": timestamp, "data": event.data}
+    body = {"type": event.type, "timestamp": rfc3339(event.created_at), "data": event.data}
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 
 

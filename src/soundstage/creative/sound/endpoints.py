@@ -6,7 +6,9 @@ from fastapi import APIRouter, Request
 
 from soundstage.core.deps import PrincipalDep
 from soundstage.core.openapi import errors
+from soundstage.core.pagination import PageDep, paginate_items
 from soundstage.creative.sound import service
+from soundstage.creative.sound.errors import RecipeNotFound
 from soundstage.creative.sound.schemas import SoundRecipeList, SoundRequest, SoundResponse
 
 router = APIRouter(tags=["Creative"])
@@ -30,6 +32,10 @@ async def generate_sound(
 
 
 @router.get("/creative/sound/recipes", response_model=SoundRecipeList)
-async def list_sound_recipes(principal: PrincipalDep) -> SoundRecipeList:
-    """Beyond the spec: the sounds the generator knows, with example prompts for each."""
-    return service.recipe_catalog()
+async def list_sound_recipes(principal: PrincipalDep, page: PageDep) -> SoundRecipeList:
+    """Beyond the spec: the sounds the generator knows, with example prompts for each; paged
+    like every list (the cursors take a recipe's `name`)."""
+    recipes, has_more = paginate_items(
+        service.recipe_catalog().data, page, lambda r: r.name, RecipeNotFound
+    )
+    return SoundRecipeList(data=recipes, has_more=has_more)

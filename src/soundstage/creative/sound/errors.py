@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from soundstage.core.errors import AppError
+from soundstage.core.errors import AppError, NotFound
 
 
 class PromptNotUnderstood(AppError):
@@ -10,3 +10,9 @@ class PromptNotUnderstood(AppError):
 
     status = 422
     code = "prompt_not_understood"
+
+
+class RecipeNotFound(NotFound):
+    """No such sound-effect recipe (a list cursor)."""
+
+    code = "recipe_not_found"

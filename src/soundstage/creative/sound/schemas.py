@@ -92,4 +92,4 @@ class SoundRecipe(BaseModel):
 class SoundRecipeList(BaseModel):
     object: Literal["list"] = "list"
     data: list[SoundRecipe]
-    has_more: Literal[False] = False
+    has_more: bool

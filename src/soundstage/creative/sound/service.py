@@ -58,5 +58,6 @@ def recipe_catalog() -> SoundRecipeList:
                 examples=list(recipe.descriptions),
             )
             for recipe in RECIPES.values()
-        ]
+        ],
+        has_more=False,
     )

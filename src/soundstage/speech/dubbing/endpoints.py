@@ -6,8 +6,10 @@ from fastapi import APIRouter, Request
 
 from soundstage.core.deps import PrincipalDep, SessionDep
 from soundstage.core.openapi import errors
+from soundstage.core.pagination import PageDep, paginate_items
 from soundstage.jobs.schemas import JobAccepted
 from soundstage.speech.dubbing import service
+from soundstage.speech.dubbing.errors import LanguagePairNotFound
 from soundstage.speech.dubbing.schemas import DubbingRequest, LanguagePairList
 
 router = APIRouter(tags=["Speech"])
@@ -28,7 +30,13 @@ async def dub(body: DubbingRequest, request: Request, principal: PrincipalDep) -
 
 
 @router.get("/speech/dubbing/languages", response_model=LanguagePairList)
-def dubbing_languages(session: SessionDep, principal: PrincipalDep) -> LanguagePairList:
+def dubbing_languages(
+    session: SessionDep, principal: PrincipalDep, page: PageDep
+) -> LanguagePairList:
     """Beyond the spec: every (source, target) pair dubbing supports here, with the engine
-    that translates it, any pivot language, and how many target voices there are."""
-    return LanguagePairList(data=service.language_pairs(session))
+    that translates it, any pivot language, and how many target voices there are; paged
+    like every list (the cursors take a pair's `id`)."""
+    pairs, has_more = paginate_items(
+        service.language_pairs(session), page, lambda p: p.id, LanguagePairNotFound
+    )
+    return LanguagePairList(data=pairs, has_more=has_more)

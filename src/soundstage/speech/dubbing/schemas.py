@@ -38,6 +38,7 @@ class DubbingRequest(RequestModel):
 
 
 class LanguagePairOut(BaseModel):
+    id: str = Field(description='`source:target`, e.g. `"de:en"` (a pagination cursor).')
     source_language: str
     target_language: str
     translator: str = Field(description="The engine that translates this pair.")
@@ -48,4 +49,4 @@ class LanguagePairOut(BaseModel):
 class LanguagePairList(BaseModel):
     object: Literal["list"] = "list"
     data: list[LanguagePairOut]
-    has_more: Literal[False] = False
+    has_more: bool

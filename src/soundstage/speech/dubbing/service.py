@@ -97,6 +97,7 @@ def language_pairs(session: Session) -> list[LanguagePairOut]:
     sources = {bcp47_language(code) for code in whisper_languages()}
     return [
         LanguagePairOut(
+            id=f"{pair.source}:{pair.target}",
             source_language=pair.source,
             target_language=pair.target,
             translator=pair.translator,

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date
 from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
 from soundstage.core.schemas import CalendarDate, RequestModel
+from soundstage.core.timeutil import Timestamp
 from soundstage.workforce.vocabulary import Genre, LanguageTag, Role, UsageType
 
 CampaignStatus = Literal["open", "closed"]
@@ -70,5 +71,5 @@ class CampaignOut(BaseModel):
         description="Up to 10 creators who speak one of the languages and offer the usage type "
         "within the budget, best first (then by rating), as matched when the brief was posted."
     )
-    created_at: datetime
-    closed_at: datetime | None
+    created_at: Timestamp
+    closed_at: Timestamp | None

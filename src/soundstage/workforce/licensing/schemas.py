@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from typing import Literal
 
 import pycountry
 from pydantic import BaseModel, Field, field_validator
 
 from soundstage.core.schemas import RequestModel
+from soundstage.core.timeutil import Timestamp
 from soundstage.workforce.licensing.pricing import MAX_MONTHS, MIN_MONTHS, WORLDWIDE
 from soundstage.workforce.vocabulary import UsageType
 
@@ -92,10 +92,10 @@ class LicenseOut(BaseModel):
     total_cents: int = Field(description="amount_cents + success_fee_cents: what the buyer pays.")
     pricing: PricingOut
     decline_reason: str | None
-    created_at: datetime = Field(description="When the license was requested.")
-    accepted_at: datetime | None
-    declined_at: datetime | None
-    cancelled_at: datetime | None
-    completed_at: datetime | None
-    starts_at: datetime | None = Field(description="Start of the term: completion.")
-    ends_at: datetime | None = Field(description="End of the term; the license expires then.")
+    created_at: Timestamp = Field(description="When the license was requested.")
+    accepted_at: Timestamp | None
+    declined_at: Timestamp | None
+    cancelled_at: Timestamp | None
+    completed_at: Timestamp | None
+    starts_at: Timestamp | None = Field(description="Start of the term: completion.")
+    ends_at: Timestamp | None = Field(description="End of the term; the license expires then.")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from soundstage.core.timeutil import Timestamp
 from soundstage.workforce.vocabulary import Genre, UsageType
 
 
@@ -15,8 +15,8 @@ class LicenseTermsOut(BaseModel):
     usage_type: UsageType
     territory: str
     duration_months: int
-    starts_at: datetime
-    ends_at: datetime = Field(description="After this the asset is no longer listed.")
+    starts_at: Timestamp
+    ends_at: Timestamp = Field(description="After this the asset is no longer listed.")
 
 
 class LicensedMediaOut(BaseModel):
@@ -29,6 +29,6 @@ class LicensedMediaOut(BaseModel):
     language: str
     content_type: Literal["audio/mpeg"] = "audio/mpeg"
     url: str = Field(description="Signed MP3 URL, valid until `url_expires_at` (24 h).")
-    url_expires_at: datetime
+    url_expires_at: Timestamp
     license: LicenseTermsOut
-    created_at: datetime = Field(description="When the license granted it.")
+    created_at: Timestamp = Field(description="When the license granted it.")

@@ -267,12 +267,14 @@ def _rate_card(rng: random.Random, roles: list[str], genres: list[str]) -> dict[
 
 def _demo(genre: str, language: str, voice: Voice) -> DemoIn:
     english = language.split("-")[0] == "en"
-    return DemoIn(
-        title=f"{genre.capitalize()} demo",
-        genre=genre,
-        language=language,
-        script=_SCRIPTS[genre] if english else previews.sample_text(language),
-        voice_id=voice.id,
+    return DemoIn.model_validate(
+        {
+            "title": f"{genre.capitalize()} demo",
+            "genre": genre,
+            "language": language,
+            "script": _SCRIPTS[genre] if english else previews.sample_text(language),
+            "voice_id": voice.id,
+        }
     )
 
 

@@ -12,6 +12,7 @@ from soundstage.accounts.verification import VerifiedBuyerDep
 from soundstage.core.deps import SessionDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
+from soundstage.core.params import QueryBool, QueryInt, raw_query
 from soundstage.workforce.talent import demos, service
 from soundstage.workforce.talent.repository import TalentFilters
 from soundstage.workforce.talent.schemas import CreatorOut, TalentSearchResult
@@ -33,7 +34,7 @@ LanguageQuery = Annotated[
     ),
 ]
 VerifiedQuery = Annotated[
-    bool | None,
+    QueryBool | None,
     Query(description="`true`: only creators verified by the platform (`false`: any)."),
 ]
 
@@ -89,7 +90,7 @@ def search_talent(
     age_range: Annotated[
         AgeRange | None, Query(description="Only creators whose voice sounds this age.")
     ] = None,
-    limit: Annotated[int, Query(ge=1, le=100, description="Page size, 1 to 100.")] = 20,
+    limit: Annotated[QueryInt, Query(ge=1, le=100, description="Page size, 1 to 100.")] = 20,
     page: Annotated[
         str | None,
         Query(min_length=1, max_length=64, description="`next_page` of the previous answer."),
@@ -126,6 +127,7 @@ def get_creator(
         **errors(403, 404, 503),
     },
 )
+@raw_query
 async def demo_audio(
     demo_id: Annotated[str, Path(max_length=40)],
     filename: Annotated[str, Path(max_length=255)],

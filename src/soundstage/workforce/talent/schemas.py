@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from soundstage.core.timeutil import Timestamp
 from soundstage.workforce.vocabulary import AgeRange, Gender, Genre, Role, UsageType
 
 
@@ -30,7 +30,7 @@ class DemoOut(BaseModel):
         description="Signed MP3 URL, valid until `url_expires_at` (24 h); rendered on first "
         "request, which may take a few seconds (503 with Retry-After if it takes longer)."
     )
-    url_expires_at: datetime
+    url_expires_at: Timestamp
 
 
 class CreatorOut(BaseModel):
@@ -54,7 +54,7 @@ class CreatorOut(BaseModel):
         description="Catalog voices the creator performs: pass one to POST /api/v1/speech/tts."
     )
     demos: list[DemoOut]
-    created_at: datetime
+    created_at: Timestamp
 
 
 class TalentSearchResult(BaseModel):
