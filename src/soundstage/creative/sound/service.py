@@ -16,6 +16,7 @@ from soundstage.creative.sound.schemas import (
     SoundLayer,
     SoundRecipe,
     SoundRecipeList,
+    SoundRecipeUse,
     SoundRequest,
     SoundResponse,
 )
@@ -44,6 +45,8 @@ async def generate(
         credits_used=job.credits_used or 0,
         seed=result["seed"],
         layers=[SoundLayer(**layer) for layer in result["layers"]],
+        recipes=[SoundRecipeUse(**used) for used in result["recipes"]],
+        confidence=result["confidence"],
     )
 
 
