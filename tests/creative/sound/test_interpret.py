@@ -155,6 +155,9 @@ def test_a_layer_blends_no_recipe_another_layer_is_made_of(index: RecipeIndex) -
         ("heavy rain", ("heavy",)),
         ("a gentle breeze", ("light",)),
         ("a quick whoosh", ("short",)),
+        ("a deep, bassy drone", ("deep",)),
+        ("a low-pitched hum", ("deep",)),
+        ("a bright, crisp chime", ("bright",)),
         ("a long, drawn-out creak", ("long",)),
         ("rain on a corrugated iron roof", ("metallic",)),
         ("music through the wall", ("muffled",)),
@@ -167,6 +170,7 @@ def test_a_layer_blends_no_recipe_another_layer_is_made_of(index: RecipeIndex) -
         # Contradictions: the first word written wins.
         ("a loud but soft knock", ("heavy",)),
         ("near then far", ("close",)),
+        ("a bright but deep hum", ("bright",)),
         ("a dog barking", ()),
     ],
 )  # fmt: skip
@@ -174,9 +178,9 @@ def test_modifier_words(text: str, modifiers: tuple[str, ...]) -> None:
     assert find_modifiers(text) == modifiers
 
 
-def test_the_ten_modifiers_and_stripping() -> None:
+def test_the_twelve_modifiers_and_stripping() -> None:
     assert set(MODIFIER_WORDS) == {
-        "distant", "close", "heavy", "light", "short", "long", "metallic", "muffled",
-        "indoor", "outdoor",
+        "distant", "close", "heavy", "light", "short", "long", "deep", "bright", "metallic",
+        "muffled", "indoor", "outdoor",
     }  # fmt: skip
     assert strip_modifiers("a distant dog barking outdoors") == "a dog barking"

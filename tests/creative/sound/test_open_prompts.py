@@ -48,7 +48,11 @@ PROMPTS: list[tuple[str, set[str], bool]] = [
     ("a go-kart racing around the track", {"car_revving", "engine", "motorcycle"}, False),
     # Crowds
     ("fans going wild after a goal", {"stadium_crowd", "applause"}, False),
-    ("the audience bursts into clapping after the show", {"applause", "clapping"}, False),
+    (
+        "the whole theatre putting their hands together after the encore",
+        {"applause", "clapping"},
+        False,
+    ),
     ("diners talking over lunch in a busy bistro", {"restaurant_chatter"}, False),
     ("a packed pub on a friday night", {"restaurant_chatter"}, False),
     ("a rock concert crowd chanting", {"stadium_crowd"}, False),
@@ -83,7 +87,11 @@ PROMPTS: list[tuple[str, set[str], bool]] = [
         {"rain", "thunderstorm"},
         False,
     ),
-    ("a campfire crackling under the stars with crickets", {"crackling_fire", "crickets"}, True),
+    (
+        "a campfire crackling under the stars with cicadas trilling",
+        {"crackling_fire", "crickets", "insects"},
+        True,
+    ),
     ("seagulls and surf at the seaside", {"sea_waves"}, False),
     (
         "a busy street with honking cars and a distant ambulance",

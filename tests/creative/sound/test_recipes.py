@@ -135,6 +135,17 @@ def test_short_and_long_events() -> None:
     assert sounding_seconds(long) > 2 * sounding_seconds(short)
 
 
+def test_deep_is_about_a_fourth_lower_and_bright_has_more_highs() -> None:
+    for name in ("ui_beep", "spaceship_hum", "impact"):
+        plain, deep = render(name, seed=8), render(name, "deep", seed=8)
+        assert plain.shape == deep.shape
+        assert np.all(np.isfinite(deep))
+        assert 0.7 < centroid_hz(deep) / centroid_hz(plain) < 0.82, name
+    plain, bright = render("rain"), render("rain", "bright")
+    plain_highs = band_db(plain, 3000, 20000) - band_db(plain, 20, 3000)
+    assert band_db(bright, 3000, 20000) - band_db(bright, 20, 3000) > plain_highs + 3
+
+
 def test_muffled_loses_its_highs() -> None:
     plain, muffled = render("glass_breaking"), render("glass_breaking", "muffled")
     plain_highs = band_db(plain, 2000, 20000) - band_db(plain, 20, 2000)

@@ -5,9 +5,11 @@ Everything random comes from the seed, so a seed gives the same samples every ti
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Final
 
 import numpy as np
+from scipy import signal as sps
 
 from soundstage.core.audio import Audio
 from soundstage.creative.sound import dsp
@@ -78,7 +80,7 @@ def _blended(
         channels = [
             # Below 20 Hz is drift, not sound (brown noise has plenty): it eats headroom.
             dsp.highpass(
-                dsp.fit(recipe.render(_take(r, duration_seconds, element.steering)), frames), 20
+                dsp.fit(_rendered(recipe, r, duration_seconds, element.steering), frames), 20
             )
             for r in rngs[: 2 if recipe.wide else 1]
         ]
@@ -109,8 +111,17 @@ def shares(elements: Sequence[Element]) -> list[tuple[int, Recipe, float]]:
     return sorted(used, key=lambda item: -item[2])
 
 
-def _take(rng: np.random.Generator, duration_seconds: int, steering: Steering) -> Take:
-    return Take(rng, float(duration_seconds), steering.intensity, steering.span)
+def _rendered(
+    recipe: Recipe, rng: np.random.Generator, duration_seconds: int, steering: Steering
+) -> Signal:
+    """The recipe's take; a deep one is rendered shorter and slowed down to the full length,
+    which lowers every pitch and resonance by the same ratio (a fourth)."""
+    if steering.pitch == 1.0:
+        return recipe.render(Take(rng, float(duration_seconds), steering.intensity, steering.span))
+    ratio = Fraction(steering.pitch).limit_denominator(16)
+    take = Take(rng, duration_seconds * steering.pitch, steering.intensity, steering.span)
+    slowed: Signal = sps.resample_poly(recipe.render(take), ratio.denominator, ratio.numerator)
+    return slowed
 
 
 def in_sequence(first: list[Signal], second: list[Signal]) -> tuple[list[Signal], list[Signal]]:
@@ -183,11 +194,14 @@ def placed(
 
 
 def _coloured(x: Signal, steering: Steering, ring: Signal | None) -> Signal:
-    """The steering that changes the sound itself: metal, muffling, distance, proximity."""
+    """The steering that changes the sound itself: metal, muffling, brightness, distance,
+    proximity."""
     if ring is not None:
         x = x + 0.8 * dsp.convolve(x, ring)
     if steering.has("muffled"):
         x = dsp.lowpass(x, 500, order=4)
+    if steering.has("bright"):
+        x = x + dsp.highpass(x, 3000)  # about +6 dB above 3 kHz
     if steering.has("distant"):
         # Air absorbs the highs; more of what reaches us is reflected sound.
         x = dsp.lowpass(x, 2500)

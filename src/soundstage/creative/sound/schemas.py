@@ -22,7 +22,8 @@ class SoundRequest(RequestModel):
         "a tin roof with distant thunder', at most four layers). Never refused for what it "
         "says: a sound no recipe makes is a blend of the closest recipes (see `recipes` and "
         "`confidence` in the answer). Adjectives steer each sound: distant, close, heavy, "
-        "light, short, long, metallic, muffled, indoor, outdoor (and common synonyms).",
+        "light, short, long, deep, bright, metallic, muffled, indoor, outdoor (and common "
+        "synonyms).",
         examples=["a dog barking in the distance"],
     )
     duration_seconds: int = Field(

@@ -433,15 +433,15 @@ def jet_engine(take: Take) -> Signal:
     t = dsp.timeline(frames)
     # The turbine spools up over the first seconds: its whine climbs, its roar grows.
     spool = 1 - np.exp(-t / max(take.length * 0.3 * take.span, 0.2))
-    whine = sum(
-        dsp.sine(base * (0.6 + 0.4 * spool), frames) * amp
-        for base, amp in ((take.uniform(3000, 4200), 1.0), (take.uniform(5500, 7000), 0.5))
-    )
+    whine = np.zeros(frames)
+    for base, amp in ((take.uniform(3000, 4200), 1.0), (take.uniform(5500, 7000), 0.5)):
+        whine += dsp.sine(base * (0.6 + 0.4 * spool), frames) * amp
     roar = dsp.sweep(dsp.pink(take.rng, frames), 400 + 4000 * spool, 0.7, "lowpass")
     rumble = dsp.lowpass(dsp.brown(take.rng, frames), 150)
     crackle = dsp.highpass(dsp.white(take.rng, frames), 4000) * (
         0.5 + 0.5 * dsp.smooth_random(take.rng, frames, 30)
     )
     mix = dsp.unit(roar) * (0.3 + spool) + 0.5 * dsp.unit(rumble) * spool
-    mix += 0.06 * np.asarray(whine) + 0.1 * crackle * spool
-    return mix * dsp.adsr(frames, 0.2, 0.2)
+    mix += 0.06 * whine + 0.1 * crackle * spool
+    out: Signal = mix * dsp.adsr(frames, 0.2, 0.2)
+    return out
