@@ -1,6 +1,6 @@
 """Prompts a user might write for each ESC-50 class, two each, worded unlike the recipes' own
 descriptions (the matcher must generalize, not look them up), and two for each sound beyond
-ESC-50 (production effects, General MIDI effects)."""
+ESC-50 (production, sci-fi and interface effects, vehicles, crowds, General MIDI effects)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ ESC50_PARAPHRASES: Final[dict[str, tuple[str, str]]] = {
     "thunderstorm": ("rolling thunder in a storm", "a stormy night with thunderclaps"),
     "crying_baby": ("an infant bawling", "a newborn baby wailing in its crib"),
     "sneezing": ("someone sneezing twice", "a loud achoo sneeze"),
-    "clapping": ("people applauding", "a single person clapping their hands"),
+    "clapping": ("two people clapping along", "a single person clapping their hands"),
     "breathing": ("slow deep breaths in and out", "a person breathing heavily"),
     "coughing": ("a man with a bad cough", "someone coughing repeatedly"),
     "footsteps": ("footsteps walking along a hallway", "someone's steps on a hard floor"),
@@ -67,6 +67,23 @@ BEYOND_ESC50_PARAPHRASES: Final[dict[str, tuple[str, ...]]] = {
     "ui_beep": ("a short electronic beep", "a notification beep"),
     "explosion": ("a massive explosion", "a bomb going off"),
     "laser": ("a sci-fi laser blast", "pew pew laser shots"),
+    "braam": ("a braam for a trailer", "a deep blaring brass hit like in Inception"),
+    "notification_chime": ("a chime for a new message", "a soft ding notification"),
+    "coin_pickup": ("picking up coins in a video game", "a retro coin collect blip"),
+    "power_up": ("a power-up sound from an arcade game", "an 8-bit powerup pickup"),
+    "error_buzz": ("an error buzz", "a buzzer for a wrong answer"),
+    "level_up": ("a level-up fanfare in a game", "an achievement unlocked jingle"),
+    "spaceship_hum": ("the hum of a spaceship engine", "a spacecraft drive humming"),
+    "reactor_drone": ("a droning reactor core", "a humming electrical generator"),
+    "force_field": ("a sci-fi force field", "an energy shield humming"),
+    "car_revving": ("revving a car engine", "a sports car roaring as it accelerates"),
+    "motorcycle": ("a motorbike revving", "a motorcycle riding past"),
+    "truck": ("a diesel lorry idling", "a truck's air brakes"),
+    "propeller_plane": ("a prop plane flying over", "a small propeller aircraft"),
+    "jet_engine": ("a jet engine", "a fighter jet roaring on takeoff"),
+    "applause": ("people applauding", "an audience applauding at the end of a concert"),
+    "stadium_crowd": ("a cheering stadium crowd", "football fans roaring in the stands"),
+    "restaurant_chatter": ("chatter in a restaurant", "a busy cafe with people talking"),
     "telephone": ("an old phone ringing off the hook", "a landline telephone rings"),
     "gunshot": ("a pistol firing three shots", "the bang of a gun being fired"),
 }

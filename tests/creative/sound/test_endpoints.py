@@ -64,6 +64,10 @@ def test_a_sound_is_generated_charged_and_described(
     assert [(layer["recipe"], layer["modifiers"]) for layer in body["layers"]] == [
         ("dog", ["distant"])
     ]
+    assert body["recipes"] == [
+        {"name": "dog", "label": "Dog barking", "family": "animals", "weight": 1.0, "layer": 0}
+    ]
+    assert body["confidence"] >= 0.6
     assert body["output_url"].split("?")[0].endswith(".wav")
     audio = decoded(download(client, settings, body["output_url"]), "wav")
     assert (audio.sample_rate, audio.channels, audio.frames) == (44_100, 2, 5 * 44_100)
@@ -152,17 +156,32 @@ def test_bounds_inside_are_accepted(client: TestClient, settings: Settings, rich
     assert body["layers"][0]["recipe"] == "dog"
     body = generate(client, rich, prompt="rain", duration_seconds=1, seed=2**32 - 1)
     assert body["seed"] == 2**32 - 1
-    # One character passes the length bound; as a description it names nothing.
-    response = client.post(SOUND, headers=rich.auth(), json={"prompt": "x"})
-    assert assert_error(response, 422, "prompt_not_understood")["param"] == "prompt"
+    # One character passes the length bound: it names nothing, yet makes a sound.
+    body = generate(client, rich, prompt="x", duration_seconds=1)
+    assert body["recipes"]
+    assert body["confidence"] < 0.6
 
 
-def test_a_prompt_naming_no_sound_is_refused_and_free(client: TestClient, db: Database) -> None:
+@pytest.mark.parametrize("prompt", ["asdf qwerty zxcv", "a distant unicorn singing opera"])
+def test_a_prompt_naming_no_known_sound_is_a_blend_not_a_refusal(
+    client: TestClient, settings: Settings, db: Database, prompt: str
+) -> None:
+    """Before, these were 422 prompt_not_understood; now the closest recipes are blended,
+    said so with a low confidence, and charged as any sound."""
     customer = create_customer(db, credits_each=1000)
-    response = client.post(SOUND, headers=customer.auth(), json={"prompt": "asdf qwerty zxcv"})
-    error = assert_error(response, 422, "prompt_not_understood")
-    assert error["param"] == "prompt"
-    assert balance(client, customer) == (1000, 0)
+    body = generate(client, customer, prompt=prompt, duration_seconds=2)
+    assert body["confidence"] < 0.6
+    recipes = body["recipes"]
+    assert 2 <= len(recipes) <= 3
+    assert {r["layer"] for r in recipes} == {0}
+    assert sum(r["weight"] for r in recipes) == pytest.approx(1, abs=0.01)
+    assert body["layers"][0]["recipe"] == recipes[0]["name"]
+    if "distant" in prompt:
+        assert body["layers"][0]["modifiers"] == ["distant"]
+    audio = decoded(download(client, settings, body["output_url"]), "wav")
+    assert audio.frames == 2 * 44_100
+    assert level_db(audio.samples) > -50
+    assert balance(client, customer) == (850, 0)
 
 
 def test_insufficient_credits_is_402_before_any_work(client: TestClient, db: Database) -> None:
@@ -184,6 +203,11 @@ def test_the_recipe_catalog(client: TestClient, customer: Customer) -> None:
     assert sum(recipe["esc50"] for recipe in recipes) == 50
     names = {recipe["name"] for recipe in recipes}
     assert {"dog", "rain", "siren", "whoosh", "riser", "impact", "explosion", "laser"} <= names
+    assert {"spaceship_hum", "motorcycle", "stadium_crowd", "coin_pickup", "braam"} <= names
+    families = {recipe["family"] for recipe in recipes}
+    assert families == {
+        "animals", "nature", "human", "domestic", "urban", "production", "scifi", "interface",
+    }  # fmt: skip
     assert all(recipe["examples"] for recipe in recipes)
     assert client.get(f"{SOUND}/recipes").status_code == 401
 

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from soundstage.creative.sound.errors import PromptNotUnderstood
-from soundstage.creative.sound.interpret import MAX_LAYERS, RecipeIndex, interpret
+from soundstage.creative.sound.interpret import (
+    MAX_LAYERS,
+    SURE_SIMILARITY,
+    RecipeIndex,
+    confidence,
+    interpret,
+)
 from soundstage.creative.sound.recipes import RECIPES
 from soundstage.creative.sound.steering import MODIFIER_WORDS, find_modifiers, strip_modifiers
 from tests.creative.sound.paraphrases import BEYOND_ESC50_PARAPHRASES, ESC50_PARAPHRASES
@@ -18,7 +23,11 @@ def test_every_esc50_class_and_production_effect_has_a_recipe() -> None:
     assert len(ESC50_PARAPHRASES) == 50
     assert set(BEYOND_ESC50_PARAPHRASES) == {name for name, r in RECIPES.items() if not r.esc50}
     assert set(BEYOND_ESC50_PARAPHRASES) >= {
-        "whoosh", "riser", "impact", "ui_click", "ui_beep", "explosion", "laser",
+        "whoosh", "riser", "impact", "ui_click", "ui_beep", "explosion", "laser", "braam",
+        "spaceship_hum", "reactor_drone", "force_field",
+        "car_revving", "motorcycle", "truck", "propeller_plane", "jet_engine",
+        "applause", "stadium_crowd", "restaurant_chatter",
+        "notification_chime", "coin_pickup", "power_up", "error_buzz", "level_up",
     }  # fmt: skip
 
 
@@ -96,11 +105,46 @@ def test_at_most_four_layers(index: RecipeIndex) -> None:
     assert len(interpret(prompt, index)) == MAX_LAYERS
 
 
-@pytest.mark.parametrize("prompt", ["asdf qwerty zxcv", "a unicorn singing opera"])
-def test_a_prompt_naming_no_sound_is_refused(index: RecipeIndex, prompt: str) -> None:
-    with pytest.raises(PromptNotUnderstood) as raised:
-        interpret(prompt, index)
-    assert (raised.value.status, raised.value.param) == (422, "prompt")
+@pytest.mark.parametrize(
+    "prompt", ["asdf qwerty zxcv", "a unicorn singing opera", "x", "the", "chien qui aboie"]
+)
+def test_a_prompt_naming_no_known_sound_is_a_blend_of_the_closest(
+    index: RecipeIndex, prompt: str
+) -> None:
+    (element,) = interpret(prompt, index)
+    assert element.similarity < SURE_SIMILARITY
+    assert 2 <= len(element.blend) <= 3
+    assert element.blend[0][0] == element.recipe
+    weights = [weight for _, weight in element.blend]
+    assert weights == sorted(weights, reverse=True)
+    assert sum(weights) == pytest.approx(1, abs=0.01)
+    # The weights follow the similarities: the closest recipe weighs the most.
+    (ranking,) = index.rank([prompt])
+    assert [r.name for r, _ in ranking[: len(weights)]] == [r.name for r, _ in element.blend]
+    assert confidence([element]) == pytest.approx(max(element.similarity, 0), abs=0.001)
+
+
+def test_a_sure_match_is_one_recipe_and_a_blend_is_steered_by_its_adjectives(
+    index: RecipeIndex,
+) -> None:
+    (dog,) = interpret("a dog barking", index)
+    assert dog.similarity >= SURE_SIMILARITY
+    assert dog.blend == ()
+    assert dog.mix == ((dog.recipe, 1.0),)
+    assert confidence([dog]) >= SURE_SIMILARITY
+    (unicorn,) = interpret("a distant, heavy unicorn singing opera indoors", index)
+    assert len(unicorn.blend) >= 2
+    assert unicorn.steering.modifiers == ("distant", "heavy", "indoor")
+
+
+def test_a_layer_blends_no_recipe_another_layer_is_made_of(index: RecipeIndex) -> None:
+    for elements in (
+        interpret("a dragon snoring with distant thunder", index),
+        interpret("a haunted attic and a crackling fire", index),
+    ):
+        mains = {element.recipe.name for element in elements}
+        for element in elements:
+            assert not {r.name for r, _ in element.blend} & (mains - {element.recipe.name})
 
 
 @pytest.mark.parametrize(
@@ -111,6 +155,9 @@ def test_a_prompt_naming_no_sound_is_refused(index: RecipeIndex, prompt: str) ->
         ("heavy rain", ("heavy",)),
         ("a gentle breeze", ("light",)),
         ("a quick whoosh", ("short",)),
+        ("a deep, bassy drone", ("deep",)),
+        ("a low-pitched hum", ("deep",)),
+        ("a bright, crisp chime", ("bright",)),
         ("a long, drawn-out creak", ("long",)),
         ("rain on a corrugated iron roof", ("metallic",)),
         ("music through the wall", ("muffled",)),
@@ -123,6 +170,7 @@ def test_a_prompt_naming_no_sound_is_refused(index: RecipeIndex, prompt: str) ->
         # Contradictions: the first word written wins.
         ("a loud but soft knock", ("heavy",)),
         ("near then far", ("close",)),
+        ("a bright but deep hum", ("bright",)),
         ("a dog barking", ()),
     ],
 )  # fmt: skip
@@ -130,9 +178,9 @@ def test_modifier_words(text: str, modifiers: tuple[str, ...]) -> None:
     assert find_modifiers(text) == modifiers
 
 
-def test_the_ten_modifiers_and_stripping() -> None:
+def test_the_twelve_modifiers_and_stripping() -> None:
     assert set(MODIFIER_WORDS) == {
-        "distant", "close", "heavy", "light", "short", "long", "metallic", "muffled",
-        "indoor", "outdoor",
+        "distant", "close", "heavy", "light", "short", "long", "deep", "bright", "metallic",
+        "muffled", "indoor", "outdoor",
     }  # fmt: skip
     assert strip_modifiers("a distant dog barking outdoors") == "a dog barking"

@@ -135,6 +135,17 @@ def test_short_and_long_events() -> None:
     assert sounding_seconds(long) > 2 * sounding_seconds(short)
 
 
+def test_deep_is_about_a_fourth_lower_and_bright_has_more_highs() -> None:
+    for name in ("ui_beep", "spaceship_hum", "impact"):
+        plain, deep = render(name, seed=8), render(name, "deep", seed=8)
+        assert plain.shape == deep.shape
+        assert np.all(np.isfinite(deep))
+        assert 0.7 < centroid_hz(deep) / centroid_hz(plain) < 0.82, name
+    plain, bright = render("rain"), render("rain", "bright")
+    plain_highs = band_db(plain, 3000, 20000) - band_db(plain, 20, 3000)
+    assert band_db(bright, 3000, 20000) - band_db(bright, 20, 3000) > plain_highs + 3
+
+
 def test_muffled_loses_its_highs() -> None:
     plain, muffled = render("glass_breaking"), render("glass_breaking", "muffled")
     plain_highs = band_db(plain, 2000, 20000) - band_db(plain, 20, 2000)
@@ -198,7 +209,8 @@ def test_ambiences_are_wide_and_sources_are_placed() -> None:
     """Rain, wind, crickets and birds are heard all around (a take per channel, uncorrelated);
     a dog is one source in the middle; a second layer is panned off the centre."""
     assert {name for name, r in RECIPES.items() if r.wide} == {
-        "rain", "wind", "crickets", "chirping_birds",
+        "rain", "wind", "crickets", "chirping_birds", "applause", "stadium_crowd",
+        "restaurant_chatter",
     }  # fmt: skip
 
     def correlation(samples: npt.NDArray[np.float32]) -> float:
@@ -214,3 +226,28 @@ def test_ambiences_are_wide_and_sources_are_placed() -> None:
     cow = Element("a cow", RECIPES["cow"], 1.0, Steering())
     pair = scene.render([Element("a dog", RECIPES["dog"], 1.0, Steering()), cow], 5, seed=6)
     assert not np.array_equal(pair.samples[:, 0], pair.samples[:, 1])
+
+
+def test_a_blend_is_heard_in_each_of_its_recipes_by_weight() -> None:
+    """A cow (below 1.5 kHz) blended with crickets (3.5-5.5 kHz): each recipe's band is there,
+    louder for the recipe weighing more; one recipe alone is exactly the unblended render."""
+    cow, crickets = RECIPES["cow"], RECIPES["crickets"]
+
+    def blended(cow_weight: float) -> npt.NDArray[np.float64]:
+        mix = ((cow, cow_weight), (crickets, round(1 - cow_weight, 3)))
+        element = Element("a blend", cow, 0.4, Steering(), blend=mix)
+        return np.asarray(scene.render([element], 5, seed=3).samples.mean(axis=1), np.float64)
+
+    mostly_cow, mostly_crickets = blended(0.75), blended(0.25)
+    for x in (mostly_cow, mostly_crickets):
+        assert np.all(np.isfinite(x))
+        assert band_db(x, 3500, 5500) - band_db(render("cow", seed=3), 3500, 5500) > 10
+        assert band_db(x, 100, 1500) - band_db(render("crickets", seed=3), 100, 1500) > 10
+    cow_lead = band_db(mostly_cow, 100, 1500) - band_db(mostly_cow, 3500, 5500)
+    crickets_lead = band_db(mostly_crickets, 100, 1500) - band_db(mostly_crickets, 3500, 5500)
+    assert cow_lead > crickets_lead + 6
+    alone = Element("a cow", cow, 0.9, Steering(), blend=((cow, 1.0),))
+    assert np.array_equal(
+        scene.render([alone], 2, seed=3).samples,
+        scene.render([Element("a cow", cow, 0.9, Steering())], 2, seed=3).samples,
+    )

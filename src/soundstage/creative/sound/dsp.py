@@ -64,6 +64,14 @@ def smooth_random(rng: np.random.Generator, frames: int, rate_hz: float) -> Sign
     return out
 
 
+def slow_random(rng: np.random.Generator, frames: int, rate_hz: float, step: int = 64) -> Signal:
+    """smooth_random computed every `step` frames and joined linearly: the same kind of
+    control curve for a fraction of the cost, when it moves far slower than the sample rate."""
+    coarse = smooth_random(rng, frames // step + 2, rate_hz * step)
+    out: Signal = np.interp(np.arange(frames) / step, np.arange(coarse.shape[0]), coarse)
+    return out
+
+
 # --- filters ---------------------------------------------------------------------------------
 
 FilterKind = Literal["lowpass", "highpass", "bandpass", "bandstop"]

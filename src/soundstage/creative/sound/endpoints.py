@@ -23,10 +23,12 @@ async def generate_sound(
     body: SoundRequest, request: Request, principal: PrincipalDep
 ) -> SoundResponse:
     """Generate a sound effect from a text prompt: one or several layered sounds (every ESC-50
-    class and common production effects), steered by adjectives, exactly `duration_seconds`
-    long. Charged 150 credits a generation, only when the audio is ready; the signed
-    `output_url` expires 24 h after issue. A prompt that names no sound the service can make
-    is 422 `prompt_not_understood`."""
+    class, vehicles, crowds, production, sci-fi and interface effects), steered by
+    adjectives, exactly `duration_seconds` long. No prompt is refused for what it says: a
+    sound no recipe makes is a blend of the closest recipes, reported in `recipes` with a
+    `confidence`; 422 only for an empty prompt (no letter or digit), one over 500
+    characters, or another field out of bounds. Charged 150 credits a generation, only when
+    the audio is ready; the signed `output_url` expires 24 h after issue."""
     state = request.app.state
     return await service.generate(state.db, state.settings, principal, body)
 

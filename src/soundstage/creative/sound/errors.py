@@ -2,14 +2,7 @@
 
 from __future__ import annotations
 
-from soundstage.core.errors import AppError, NotFound
-
-
-class PromptNotUnderstood(AppError):
-    """Nothing in the prompt resembles a sound the service can make."""
-
-    status = 422
-    code = "prompt_not_understood"
+from soundstage.core.errors import NotFound
 
 
 class RecipeNotFound(NotFound):

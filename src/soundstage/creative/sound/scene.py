@@ -5,15 +5,17 @@ Everything random comes from the seed, so a seed gives the same samples every ti
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Final
 
 import numpy as np
+from scipy import signal as sps
 
 from soundstage.core.audio import Audio
 from soundstage.creative.sound import dsp
 from soundstage.creative.sound.dsp import RATE, Signal
 from soundstage.creative.sound.interpret import Element
-from soundstage.creative.sound.recipes import Take
+from soundstage.creative.sound.recipes import Recipe, Take
 from soundstage.creative.sound.steering import Steering
 
 # Each element is brought to this level (RMS of its loudest 50 ms) before steering, with its
@@ -33,15 +35,8 @@ def render(elements: Sequence[Element], duration_seconds: int, seed: int) -> Aud
     for index, element in enumerate(elements):
         rng = np.random.default_rng([seed, index])
         steering = element.steering
-        rngs = [rng, np.random.default_rng([seed, index, 1])][: 2 if element.recipe.wide else 1]
-        channels = [
-            # Below 20 Hz is drift, not sound (brown noise has plenty): it eats headroom.
-            dsp.highpass(
-                dsp.fit(element.recipe.render(_take(r, duration_seconds, steering)), frames), 20
-            )
-            for r in rngs
-        ]
-        gain = level_gain(channels) * dsp.db(steering.gain_db + (BACKGROUND_DB if index else 0))
+        channels = _blended(element, index, rng, duration_seconds, seed)
+        gain = level_gain(channels) * dsp.db(layer_gain_db(index, steering))
         channels = [channel * gain for channel in channels]
         if element.after_previous and takes:
             previous, previous_rng = takes[-1]
@@ -60,8 +55,73 @@ def render(elements: Sequence[Element], duration_seconds: int, seed: int) -> Aud
     return Audio(np.ascontiguousarray(mix, dtype=np.float32), RATE)
 
 
-def _take(rng: np.random.Generator, duration_seconds: int, steering: Steering) -> Take:
-    return Take(rng, float(duration_seconds), steering.intensity, steering.span)
+def layer_gain_db(index: int, steering: Steering) -> float:
+    """A layer's level against the scene's common loudness: its adjectives, and 3 dB behind
+    the first for every later layer."""
+    return steering.gain_db + (BACKGROUND_DB if index else 0.0)
+
+
+def _blended(
+    element: Element, index: int, rng: np.random.Generator, duration_seconds: int, seed: int
+) -> list[Signal]:
+    """An element's sound before its level is set: one channel (a source) or two (a wide
+    ambience, a take each). A blend is its recipes each at the common loudness, weighted;
+    its first recipe draws from the element's own generator, the others from their own."""
+    frames = duration_seconds * RATE
+    mix = element.mix
+    wide = any(recipe.wide for recipe, _ in mix)
+    out: list[Signal] = []
+    for part, (recipe, weight) in enumerate(mix):
+        first = rng if part == 0 else np.random.default_rng([seed, index, 1 + part])
+        rngs = [
+            first,
+            np.random.default_rng([seed, index, 1] if part == 0 else [seed, index, 1 + part, 1]),
+        ]
+        channels = [
+            # Below 20 Hz is drift, not sound (brown noise has plenty): it eats headroom.
+            dsp.highpass(
+                dsp.fit(_rendered(recipe, r, duration_seconds, element.steering), frames), 20
+            )
+            for r in rngs[: 2 if recipe.wide else 1]
+        ]
+        if len(mix) == 1:
+            return channels
+        if wide and len(channels) == 1:
+            channels = channels * 2  # a source within an ambience: the same on both sides
+        gain = level_gain(channels) * weight
+        out = (
+            [c * gain for c in channels]
+            if not out
+            else [o + c * gain for o, c in zip(out, channels, strict=True)]
+        )
+    return out
+
+
+def shares(elements: Sequence[Element]) -> list[tuple[int, Recipe, float]]:
+    """Every recipe the scene is made of, as (layer, recipe, share of the mix's level), the
+    largest share first; the shares sum to 1. A layer's share follows its level (adjectives,
+    3 dB behind for later layers), split among its recipes by their blend weights."""
+    levels = [dsp.db(layer_gain_db(i, e.steering)) for i, e in enumerate(elements)]
+    total = sum(levels) or 1.0
+    used = [
+        (index, recipe, level / total * weight)
+        for index, (element, level) in enumerate(zip(elements, levels, strict=True))
+        for recipe, weight in element.mix
+    ]
+    return sorted(used, key=lambda item: -item[2])
+
+
+def _rendered(
+    recipe: Recipe, rng: np.random.Generator, duration_seconds: int, steering: Steering
+) -> Signal:
+    """The recipe's take; a deep one is rendered shorter and slowed down to the full length,
+    which lowers every pitch and resonance by the same ratio (a fourth)."""
+    if steering.pitch == 1.0:
+        return recipe.render(Take(rng, float(duration_seconds), steering.intensity, steering.span))
+    ratio = Fraction(steering.pitch).limit_denominator(16)
+    take = Take(rng, duration_seconds * steering.pitch, steering.intensity, steering.span)
+    slowed: Signal = sps.resample_poly(recipe.render(take), ratio.denominator, ratio.numerator)
+    return slowed
 
 
 def in_sequence(first: list[Signal], second: list[Signal]) -> tuple[list[Signal], list[Signal]]:
@@ -134,11 +194,14 @@ def placed(
 
 
 def _coloured(x: Signal, steering: Steering, ring: Signal | None) -> Signal:
-    """The steering that changes the sound itself: metal, muffling, distance, proximity."""
+    """The steering that changes the sound itself: metal, muffling, brightness, distance,
+    proximity."""
     if ring is not None:
         x = x + 0.8 * dsp.convolve(x, ring)
     if steering.has("muffled"):
         x = dsp.lowpass(x, 500, order=4)
+    if steering.has("bright"):
+        x = x + dsp.highpass(x, 3000)  # about +6 dB above 3 kHz
     if steering.has("distant"):
         # Air absorbs the highs; more of what reaches us is reflected sound.
         x = dsp.lowpass(x, 2500)

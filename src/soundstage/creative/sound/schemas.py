@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from soundstage.core.schemas import RequestModel
+from soundstage.creative.sound.recipes.base import Family
 
 MAX_PROMPT_CHARACTERS = 500
 MAX_SEED = 2**32 - 1
@@ -16,10 +17,13 @@ class SoundRequest(RequestModel):
     prompt: str = Field(
         min_length=1,
         max_length=MAX_PROMPT_CHARACTERS,
-        description="What to hear, 1 to 500 characters: one sound or several joined by "
-        "'and', 'with', commas... ('rain on a tin roof with distant thunder', at most four "
-        "layers). Adjectives steer each sound: distant, close, heavy, light, short, long, "
-        "metallic, muffled, indoor, outdoor (and common synonyms).",
+        description="What to hear, 1 to 500 characters with at least one letter or digit "
+        "(otherwise 422): one sound or several joined by 'and', 'with', commas... ('rain on "
+        "a tin roof with distant thunder', at most four layers). Never refused for what it "
+        "says: a sound no recipe makes is a blend of the closest recipes (see `recipes` and "
+        "`confidence` in the answer). Adjectives steer each sound: distant, close, heavy, "
+        "light, short, long, deep, bright, metallic, muffled, indoor, outdoor (and common "
+        "synonyms).",
         examples=["a dog barking in the distance"],
     )
     duration_seconds: int = Field(
@@ -46,8 +50,9 @@ class SoundRequest(RequestModel):
 
 class SoundLayer(BaseModel):
     recipe: str = Field(
-        description="The synthesis recipe used (an ESC-50 class name, a "
-        "production effect or a General MIDI effect), see GET /api/v1/creative/sound/recipes."
+        description="The layer's closest recipe (an ESC-50 class name, a production, sci-fi "
+        "or interface effect, or a General MIDI effect), see GET "
+        "/api/v1/creative/sound/recipes; `recipes` tells whether it was blended with others."
     )
     label: str
     text: str = Field(description="The words of the prompt this layer was made from.")
@@ -61,6 +66,20 @@ class SoundLayer(BaseModel):
         "layer's first sound has ended, and that layer stops there. Otherwise the layers play "
         "together from the start."
     )
+
+
+class SoundRecipeUse(BaseModel):
+    name: str = Field(description="The recipe, see GET /api/v1/creative/sound/recipes.")
+    label: str
+    family: Family
+    weight: float = Field(
+        ge=0,
+        le=1,
+        description="Its share of the sound's level, 0 to 1; the shares sum to 1. Within a "
+        "layer the recipes share by their blend weights; layers share by their levels (a "
+        "later layer sits 3 dB behind the first; adjectives move it).",
+    )
+    layer: int = Field(description="The index of the layer (in `layers`) it is part of.")
 
 
 class SoundResponse(BaseModel):
@@ -79,12 +98,25 @@ class SoundResponse(BaseModel):
         description="Beyond the spec: what the prompt was "
         "understood as, one entry per layered sound."
     )
+    recipes: list[SoundRecipeUse] = Field(
+        description="Beyond the spec: every recipe the sound was made of, the largest share "
+        "first. A layer whose words match no recipe surely (similarity below 0.6) is a blend "
+        "of its two or three closest recipes, weighted by their similarity."
+    )
+    confidence: float = Field(
+        ge=0,
+        le=1,
+        description="Beyond the spec: how closely the prompt matched what was made, 0 to 1 "
+        "(the mean over layers of the similarity of the layer's words to its closest recipe). "
+        "Above 0.6 the prompt named a sound a recipe makes; lower, the sound is the closest "
+        "blend the service can make.",
+    )
 
 
 class SoundRecipe(BaseModel):
     name: str
     label: str
-    family: Literal["animals", "nature", "human", "domestic", "urban", "production"]
+    family: Family
     esc50: bool = Field(description="One of the 50 classes of the ESC-50 taxonomy.")
     examples: list[str] = Field(description="Prompts that select this recipe.")
 

@@ -4,6 +4,7 @@ and the recipe catalog."""
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
@@ -16,6 +17,7 @@ from soundstage.creative.sound.schemas import (
     SoundLayer,
     SoundRecipe,
     SoundRecipeList,
+    SoundRecipeUse,
     SoundRequest,
     SoundResponse,
 )
@@ -44,7 +46,30 @@ async def generate(
         credits_used=job.credits_used or 0,
         seed=result["seed"],
         layers=[SoundLayer(**layer) for layer in result["layers"]],
+        recipes=[SoundRecipeUse(**used) for used in result.get("recipes") or _recipes(result)],
+        confidence=result.get("confidence", _confidence(result)),
     )
+
+
+# A job finished before `recipes` and `confidence` were recorded (resumed under its
+# Idempotency-Key) is answered from its layers: each layer one recipe, sharing equally.
+def _recipes(result: dict[str, Any]) -> list[dict[str, Any]]:
+    layers = result["layers"]
+    return [
+        {
+            "name": layer["recipe"],
+            "label": layer["label"],
+            "family": RECIPES[layer["recipe"]].family,
+            "weight": round(1 / len(layers), 3),
+            "layer": index,
+        }
+        for index, layer in enumerate(layers)
+    ]
+
+
+def _confidence(result: dict[str, Any]) -> float:
+    similarities = [min(max(layer["similarity"], 0.0), 1.0) for layer in result["layers"]]
+    return round(sum(similarities) / len(similarities), 3) if similarities else 0.0
 
 
 def recipe_catalog() -> SoundRecipeList:

@@ -1,6 +1,6 @@
 """Adjectives that steer a sound: found in the prompt by word (with their common synonyms),
-turned into recipe parameters (density, event length) and into the placement of the sound
-(level, distance filtering, room, muffling, metallic ringing)."""
+turned into recipe parameters (density, event length, pitch) and into the placement of the
+sound (level, distance filtering, room, muffling, metallic ringing, brightness)."""
 
 from __future__ import annotations
 
@@ -65,6 +65,8 @@ MODIFIER_WORDS: Final[dict[str, tuple[str, ...]]] = {
         "calm",
     ),
     "short": ("short", "quick", "brief", "fast", "snappy", "rapid"),
+    "deep": ("deep", "deeper", "bassy", "low[- ]pitched", "low[- ]frequency"),
+    "bright": ("bright", "brighter", "crisp", "sparkling", "sparkly", "airy", "brilliant"),
     "long": ("long", "slow", "slowly", "sustained", "lingering", "drawn[- ]out", "extended"),
     "metallic": ("metallic", "metal", "tin", "steel", "iron", "tinny", "clanging", "corrugated"),
     "muffled": (
@@ -116,6 +118,7 @@ _OPPOSITES: Final = (
     ("distant", "close"),
     ("heavy", "light"),
     ("short", "long"),
+    ("deep", "bright"),
     ("indoor", "outdoor"),
 )
 _PATTERNS: Final = {
@@ -123,6 +126,8 @@ _PATTERNS: Final = {
     for name, words in MODIFIER_WORDS.items()
 }
 SPACES: Final = ("indoor", "outdoor")
+# A deep sound: its recipe rendered this much shorter, then played slower to the full length.
+DEEP_PITCH: Final = 0.75
 
 
 def find_modifiers(text: str) -> tuple[str, ...]:
@@ -163,6 +168,11 @@ class Steering:
     def span(self) -> float:
         """How long each event lasts."""
         return 0.55 if self.has("short") else 1.8 if self.has("long") else 1.0
+
+    @property
+    def pitch(self) -> float:
+        """Playback speed of the recipe: a deep sound is played a fourth lower (and slower)."""
+        return DEEP_PITCH if self.has("deep") else 1.0
 
     @property
     def gain_db(self) -> float:

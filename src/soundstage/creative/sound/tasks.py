@@ -7,7 +7,7 @@ from typing import Any
 
 from soundstage.creative.sound import scene
 from soundstage.creative.sound.embedder import get_embedder
-from soundstage.creative.sound.interpret import Element, index_for, interpret
+from soundstage.creative.sound.interpret import Element, confidence, index_for, interpret
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
@@ -41,5 +41,16 @@ def generate_sound(ctx: JobContext) -> JobOutcome:
         "duration_ms": duration_ms,
         "seed": request["seed"],
         "layers": [describe(element) for element in elements],
+        "recipes": [
+            {
+                "name": recipe.name,
+                "label": recipe.label,
+                "family": recipe.family,
+                "weight": round(share, 3),
+                "layer": layer,
+            }
+            for layer, recipe, share in scene.shares(elements)
+        ],
+        "confidence": confidence(elements),
     }
     return JobOutcome(result, credits_used=rates.for_generation(Operation.SOUND))

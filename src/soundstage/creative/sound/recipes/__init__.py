@@ -6,8 +6,10 @@ from soundstage.creative.sound.recipes import (  # noqa: F401  (imported to regi
     animals,
     domestic,
     human,
+    interface,
     nature,
     production,
+    scifi,
     urban,
 )
 from soundstage.creative.sound.recipes.base import RECIPES, Recipe, Take

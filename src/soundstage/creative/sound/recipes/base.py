@@ -11,7 +11,9 @@ import numpy as np
 
 from soundstage.creative.sound.dsp import RATE, Signal
 
-Family = Literal["animals", "nature", "human", "domestic", "urban", "production"]
+Family = Literal[
+    "animals", "nature", "human", "domestic", "urban", "production", "scifi", "interface"
+]
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """Human non-speech sounds (ESC-50): crying baby, sneezing, clapping, breathing, coughing,
-footsteps, laughing, brushing teeth, snoring, drinking and sipping."""
+footsteps, laughing, brushing teeth, snoring, drinking and sipping. Beyond ESC-50, crowds:
+applause, a stadium crowd, restaurant chatter (walla: voices whose words cannot be made out)."""
 
 from __future__ import annotations
 
@@ -109,8 +110,7 @@ def clap(rng: np.random.Generator, tone: float) -> Signal:
     "human",
     "hands clapping",
     "a person clapping",
-    "applause",
-    "a round of applause from an audience",
+    "someone clapping along to a beat",
 )
 def clapping(take: Take) -> Signal:
     out = take.silence()
@@ -312,3 +312,116 @@ def drinking_sipping(take: Take) -> Signal:
         gulp += 0.3 * dsp.lowpass(dsp.burst(take.rng, gulp_frames, 0.05), 800)
         dsp.place(out, dsp.normalized(gulp), at + length + take.uniform(0.15, 0.3), 0.9)
     return out
+
+
+@recipe(
+    "applause",
+    "Crowd applause",
+    "human",
+    "applause",
+    "a round of applause from an audience",
+    "a theatre audience clapping",
+    "a standing ovation",
+    esc50=False,
+    wide=True,
+)
+def applause(take: Take) -> Signal:
+    frames = take.frames
+    # Dozens of people clapping out of step: a dense rain of claps, each clapper's own tone.
+    kernels = [clap(take.rng, take.uniform(800, 2000)) for _ in range(12)]
+    rate = take.uniform(80, 140) * take.intensity
+    times = dsp.poisson_times(take.rng, rate, take.length)
+    gains = np.asarray(take.rng.uniform(0.3, 1.0, times.shape[0]), dtype=np.float64)
+    claps = dsp.sprinkle(frames, times, gains, kernels, take.rng)
+    swell = 1 + 0.25 * dsp.smooth_random(take.rng, frames, 0.4)
+    out = claps * swell * dsp.adsr(frames, 0.4, 0.5)
+    return out + 0.4 * dsp.convolve(out, dsp.impulse_response(take.rng, 1.2))
+
+
+def babble(take: Take, voices: int, pitch: tuple[float, float], loudness: Signal) -> Signal:
+    """Voices talking at once, none intelligible: glottal sources whose pitch wanders like
+    speech, each talking and pausing in syllables of its own, in two groups whose vowel
+    formants move at the rate of syllables (a group's voices share a mouth: far cheaper, and
+    under a crowd's murmur no one hears it)."""
+    frames = take.frames
+    out = np.zeros(frames)
+    for group in range(2):
+        sources = np.zeros(frames)
+        for _ in range(group, voices, 2):
+            base = take.uniform(*pitch)
+            contour = base * (1 + 0.15 * dsp.slow_random(take.rng, frames, 3.0)) * loudness**0.3
+            source = dsp.unit(dsp.harmonics(contour, frames, 12.0, 14))
+            source = source + 0.1 * dsp.white(take.rng, frames)
+            syllables = (0.5 + 0.5 * dsp.slow_random(take.rng, frames, 8.0)) ** 2
+            talking = np.clip(3 * dsp.slow_random(take.rng, frames, 0.3) + 1.5, 0, 1)
+            sources += source * syllables * talking * take.uniform(0.3, 1.0)
+        first = 550 + 250 * dsp.slow_random(take.rng, frames, 4.0)
+        second = 1500 + 600 * dsp.slow_random(take.rng, frames, 4.0)
+        out += dsp.sweep(sources, first, 4.0) + 0.6 * dsp.sweep(sources, second, 6.0)
+    return out
+
+
+@recipe(
+    "stadium_crowd",
+    "Stadium crowd",
+    "human",
+    "a stadium crowd cheering",
+    "a roaring crowd at a football match",
+    "sports fans yelling in an arena",
+    "a concert crowd screaming",
+    esc50=False,
+    wide=True,
+)
+def stadium_crowd(take: Take) -> Signal:
+    frames = take.frames
+    # Thousands of voices merge into a roar that swells with the game.
+    swell = np.clip(
+        0.6 + 0.4 * dsp.smooth_random(take.rng, frames, 0.25) * take.intensity, 0.2, 1.4
+    )
+    roar = dsp.bandpass(dsp.pink(take.rng, frames), 250, 3000)
+    roar = dsp.unit(dsp.sweep(roar, 700 + 300 * swell, 0.8)) * swell
+    voices = babble(take, 4, (150, 320), swell) * 0.08
+    whistles = take.silence()
+    for at in dsp.poisson_times(take.rng, 0.4 * take.intensity, take.length):
+        length = take.uniform(0.3, 0.8)
+        whistle_frames = dsp.seconds(length)
+        pitch = dsp.glide(whistle_frames, [take.uniform(2200, 2800), take.uniform(2600, 3400)])
+        whistle = dsp.sine(pitch, whistle_frames) * dsp.adsr(whistle_frames, 0.03, 0.1)
+        dsp.place(whistles, whistle, float(at), take.uniform(0.05, 0.15))
+    out = roar + voices + whistles
+    # The open bowl of a stadium: a long, distant echo.
+    return out + 0.5 * dsp.convolve(out, dsp.impulse_response(take.rng, 2.2, 0.08))
+
+
+@recipe(
+    "restaurant_chatter",
+    "Restaurant chatter",
+    "human",
+    "restaurant chatter",
+    "people talking in a busy cafe",
+    "a murmur of conversation in a bar",
+    "background crowd walla",
+    "a noisy pub full of people",
+    "a cafeteria with clinking cutlery",
+    esc50=False,
+    wide=True,
+)
+def restaurant_chatter(take: Take) -> Signal:
+    frames = take.frames
+    voices = babble(take, max(3, round(5 * take.intensity)), (100, 260), np.ones(frames))
+    voices = dsp.lowpass(voices, 4000)
+    # Cutlery and glasses: short high rings now and then.
+    clinks = take.silence()
+    for at in dsp.poisson_times(take.rng, 1.2 * take.intensity, take.length):
+        base = take.uniform(2500, 5000)
+        partials = [
+            (base * r, take.uniform(0.05, 0.2), 1 / (1 + i)) for i, r in enumerate((1, 2.3, 3.9))
+        ]
+        dsp.place(
+            clinks,
+            dsp.modes(dsp.seconds(0.25), partials, take.rng),
+            float(at),
+            take.uniform(0.1, 0.3),
+        )
+    out = dsp.unit(voices) + clinks
+    return out + 0.4 * dsp.convolve(out, dsp.impulse_response(take.rng, 0.8))

@@ -1,5 +1,5 @@
-"""Production effects (beyond ESC-50): whoosh, riser, impact, UI click, UI beep, explosion,
-laser. Swept noise and tones, sub-bass drops and shaped transients."""
+"""Production effects (beyond ESC-50): whoosh, riser, impact, explosion, braam. Swept noise
+and tones, sub-bass drops, shaped transients and saturated brass stacks."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from soundstage.creative.sound.recipes.base import Take, recipe
     "a swoosh of something flying past",
     "a fast swish transition",
     "air swoosh",
+    "something whizzing past",
     esc50=False,
 )
 def whoosh(take: Take) -> Signal:
@@ -77,47 +78,6 @@ def impact(take: Take) -> Signal:
 
 
 @recipe(
-    "ui_click",
-    "UI click",
-    "production",
-    "a user interface click",
-    "a button tap sound",
-    "a soft app click",
-    "a menu select tick",
-    esc50=False,
-)
-def ui_click(take: Take) -> Signal:
-    out = take.silence()
-    pitch = take.uniform(1800, 3000)
-    for at in dsp.series(take.rng, take.length, (0.05, 0.2), (0.8, 1.5)):
-        frames = dsp.seconds(0.02 * take.span)
-        click = dsp.sine(dsp.glide(frames, [pitch * 1.3, pitch]), frames) * dsp.decay(frames, 0.015)
-        dsp.place(out, click * dsp.adsr(frames, 0.0005, 0.004), at)
-    return out
-
-
-@recipe(
-    "ui_beep",
-    "UI beep",
-    "production",
-    "a beep",
-    "an electronic notification beep",
-    "a confirmation chime",
-    "a microwave beep",
-    esc50=False,
-)
-def ui_beep(take: Take) -> Signal:
-    out = take.silence()
-    pitch = take.uniform(800, 1200)
-    for at in dsp.series(take.rng, take.length, (0.05, 0.2), (1.0, 1.8)):
-        for note, step in enumerate((1.0, 1.5) if take.rng.random() < 0.5 else (1.0,)):
-            frames = dsp.seconds(0.15 * take.span)
-            beep = dsp.sine(pitch * step, frames) + 0.1 * dsp.sine(pitch * step * 2, frames)
-            dsp.place(out, beep * dsp.adsr(frames, 0.005, 0.03), at + note * 0.17)
-    return out
-
-
-@recipe(
     "explosion",
     "Explosion",
     "production",
@@ -145,20 +105,33 @@ def explosion(take: Take) -> Signal:
 
 
 @recipe(
-    "laser",
-    "Laser",
+    "braam",
+    "Braam",
     "production",
-    "a laser gun firing",
-    "a sci-fi blaster shot",
-    "pew pew lasers",
-    "a ray gun zap",
+    "a braam",
+    "a massive low brass blast for a movie trailer",
+    "an Inception-style horn hit",
+    "a huge distorted brass swell",
     esc50=False,
 )
-def laser(take: Take) -> Signal:
+def braam(take: Take) -> Signal:
     out = take.silence()
-    for at in dsp.series(take.rng, take.length, (0.05, 0.2), (0.35, 0.9)):
-        frames = dsp.seconds(take.uniform(0.15, 0.25) * take.span)
-        fall = dsp.glide(frames, [take.uniform(2500, 4000), 900, 250])
-        zap = dsp.odd_harmonics(fall * (1 + 0.05 * dsp.sine(60, frames)), frames, 8)
-        dsp.place(out, dsp.normalized(zap * dsp.decay(frames, frames / dsp.RATE * 1.5)), at)
+    for at in dsp.series(take.rng, take.length, (0.05, 0.2), (4.0, 6.0)):
+        length = take.uniform(2.5, 3.5) * take.span
+        frames = dsp.seconds(length)
+        root = take.uniform(41, 55)
+        # Low brass: a root, its fifth and octave, each a detuned pair of bright sawtooths.
+        stack = sum(
+            dsp.harmonics(root * step * detune, frames, 5.0, 80)
+            for step in (1.0, 1.5, 2.0)
+            for detune in (0.997, 1.003)
+        )
+        # The filter opens as the players blow harder, then closes as they fade.
+        cutoff = dsp.glide(frames, [200, 1600 * take.intensity, 900, 300])
+        brass = dsp.sweep(np.asarray(stack), cutoff, 1.2, "lowpass")
+        brass = dsp.saturate(dsp.unit(brass), 3.0) * dsp.adsr(frames, 0.06, length * 0.5)
+        sub = dsp.sine(root, frames) * dsp.adsr(frames, 0.03, length * 0.5)
+        hit = brass + 0.6 * sub
+        hit = hit + 0.3 * dsp.convolve(hit, dsp.impulse_response(take.rng, 2.5, 0.03))
+        dsp.place(out, dsp.normalized(hit), at)
     return out

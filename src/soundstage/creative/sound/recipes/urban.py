@@ -1,7 +1,8 @@
 """Exterior and urban noises (ESC-50): helicopter, chainsaw, siren, car horn, engine, train,
 church bells, airplane, fireworks, hand saw. Engines are firing-pulse trains through exhaust
 resonances; bells are inharmonic modal partials; flybys are Doppler-shifted and comb-filtered.
-Beyond ESC-50: gunshots (General MIDI)."""
+Beyond ESC-50: gunshots (General MIDI), and vehicles: a car revving, a motorcycle, a truck, a
+propeller plane, a jet engine."""
 
 from __future__ import annotations
 
@@ -120,10 +121,8 @@ def car_horn(take: Take) -> Signal:
     "urban",
     "a car engine idling",
     "a motor running",
-    "an engine revving up",
-    "a diesel truck engine",
     "city traffic, cars driving past",
-    "a motorcycle revving",
+    "a farm tractor chugging",
 )
 def engine(take: Take) -> Signal:
     frames = take.frames
@@ -207,8 +206,7 @@ def church_bells(take: Take) -> Signal:
     "urban",
     "an airplane flying overhead",
     "a jet plane passing",
-    "an aircraft taking off",
-    "a propeller plane flyby",
+    "an airliner flying high above",
 )
 def airplane(take: Take) -> Signal:
     frames = take.frames
@@ -304,3 +302,146 @@ def gunshot(take: Take) -> Signal:
     for note in notes:
         dsp.place(shots, dsp.normalized(thump), note.at, 0.3 * dsp.peak(shots))
     return shots
+
+
+def pass_by(take: Take, closest: float, width: float) -> tuple[Signal, Signal]:
+    """A vehicle passing: (nearness 0-1, Doppler pitch factor) over the take, closest at
+    `closest` seconds, `width` seconds wide."""
+    t = dsp.timeline(take.frames)
+    nearness = 1 / (1 + ((t - closest) / width) ** 2)
+    doppler = 1 + 0.06 * np.tanh(-(t - closest) / (width * 0.5))
+    return nearness, doppler
+
+
+@recipe(
+    "car_revving",
+    "Car engine revving",
+    "urban",
+    "a car engine revving",
+    "a sports car accelerating hard",
+    "revving a muscle car in neutral",
+    "a race car engine roaring",
+    "a race car speeding around the track",
+    esc50=False,
+)
+def car_revving(take: Take) -> Signal:
+    frames = take.frames
+    # Idle, then blips of the throttle: the revs shoot up and fall back.
+    throttle = np.zeros(frames)
+    for at in dsp.series(take.rng, take.length, (0.2, 0.6), (1.2 / take.intensity, 2.2)):
+        length = take.uniform(0.6, 1.2) * take.span
+        blip_frames = dsp.seconds(length)
+        blip = dsp.glide(blip_frames, [0, 1, 0.7, 0]) ** 1.5
+        dsp.place(throttle, blip, at)
+    throttle = np.clip(throttle, 0, 1)
+    rpm = take.uniform(25, 32) * (1 + 3.5 * throttle)
+    exhaust = [(220, 180, 1.0), (520, 300, 0.7), (1100, 500, 0.4)]
+    roar = dsp.saturate(firing(take, rpm, exhaust) * (0.5 + throttle), 2.0)
+    intake = dsp.bandpass(dsp.white(take.rng, frames), 1500, 5000) * throttle * 0.15
+    return (roar + intake) * dsp.adsr(frames, 0.1, 0.2)
+
+
+@recipe(
+    "motorcycle",
+    "Motorcycle",
+    "urban",
+    "a motorcycle revving",
+    "a motorbike speeding past",
+    "a dirt bike buzzing",
+    "a big V-twin motorcycle rumbling",
+    esc50=False,
+)
+def motorcycle(take: Take) -> Signal:
+    frames = take.frames
+    nearness, doppler = pass_by(take, take.length * take.uniform(0.4, 0.6), take.length * 0.15)
+    throttle = np.clip(0.6 + 0.4 * dsp.smooth_random(take.rng, frames, 0.7), 0, 1)
+    rpm = take.uniform(45, 60) * (1 + 1.5 * throttle) * doppler
+    # A V-twin fires twice close together, then pauses: potato-potato.
+    pairs = dsp.pulses(rpm / 2, frames, take.rng, jitter=0.03)
+    second = np.roll(pairs, dsp.seconds(0.012))
+    pulses = dsp.lowpass((pairs + 0.8 * second) * (0.7 + 0.6 * take.rng.random(frames)), 5000)
+    exhaust = dsp.formants(pulses, [(300, 220, 1.0), (750, 400, 0.7), (1800, 700, 0.4)])
+    engine = dsp.saturate(dsp.unit(exhaust), 2.2)
+    wind = dsp.lowpass(dsp.pink(take.rng, frames), 1200) * 0.15
+    return (engine + wind) * (0.15 + nearness) * dsp.adsr(frames, 0.1, 0.2)
+
+
+@recipe(
+    "truck",
+    "Diesel truck",
+    "urban",
+    "a diesel truck idling",
+    "a lorry's air brakes hissing",
+    "a big rig truck rumbling by",
+    "a garbage truck at the curb",
+    esc50=False,
+)
+def truck(take: Take) -> Signal:
+    frames = take.frames
+    # A big slow diesel: low firings, a clattering injector tick on each.
+    rpm = take.uniform(14, 20) * (1 + 0.3 * np.clip(dsp.smooth_random(take.rng, frames, 0.3), 0, 1))
+    exhaust = [(90, 80, 1.0), (240, 160, 0.7), (600, 300, 0.3)]
+    engine = firing(take, rpm, exhaust)
+    clatter = dsp.highpass(dsp.pulses(rpm, frames, take.rng, jitter=0.05), 2500)
+    clatter = dsp.resonate(clatter, take.uniform(3000, 4000), 6.0)
+    out = dsp.unit(engine) + 0.25 * dsp.normalized(clatter)
+    # Air brakes: now and then a sharp hiss, dying away.
+    for at in dsp.series(take.rng, take.length, (0.8, 2.0), (3.0, 6.0)):
+        hiss_frames = dsp.seconds(take.uniform(0.4, 0.8) * take.span)
+        hiss = dsp.highpass(dsp.white(take.rng, hiss_frames), 3000)
+        hiss *= dsp.decay(hiss_frames, hiss_frames / dsp.RATE) * dsp.adsr(hiss_frames, 0.005, 0.05)
+        dsp.place(out, hiss, at, 1.2)
+    return out * dsp.adsr(frames, 0.2, 0.2)
+
+
+@recipe(
+    "propeller_plane",
+    "Propeller plane",
+    "urban",
+    "a propeller plane flyby",
+    "a small prop aircraft droning overhead",
+    "a vintage biplane buzzing",
+    "a crop duster flying low",
+    "a light aircraft buzzing overhead",
+    esc50=False,
+)
+def propeller_plane(take: Take) -> Signal:
+    frames = take.frames
+    nearness, doppler = pass_by(take, take.length * take.uniform(0.45, 0.6), take.length * 0.25)
+    # The blades pass at about 80-110 Hz: a buzzing harmonic saw, over the engine's firings.
+    blade = take.uniform(80, 110) * doppler
+    buzz = dsp.harmonics(blade, frames, 7.0, 60)
+    buzz = dsp.formants(buzz, [(400, 300, 1.0), (1100, 500, 0.6), (2500, 900, 0.3)])
+    engine = firing(take, blade * 0.5, [(200, 160, 1.0), (500, 300, 0.5)])
+    wash = dsp.lowpass(dsp.pink(take.rng, frames), 2500) * 0.2
+    mix = dsp.unit(buzz) + 0.6 * engine + wash
+    return mix * (0.1 + nearness) * dsp.adsr(frames, 0.1, 0.2)
+
+
+@recipe(
+    "jet_engine",
+    "Jet engine",
+    "urban",
+    "a jet engine roaring",
+    "a jet turbine spooling up",
+    "a fighter jet taking off",
+    "an aircraft taking off",
+    esc50=False,
+)
+def jet_engine(take: Take) -> Signal:
+    frames = take.frames
+    t = dsp.timeline(frames)
+    # The turbine spools up over the first seconds: its whine climbs, its roar grows.
+    spool = 1 - np.exp(-t / max(take.length * 0.3 * take.span, 0.2))
+    whine = np.zeros(frames)
+    for base, amp in ((take.uniform(3000, 4200), 1.0), (take.uniform(5500, 7000), 0.5)):
+        whine += dsp.sine(base * (0.6 + 0.4 * spool), frames) * amp
+    roar = dsp.sweep(dsp.pink(take.rng, frames), 400 + 4000 * spool, 0.7, "lowpass")
+    rumble = dsp.lowpass(dsp.brown(take.rng, frames), 150)
+    crackle = dsp.highpass(dsp.white(take.rng, frames), 4000) * (
+        0.5 + 0.5 * dsp.smooth_random(take.rng, frames, 30)
+    )
+    mix = dsp.unit(roar) * (0.3 + spool) + 0.5 * dsp.unit(rumble) * spool
+    mix += 0.06 * whine + 0.1 * crackle * spool
+    out: Signal = mix * dsp.adsr(frames, 0.2, 0.2)
+    return out
