@@ -109,7 +109,7 @@ def bare_sql(settings: Settings) -> Callable[[str, dict[str, Any]], int]:
         name = "postgresql"
 
     def run(q: str, filters: dict[str, Any]) -> int:
-        stmt = search_statement(name, query_terms(q), TalentFilters(**filters), PAGE + 1, 0)
+        stmt = search_statement(name, query_terms(q), TalentFilters(**filters), PAGE + 1)
         compiled = stmt.compile(dialect=dialect)
         if name == "sqlite":
             params: Any = [compiled.params[key] for key in compiled.positiontup or []]

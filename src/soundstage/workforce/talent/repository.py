@@ -7,15 +7,16 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar, Unpack
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     ColumnElement,
-    Float,
+    Double,
     Select,
     and_,
     bindparam,
     case,
+    cast,
     column,
     delete,
     false,
@@ -86,7 +87,7 @@ def _has_tag(value: str) -> ColumnElement[bool]:
     return Creator.id.in_(select(CreatorTag.creator_id).where(CreatorTag.tag == value))
 
 
-_AnySelect = TypeVar("_AnySelect", bound=Select[Unpack[tuple[Any, ...]]])
+_AnySelect = TypeVar("_AnySelect", bound=Select[*tuple[Any, ...]])
 
 
 def _filtered(stmt: _AnySelect, filters: TalentFilters) -> _AnySelect:
@@ -189,7 +190,7 @@ def search_statement(
     *,
     backward: bool = False,
     only: str | None = None,
-) -> Select[Unpack[tuple[Any, ...]]]:
+) -> Select[*tuple[Any, ...]]:
     """(creator_id, score, verified, rating) of the creators matching the filters and, with
     `terms`, every term, in search order (`Rank`), from just past `cursor` (before it, nearest
     first, when `backward`); `only` restricts it to one creator (a cursor's own rank).
@@ -200,7 +201,7 @@ def search_statement(
     PostgreSQL's ts_rank, weighted by column. Terms are folded words (text.query_terms) and
     tags hex words: neither FTS5's query syntax nor tsquery's can be injected."""
     score: ColumnElement[Any] | None = None
-    stmt: Select[Unpack[tuple[Any, ...]]]
+    stmt: Select[*tuple[Any, ...]]
     if not terms:
         stmt = _filtered(select(Creator.id, null().label("score")), filters)
     elif dialect == "sqlite":
@@ -229,7 +230,9 @@ def search_statement(
         query = func.plainto_tsquery(
             literal_column("'simple'::regconfig"), bindparam("words", " ".join(words))
         )
-        score = func.ts_rank(literal_column(TS_RANK_WEIGHTS), _document, query, type_=Float)
+        # ts_rank is a float4, which PostgreSQL writes rounded: as a double its value reads back
+        # exactly, so that a cursor's score compares equal to itself.
+        score = cast(func.ts_rank(literal_column(TS_RANK_WEIGHTS), _document, query), Double)
         stmt = (
             select(Creator.id, score.label("score"))
             .select_from(CreatorSearch)
