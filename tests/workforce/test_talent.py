@@ -522,6 +522,28 @@ def test_discovery_reads_creators_in_index_order(db: Database, talent_catalog: o
             assert any("ix_creator_created" in line for line in plan), plan
 
 
+@pytest.mark.parametrize("cursor", [False, True], ids=["first", "next"])
+def test_search_without_text_reads_creators_in_rank_order(
+    db: Database, talent_catalog: object, cursor: bool
+) -> None:
+    """Search's order without `q` (verified, rating, id), past a cursor too, is served by
+    ix_creator_rank: no sort of every creator before the first page."""
+    with db.session() as session:
+        dialect = session.get_bind().dialect
+        after = repository.rank_of(session, None, TalentFilters(), "cr_alan") if cursor else None
+        stmt = repository.search_statement(dialect.name, None, TalentFilters(), 21, after)
+        sql = str(stmt.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
+        if dialect.name == "sqlite":
+            plan = [row[-1] for row in session.execute(text(f"EXPLAIN QUERY PLAN {sql}"))]
+            assert any("ix_creator_rank" in line for line in plan), plan
+            assert not any("TEMP B-TREE FOR ORDER BY" in line for line in plan), plan
+        else:
+            session.execute(text("SET LOCAL enable_seqscan = off"))
+            plan = [row[0] for row in session.execute(text(f"EXPLAIN {sql}"))]
+            assert any("ix_creator_rank" in line for line in plan), plan
+            assert not any(line.strip().startswith("Sort") for line in plan), plan
+
+
 def test_a_creator_whose_voice_is_retired_lists_no_dead_demo(
     client: TestClient, db: Database, buyer: Customer
 ) -> None:

@@ -19,6 +19,7 @@ from sqlalchemy import (
     cast,
     column,
     delete,
+    exists,
     false,
     func,
     insert,
@@ -84,7 +85,11 @@ class TalentFilters:
 
 
 def _has_tag(value: str) -> ColumnElement[bool]:
-    return Creator.id.in_(select(CreatorTag.creator_id).where(CreatorTag.tag == value))
+    """A correlated lookup of the tag's primary key per creator: listings walk an index of
+    their order (ix_creator_created, ix_creator_rank) and stop at the page's end, rather than
+    first gathering every creator holding a common tag (`IN (…)`: 20 times slower for
+    `role=narrator&language=en` over 20,000 talents)."""
+    return exists().where(CreatorTag.tag == value, CreatorTag.creator_id == Creator.id)
 
 
 _AnySelect = TypeVar("_AnySelect", bound=Select[*tuple[Any, ...]])
