@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select, text
+from sqlalchemy import Select, func, select, text
+from sqlalchemy.orm import Session
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
@@ -501,25 +502,30 @@ def test_creators_written_by_anyone_are_indexed(
     assert ids_of(search(client, buyer, f"q={word}&language=pt")) == []
 
 
+def assert_walks_index(session: Session, stmt: Select[Any], index: str) -> None:
+    """The statement reads its rows in the order of `index`: no sort of every match first."""
+    dialect = session.get_bind().dialect
+    sql = str(stmt.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
+    if dialect.name == "sqlite":
+        plan = [row[-1] for row in session.execute(text(f"EXPLAIN QUERY PLAN {sql}"))]
+        assert any(index in line for line in plan), plan
+        assert not any("TEMP B-TREE FOR ORDER BY" in line for line in plan), plan
+    else:
+        session.execute(text("SET LOCAL enable_seqscan = off"))
+        plan = [row[0] for row in session.execute(text(f"EXPLAIN {sql}"))]
+        assert any(index in line for line in plan), plan
+        assert not any(line.strip().startswith("Sort") for line in plan), plan
+
+
 def test_discovery_reads_creators_in_index_order(db: Database, talent_catalog: object) -> None:
-    """Discovery's order (created_at, id, newest first) is served by ix_creator_created: no
-    sort of every creator before the first page."""
+    """Discovery's order (created_at, id, newest first) is served by ix_creator_created."""
     stmt = (
         repository.creators_query(TalentFilters())
         .order_by(Creator.created_at.desc(), Creator.id.desc())
         .limit(21)
     )
     with db.session() as session:
-        dialect = session.get_bind().dialect
-        sql = str(stmt.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
-        if dialect.name == "sqlite":
-            plan = [row[-1] for row in session.execute(text(f"EXPLAIN QUERY PLAN {sql}"))]
-            assert any("ix_creator_created" in line for line in plan), plan
-            assert not any("TEMP B-TREE FOR ORDER BY" in line for line in plan), plan
-        else:
-            session.execute(text("SET LOCAL enable_seqscan = off"))
-            plan = [row[0] for row in session.execute(text(f"EXPLAIN {sql}"))]
-            assert any("ix_creator_created" in line for line in plan), plan
+        assert_walks_index(session, stmt, "ix_creator_created")
 
 
 @pytest.mark.parametrize("cursor", [False, True], ids=["first", "next"])
@@ -527,21 +533,12 @@ def test_search_without_text_reads_creators_in_rank_order(
     db: Database, talent_catalog: object, cursor: bool
 ) -> None:
     """Search's order without `q` (verified, rating, id), past a cursor too, is served by
-    ix_creator_rank: no sort of every creator before the first page."""
+    ix_creator_rank."""
     with db.session() as session:
-        dialect = session.get_bind().dialect
         after = repository.rank_of(session, None, TalentFilters(), "cr_alan") if cursor else None
-        stmt = repository.search_statement(dialect.name, None, TalentFilters(), 21, after)
-        sql = str(stmt.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
-        if dialect.name == "sqlite":
-            plan = [row[-1] for row in session.execute(text(f"EXPLAIN QUERY PLAN {sql}"))]
-            assert any("ix_creator_rank" in line for line in plan), plan
-            assert not any("TEMP B-TREE FOR ORDER BY" in line for line in plan), plan
-        else:
-            session.execute(text("SET LOCAL enable_seqscan = off"))
-            plan = [row[0] for row in session.execute(text(f"EXPLAIN {sql}"))]
-            assert any("ix_creator_rank" in line for line in plan), plan
-            assert not any(line.strip().startswith("Sort") for line in plan), plan
+        dialect = session.get_bind().dialect.name
+        stmt = repository.search_statement(dialect, None, TalentFilters(), 21, after)
+        assert_walks_index(session, stmt, "ix_creator_rank")
 
 
 def test_a_creator_whose_voice_is_retired_lists_no_dead_demo(
