@@ -428,8 +428,7 @@ def test_a_cursor_outside_the_search_is_404(
                 f"/api/v1/workforce/search?accent={word}&{cursor}={creator_id}",
                 headers=buyer.auth(),
             )
-            assert response.status_code == 404, response.text
-            assert response.json()["error"]["param"] == cursor
+            assert assert_error(response, 404, "creator_not_found")["param"] == cursor
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from sqlalchemy.orm import Session
 
 from soundstage.config import Settings
-from soundstage.core.errors import InvalidField, NotFound
+from soundstage.core.errors import InvalidField
 from soundstage.core.pagination import PageParams, paginate
 from soundstage.models import Creator, TalentDemo
 from soundstage.voices import service as voices
@@ -107,7 +107,7 @@ def search(
         cursor = repository.rank_of(session, terms, filters, cursor_id)
         if cursor is None:
             param = "starting_after" if page.starting_after else "ending_before"
-            raise NotFound(f"No such creator in this search: {cursor_id}", param=param)
+            raise CreatorNotFound(f"No such creator in this search: {cursor_id}", param=param)
     backward = page.ending_before is not None
     # One more than asked tells whether another page follows.
     ranks = repository.search(session, terms, filters, page.limit + 1, cursor, backward=backward)
