@@ -438,7 +438,8 @@ def test_a_cursor_outside_the_search_is_404(
      ("role=singer", "role"), ("genre=jazz", "genre"), ("language=e", "language"),
      ("verified=maybe", "verified"), ("accent=", "accent"), (f"accent={'a' * 101}", "accent"),
      ("starting_after=", "starting_after"), (f"starting_after={'a' * 65}", "starting_after"),
-     ("starting_after=cr_a&ending_before=cr_b", "ending_before")],
+     ("starting_after=cr_a&ending_before=cr_b", "ending_before"), ("rol=narrator", "rol"),
+     ("page=bm9wZQ", "page")],
 )  # fmt: skip
 def test_bad_search_parameters_are_422_naming_them(
     client: TestClient, buyer: Customer, query: str, param: str
@@ -449,7 +450,12 @@ def test_bad_search_parameters_are_422_naming_them(
 
 
 def test_search_bounds_inside_are_accepted(client: TestClient, buyer: Customer) -> None:
-    for query in (f"q={'a' * 200}", "q=a&limit=1", "limit=100", f"accent={'a' * 100}", "accent=a"):
+    every_parameter = (
+        "q=a&role=narrator&genre=audiobook&language=en&verified=true&gender=female"
+        "&accent=scottish&age_range=senior&limit=5"
+    )
+    queries = (f"q={'a' * 200}", "q=a&limit=1", "limit=100", f"accent={'a' * 100}", "accent=a")
+    for query in (*queries, every_parameter):
         assert (
             client.get(f"/api/v1/workforce/search?{query}", headers=buyer.auth()).status_code == 200
         )
