@@ -1,16 +1,17 @@
 """Talent over HTTP: the demo catalog, discovery with each filter alone and combined
-(language variants included) and cursor pagination, creator profiles, and full-text search
-ranked by relevance with its filters and pages, on the database at hand."""
+(language variants included) and cursor pagination, creator profiles, and search by criteria
+alone or with full text, ranked (relevance, verified, rating, id), with its cursors, on the
+database at hand."""
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select, text
+from sqlalchemy import Select, func, select, text
+from sqlalchemy.orm import Session
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
@@ -222,7 +223,8 @@ def search(client: TestClient, buyer: Customer, query: str) -> dict[str, Any]:
     response = client.get(f"/api/v1/workforce/search?{query}", headers=buyer.auth())
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
-    assert body["object"] == "search_result"
+    assert body["object"] == "list"
+    assert set(body) == {"object", "data", "has_more"}
     return body
 
 
@@ -309,36 +311,135 @@ def test_search_filters_alone_and_combined(
         assert set(ids_of(search(client, buyer, f"q={word}&{query}"))) == expected, query
 
 
-def test_search_pages_follow_next_page(client: TestClient, db: Database, buyer: Customer) -> None:
+def rank_key(creator: dict[str, Any]) -> tuple[Any, ...]:
+    """Search's order without `q`: verified first, then rating (unrated last), then id."""
+    rating = creator["rating"]
+    return (not creator["verified"], rating is None, -(rating or 0), creator["creator_id"])
+
+
+def test_criteria_alone_search_ranked_verified_then_rating_then_id(
+    client: TestClient, db: Database, buyer: Customer
+) -> None:
+    accent = unique_word()
+    ids = add_talent(
+        db,
+        profile(creator_id=f"cr_test_{accent}_a", accents=[accent], verified=False, rating=5.0),
+        profile(creator_id=f"cr_test_{accent}_b", accents=[accent], rating=None),
+        profile(creator_id=f"cr_test_{accent}_c", accents=[accent], rating=4.0),
+        profile(creator_id=f"cr_test_{accent}_d", accents=[accent], rating=4.9),
+        profile(creator_id=f"cr_test_{accent}_e", accents=[accent], rating=4.9),
+        profile(creator_id=f"cr_test_{accent}_f", accents=[accent], verified=False, rating=None),
+        profile(creator_id=f"cr_test_{accent}_g", accents=[accent], verified=False, rating=1.0),
+    )
+    a, b, c, d, e, f, g = ids
+    body = search(client, buyer, f"accent={accent}")
+    assert ids_of(body) == [d, e, c, b, a, g, f]
+    assert not body["has_more"]
+    assert all(hit["relevance"] is None for hit in body["data"])
+    assert ids_of(search(client, buyer, f"accent={accent}&verified=true")) == [d, e, c, b]
+    assert ids_of(search(client, buyer, f"accent={accent}&verified=false")) == [d, e, c, b, a, g, f]
+
+
+def test_search_by_role_and_language_alone_covers_the_catalog_in_rank_order(
+    client: TestClient, buyer: Customer, talent_catalog: TalentCounts
+) -> None:
+    found = list(every_page(client, buyer, "/api/v1/workforce/search?role=narrator&language=en"))
+    discovered = every_page(client, buyer, "/api/v1/workforce/discover?role=narrator&language=en")
+    expected = sorted(discovered, key=rank_key)
+    assert len(found) > 20
+    assert [c["creator_id"] for c in found] == [c["creator_id"] for c in expected]
+    assert all("narrator" in c["roles"] and speaks("en")(c) for c in found)
+
+
+def test_search_without_criteria_ranks_every_creator(
+    client: TestClient, buyer: Customer, talent_catalog: TalentCounts
+) -> None:
+    found = [c["creator_id"] for c in every_page(client, buyer, "/api/v1/workforce/search")]
+    everyone = sorted(every_page(client, buyer, "/api/v1/workforce/discover"), key=rank_key)
+    assert found == [c["creator_id"] for c in everyone]
+
+
+def test_text_relevance_comes_before_verified_and_rating(
+    client: TestClient, db: Database, buyer: Customer
+) -> None:
     word = unique_word()
-    created = set(add_talent(db, *(profile(bio=f"{word} {'x' * n}") for n in range(5))))
-    whole = ids_of(search(client, buyer, f"q={word}&limit=10"))
-    assert set(whole) == created
-    pages, page = [], ""
-    while True:
-        body = search(client, buyer, f"q={word}&limit=2{page}")
+    in_name, low, high, unrated = add_talent(
+        db,
+        profile(display_name=f"Ann {word}", verified=False, rating=1.0),
+        profile(bio=f"Known for {word} reads.", rating=3.0),
+        profile(bio=f"Known for {word} reads.", rating=4.5),
+        profile(bio=f"Known for {word} reads.", rating=None),
+    )
+    body = search(client, buyer, f"q={word}")
+    # The name match first though unverified and low rated; equal text matches by rating.
+    assert ids_of(body) == [in_name, high, low, unrated]
+    relevance = [hit["relevance"] for hit in body["data"]]
+    assert relevance[0] > relevance[1]
+    assert len(set(relevance[1:])) == 1
+    # Criteria narrow a text search.
+    assert ids_of(search(client, buyer, f"q={word}&verified=true")) == [high, low, unrated]
+    assert ids_of(search(client, buyer, f"q={word}&role=narrator")) == []
+
+
+@pytest.mark.parametrize("with_text", [False, True], ids=["criteria", "text"])
+def test_search_pages_with_cursors_through_ties(
+    client: TestClient, db: Database, buyer: Customer, with_text: bool
+) -> None:
+    """Pages of 2 follow `starting_after` forward and `ending_before` back through creators
+    whose relevance, verification and rating tie (the id breaks them), the same as one page."""
+    word = unique_word()
+    ratings = [4.0, 4.0, None, 4.0, 3.0, None, 5.0]
+    add_talent(
+        db,
+        *(
+            profile(accents=[word], bio=f"Known for {word}.", rating=r, verified=n % 3 != 0)
+            for n, r in enumerate(ratings)
+        ),
+    )
+    query = f"q={word}" if with_text else f"accent={word}"
+    whole = ids_of(search(client, buyer, f"{query}&limit=100"))
+    assert len(whole) == len(ratings)
+    pages, cursor = [], ""
+    for _ in range(len(ratings)):
+        body = search(client, buyer, f"{query}&limit=2{cursor}")
         pages.append(ids_of(body))
         if not body["has_more"]:
-            assert body["next_page"] is None
             break
-        page = f"&page={body['next_page']}"
-    assert [len(p) for p in pages] == [2, 2, 1]
+        cursor = f"&starting_after={pages[-1][-1]}"
+    assert [len(p) for p in pages] == [2, 2, 2, 1]
     assert [i for p in pages for i in p] == whole
+    back = search(client, buyer, f"{query}&limit=2&ending_before={whole[4]}")
+    assert ids_of(back) == whole[2:4]
+    assert back["has_more"]
+    first = search(client, buyer, f"{query}&limit=2&ending_before={whole[2]}")
+    assert ids_of(first) == whole[:2]
+    assert not first["has_more"]
 
 
-def token(number: str) -> str:
-    """A search page token of `number` as the service writes one (offset:N, urlsafe base64)."""
-    return base64.urlsafe_b64encode(f"offset:{number}".encode()).decode().rstrip("=")
+def test_a_cursor_outside_the_search_is_404(
+    client: TestClient, db: Database, buyer: Customer
+) -> None:
+    word = unique_word()
+    inside, outside = add_talent(db, profile(accents=[word]), profile(accents=["Welsh"]))
+    assert ids_of(search(client, buyer, f"accent={word}&starting_after={inside}")) == []
+    for cursor in ("starting_after", "ending_before"):
+        for creator_id in (outside, "cr_nobody"):
+            response = client.get(
+                f"/api/v1/workforce/search?accent={word}&{cursor}={creator_id}",
+                headers=buyer.auth(),
+            )
+            assert assert_error(response, 404, "creator_not_found")["param"] == cursor
 
 
 @pytest.mark.parametrize(
     ("query", "param"),
-    [("q=", "q"), ("q=%21%21%21", "q"), (f"q={'a' * 201}", "q"), ("", "q"),
-     ("q=x&page=bm9wZQ", "page"), ("q=x&page=%25%25", "page"), ("q=x&limit=0", "limit"),
-     ("q=x&limit=101", "limit"), ("q=x&gender=robot", "gender"),
-     ("q=x&age_range=old", "age_range"),
-     # Page tokens of non-ASCII digits: superscript, Arabic-Indic, fullwidth.
-     *((f"q=x&page={token(number)}", "page") for number in ("²", "\u0661\u0662", "\uff11"))],
+    [("q=", "q"), ("q=%21%21%21", "q"), (f"q={'a' * 201}", "q"), ("limit=0", "limit"),
+     ("q=x&limit=101", "limit"), ("gender=robot", "gender"), ("age_range=old", "age_range"),
+     ("role=singer", "role"), ("genre=jazz", "genre"), ("language=e", "language"),
+     ("verified=maybe", "verified"), ("accent=", "accent"), (f"accent={'a' * 101}", "accent"),
+     ("starting_after=", "starting_after"), (f"starting_after={'a' * 65}", "starting_after"),
+     ("starting_after=cr_a&ending_before=cr_b", "ending_before"), ("rol=narrator", "rol"),
+     ("page=bm9wZQ", "page")],
 )  # fmt: skip
 def test_bad_search_parameters_are_422_naming_them(
     client: TestClient, buyer: Customer, query: str, param: str
@@ -349,7 +450,12 @@ def test_bad_search_parameters_are_422_naming_them(
 
 
 def test_search_bounds_inside_are_accepted(client: TestClient, buyer: Customer) -> None:
-    for query in (f"q={'a' * 200}", "q=a&limit=1", "q=a&limit=100"):
+    every_parameter = (
+        "q=a&role=narrator&genre=audiobook&language=en&verified=true&gender=female"
+        "&accent=scottish&age_range=senior&limit=5"
+    )
+    queries = (f"q={'a' * 200}", "q=a&limit=1", "limit=100", f"accent={'a' * 100}", "accent=a")
+    for query in (*queries, every_parameter):
         assert (
             client.get(f"/api/v1/workforce/search?{query}", headers=buyer.auth()).status_code == 200
         )
@@ -401,25 +507,43 @@ def test_creators_written_by_anyone_are_indexed(
     assert ids_of(search(client, buyer, f"q={word}&language=pt")) == []
 
 
+def assert_walks_index(session: Session, stmt: Select[Any], index: str) -> None:
+    """The statement reads its rows in the order of `index`: no sort of every match first."""
+    dialect = session.get_bind().dialect
+    sql = str(stmt.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
+    if dialect.name == "sqlite":
+        plan = [row[-1] for row in session.execute(text(f"EXPLAIN QUERY PLAN {sql}"))]
+        assert any(index in line for line in plan), plan
+        assert not any("TEMP B-TREE FOR ORDER BY" in line for line in plan), plan
+    else:
+        session.execute(text("SET LOCAL enable_seqscan = off"))
+        plan = [row[0] for row in session.execute(text(f"EXPLAIN {sql}"))]
+        assert any(index in line for line in plan), plan
+        assert not any(line.strip().startswith("Sort") for line in plan), plan
+
+
 def test_discovery_reads_creators_in_index_order(db: Database, talent_catalog: object) -> None:
-    """Discovery's order (created_at, id, newest first) is served by ix_creator_created: no
-    sort of every creator before the first page."""
+    """Discovery's order (created_at, id, newest first) is served by ix_creator_created."""
     stmt = (
         repository.creators_query(TalentFilters())
         .order_by(Creator.created_at.desc(), Creator.id.desc())
         .limit(21)
     )
     with db.session() as session:
-        dialect = session.get_bind().dialect
-        sql = str(stmt.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
-        if dialect.name == "sqlite":
-            plan = [row[-1] for row in session.execute(text(f"EXPLAIN QUERY PLAN {sql}"))]
-            assert any("ix_creator_created" in line for line in plan), plan
-            assert not any("TEMP B-TREE FOR ORDER BY" in line for line in plan), plan
-        else:
-            session.execute(text("SET LOCAL enable_seqscan = off"))
-            plan = [row[0] for row in session.execute(text(f"EXPLAIN {sql}"))]
-            assert any("ix_creator_created" in line for line in plan), plan
+        assert_walks_index(session, stmt, "ix_creator_created")
+
+
+@pytest.mark.parametrize("cursor", [False, True], ids=["first", "next"])
+def test_search_without_text_reads_creators_in_rank_order(
+    db: Database, talent_catalog: object, cursor: bool
+) -> None:
+    """Search's order without `q` (verified, rating, id), past a cursor too, is served by
+    ix_creator_rank."""
+    with db.session() as session:
+        after = repository.rank_of(session, None, TalentFilters(), "cr_alan") if cursor else None
+        dialect = session.get_bind().dialect.name
+        stmt = repository.search_statement(dialect, None, TalentFilters(), 21, after)
+        assert_walks_index(session, stmt, "ix_creator_rank")
 
 
 def test_a_creator_whose_voice_is_retired_lists_no_dead_demo(

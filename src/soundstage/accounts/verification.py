@@ -1,9 +1,13 @@
 """Buyer verification: unverified -> pending (details submitted) -> verified | rejected.
-A rejected buyer may submit again; a verified one may not change its details here."""
+A rejected buyer may submit again; a verified one may not change its details here.
+
+The gate (`VerifiedBuyerDep`) guards what the spec gates, "workforce discovery and licensing",
+and nothing else: the routes in GATED_ROUTES, each of which says GATE_SENTENCE in its OpenAPI
+description (tests/workforce/test_gate.py holds the app to both)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Final
 
 from fastapi import Depends
 from sqlalchemy.orm import Session
@@ -16,6 +20,25 @@ from soundstage.core.ids import new_id
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.models import BuyerVerification
+
+# The sentence every gated endpoint's description carries.
+GATE_SENTENCE: Final = "Requires a verified buyer account (403 `buyer_not_verified`)."
+
+# Every route behind the gate: discovery (talent listings, search, profiles) and licensing
+# (license requests, the buyer's licenses and the media they grant). Campaign briefs are open
+# to any account (their matches are withheld until the buyer is verified); the creator's side
+# of licensing (`/workforce/talent/licenses…`) sells, so it is not a buyer's gate.
+GATED_ROUTES: Final = (
+    "GET /api/v1/workforce/discover",
+    "GET /api/v1/workforce/search",
+    "GET /api/v1/workforce/creators/{creator_id}",
+    "POST /api/v1/workforce/licensing",
+    "GET /api/v1/workforce/licenses",
+    "GET /api/v1/workforce/licenses/{license_id}",
+    "POST /api/v1/workforce/licenses/{license_id}/complete",
+    "POST /api/v1/workforce/licenses/{license_id}/cancel",
+    "GET /api/v1/workforce/media",
+)
 
 
 def _record(session: Session, account_id: str, environment: str) -> BuyerVerification:
@@ -97,8 +120,14 @@ def decide(
     return to_out(record, environment)
 
 
+def is_verified(session: Session, principal: Principal) -> bool:
+    """Whether the caller's account is a verified buyer in the key's environment."""
+    record = repository.get_verification(session, principal.account_id, principal.environment)
+    return record is not None and record.status == "verified"
+
+
 def require_verified_buyer(session: SessionDep, principal: PrincipalDep) -> Principal:
-    """Dependency for gated endpoints: 403 `buyer_not_verified` until verification passes."""
+    """Dependency of the GATED_ROUTES: 403 `buyer_not_verified` until verification passes."""
     record = repository.get_verification(session, principal.account_id, principal.environment)
     if record is None or record.status != "verified":
         status = record.status if record else "unverified"

@@ -36,6 +36,8 @@ UNMANAGED_NAMES.update(
         *(f"{FTS_TABLE}_{shadow}" for shadow in ("config", "data", "docsize", "idx")),
         "creator_search.document",
         "ix_creator_search_document",
+        # Search's order without text (verified, rating, id), NULLS LAST on PostgreSQL only.
+        "ix_creator_rank",
     }
 )
 

@@ -1,4 +1,5 @@
-"""HTTP endpoints of campaign briefs (verified buyers only: the answer names talent)."""
+"""HTTP endpoints of campaign briefs: open to any account; the talent they match is shown to
+verified buyers only (discovery is gated)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query
 
-from soundstage.accounts.verification import VerifiedBuyerDep
-from soundstage.core.deps import SessionDep
-from soundstage.core.openapi import errors
+from soundstage.core.deps import PrincipalDep, SessionDep
 from soundstage.core.pagination import ListResponse, PageParams, page_params
 from soundstage.workforce.campaigns import service
 from soundstage.workforce.campaigns.schemas import CampaignCreate, CampaignOut, CampaignStatus
@@ -17,21 +16,20 @@ router = APIRouter(tags=["Workforce"])
 CampaignId = Annotated[str, Path(min_length=1, max_length=40, description="The campaign's id.")]
 
 
-@router.post("/workforce/campaign", response_model=CampaignOut, responses=errors(403))
-def create_campaign(
-    body: CampaignCreate, session: SessionDep, buyer: VerifiedBuyerDep
-) -> CampaignOut:
+@router.post("/workforce/campaign", response_model=CampaignOut)
+def create_campaign(body: CampaignCreate, session: SessionDep, buyer: PrincipalDep) -> CampaignOut:
     """Post a casting brief. The answer is the campaign, `open`, with the best-matching
     talent: creators who speak one of `languages` and offer `usage_type` at a base fee within
-    `budget_cents`, ranked by shared roles and genres, verification and rating. Requires a
-    verified buyer."""
+    `budget_cents`, ranked by shared roles and genres, verification and rating. Open to any
+    account; until the caller is a verified buyer, `matches` is empty and `matches_withheld`
+    true (the matches are kept, and shown once verification passes)."""
     return service.post_campaign(session, buyer, body)
 
 
-@router.get("/workforce/campaigns", response_model=ListResponse[CampaignOut], responses=errors(403))
+@router.get("/workforce/campaigns", response_model=ListResponse[CampaignOut])
 def list_campaigns(
     session: SessionDep,
-    buyer: VerifiedBuyerDep,
+    buyer: PrincipalDep,
     page: Annotated[PageParams, Depends(page_params)],
     status: Annotated[
         CampaignStatus | None, Query(description="Only campaigns in this state.")
@@ -42,19 +40,15 @@ def list_campaigns(
     return ListResponse[CampaignOut](data=campaigns, has_more=has_more)
 
 
-@router.get("/workforce/campaigns/{campaign_id}", response_model=CampaignOut, responses=errors(403))
-def get_campaign(
-    campaign_id: CampaignId, session: SessionDep, buyer: VerifiedBuyerDep
-) -> CampaignOut:
+@router.get("/workforce/campaigns/{campaign_id}", response_model=CampaignOut)
+def get_campaign(campaign_id: CampaignId, session: SessionDep, buyer: PrincipalDep) -> CampaignOut:
     """One of the caller's campaigns (404 `campaign_not_found`)."""
     return service.get_campaign(session, buyer, campaign_id)
 
 
-@router.post(
-    "/workforce/campaigns/{campaign_id}/close", response_model=CampaignOut, responses=errors(403)
-)
+@router.post("/workforce/campaigns/{campaign_id}/close", response_model=CampaignOut)
 def close_campaign(
-    campaign_id: CampaignId, session: SessionDep, buyer: VerifiedBuyerDep
+    campaign_id: CampaignId, session: SessionDep, buyer: PrincipalDep
 ) -> CampaignOut:
     """Close an open campaign (409 `campaign_state_conflict` if it is closed already)."""
     return service.close_campaign(session, buyer, campaign_id)

@@ -69,7 +69,12 @@ class CampaignOut(BaseModel):
     deadline: date
     matches: list[CampaignMatchOut] = Field(
         description="Up to 10 creators who speak one of the languages and offer the usage type "
-        "within the budget, best first (then by rating), as matched when the brief was posted."
+        "within the budget, best first (then by rating), as matched when the brief was posted; "
+        "empty while `matches_withheld`."
+    )
+    matches_withheld: bool = Field(
+        description="True when the caller is not a verified buyer: talent is shown to verified "
+        "buyers only, so `matches` is empty; they appear once verification passes."
     )
     created_at: Timestamp
     closed_at: Timestamp | None

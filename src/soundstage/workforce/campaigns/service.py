@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
+from soundstage.accounts import verification
 from soundstage.core.errors import InvalidField
 from soundstage.core.ids import new_id
 from soundstage.core.pagination import PageParams, paginate
@@ -80,9 +81,13 @@ def close(session: Session, campaign: Campaign) -> Campaign:
     return campaign
 
 
-def campaigns_out(session: Session, campaigns: list[Campaign]) -> list[CampaignOut]:
-    """Campaigns with their matches named (one query for all of them)."""
-    ids = [m["creator_id"] for c in campaigns for m in c.matches]
+def campaigns_out(
+    session: Session, buyer: Principal, campaigns: list[Campaign]
+) -> list[CampaignOut]:
+    """Campaigns with their matches named (one query for all of them); the matches are
+    withheld from a buyer not verified (they name talent, which discovery gates)."""
+    withheld = not verification.is_verified(session, buyer)
+    ids = [] if withheld else [m["creator_id"] for c in campaigns for m in c.matches]
     creators = talent.creators_by_id(session, ids)
     return [
         CampaignOut(
@@ -109,6 +114,7 @@ def campaigns_out(session: Session, campaigns: list[Campaign]) -> list[CampaignO
                 for m in c.matches
                 if m["creator_id"] in creators
             ],
+            matches_withheld=withheld,
             created_at=c.created_at,
             closed_at=c.closed_at,
         )
@@ -120,19 +126,20 @@ def campaigns_out(session: Session, campaigns: list[Campaign]) -> list[CampaignO
 
 
 def post_campaign(session: Session, buyer: Principal, brief: CampaignCreate) -> CampaignOut:
-    return campaigns_out(session, [create(session, buyer, brief)])[0]
+    return campaigns_out(session, buyer, [create(session, buyer, brief)])[0]
 
 
 def list_campaigns(
     session: Session, buyer: Principal, page: PageParams, *, status: str | None
 ) -> tuple[list[CampaignOut], bool]:
     campaigns, has_more = list_owned(session, buyer, page, status=status)
-    return campaigns_out(session, campaigns), has_more
+    return campaigns_out(session, buyer, campaigns), has_more
 
 
 def get_campaign(session: Session, buyer: Principal, campaign_id: str) -> CampaignOut:
-    return campaigns_out(session, [get_owned(session, buyer, campaign_id)])[0]
+    return campaigns_out(session, buyer, [get_owned(session, buyer, campaign_id)])[0]
 
 
 def close_campaign(session: Session, buyer: Principal, campaign_id: str) -> CampaignOut:
-    return campaigns_out(session, [close(session, get_owned(session, buyer, campaign_id))])[0]
+    campaign = close(session, get_owned(session, buyer, campaign_id))
+    return campaigns_out(session, buyer, [campaign])[0]

@@ -1,5 +1,6 @@
 """HTTP endpoints of licensing: the buyer's side (verified buyers only), the creator's side
-(the account that speaks for the creator) and the sandbox helpers that play the creator."""
+(the account that speaks for the creator: not gated, it sells) and the sandbox helpers that
+play the creator."""
 
 from __future__ import annotations
 
@@ -32,8 +33,9 @@ def request_license(
     """Request a license of a creator's voice. The answer is the license, `requested`, with
     its quote from the creator's rate card: `amount_cents` (base fee x territory multiplier x
     term multiplier, half-up), the 1% `success_fee_cents` (half-up) and `total_cents`. The
-    creator then accepts or declines; the buyer completes an accepted license. Requires a
-    verified buyer; 404 `creator_not_found`, 422 `usage_not_offered`."""
+    creator then accepts or declines; the buyer completes an accepted license. 404
+    `creator_not_found`, 422 `usage_not_offered`. Requires a verified buyer account (403
+    `buyer_not_verified`)."""
     return service.post_license(session, buyer, body)
 
 
@@ -45,7 +47,8 @@ def list_licenses(
     status: StatusQuery = None,
     creator_id: Annotated[str | None, Query(min_length=1, max_length=40)] = None,
 ) -> ListResponse[LicenseOut]:
-    """The caller's licenses, newest first. Requires a verified buyer."""
+    """The caller's licenses, newest first. Requires a verified buyer account (403
+    `buyer_not_verified`)."""
     licenses, has_more = service.list_buyer_licenses(
         session, buyer, page, status=status, creator_id=creator_id
     )
@@ -54,7 +57,8 @@ def list_licenses(
 
 @router.get("/workforce/licenses/{license_id}", response_model=LicenseOut, responses=errors(403))
 def get_license(license_id: LicenseId, session: SessionDep, buyer: VerifiedBuyerDep) -> LicenseOut:
-    """One of the caller's licenses (404 `license_not_found`)."""
+    """One of the caller's licenses (404 `license_not_found`). Requires a verified buyer
+    account (403 `buyer_not_verified`)."""
     return service.get_buyer_license(session, buyer, license_id)
 
 
@@ -66,7 +70,8 @@ def complete_license(
 ) -> LicenseOut:
     """Conclude an accepted license at its quoted total: the term starts now and ends
     `duration_months` later, and the creator's media are listed by GET /workforce/media until
-    then. 409 `license_state_conflict` unless the license is accepted."""
+    then. 409 `license_state_conflict` unless the license is accepted. Requires a verified
+    buyer account (403 `buyer_not_verified`)."""
     return service.complete_buyer_license(session, buyer, license_id)
 
 
@@ -76,7 +81,8 @@ def complete_license(
 def cancel_license(
     license_id: LicenseId, session: SessionDep, buyer: VerifiedBuyerDep
 ) -> LicenseOut:
-    """Withdraw a requested or accepted license (409 once completed, declined or cancelled)."""
+    """Withdraw a requested or accepted license (409 once completed, declined or cancelled).
+    Requires a verified buyer account (403 `buyer_not_verified`)."""
     return service.cancel_buyer_license(session, buyer, license_id)
 
 

@@ -33,7 +33,8 @@ def list_licensed_media(
 ) -> ListResponse[LicensedMediaOut]:
     """The media assets the caller holds under completed licenses whose term has not ended,
     newest first, each with a signed URL and its license terms. Nothing is listed for
-    creators never licensed, or once a license has expired. Requires a verified buyer."""
+    creators never licensed, or once a license has expired. Requires a verified buyer account
+    (403 `buyer_not_verified`)."""
     media, has_more = service.list_held(
         session,
         request.app.state.settings,

@@ -1,8 +1,9 @@
-"""HTTP endpoints of talent: discover, search, one creator (verified buyers only), and the
-signed demo files (the signature is the credential)."""
+"""HTTP endpoints of talent: discover, search, one creator (discovery: verified buyers
+only), and the signed demo files (the signature is the credential)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Request
@@ -12,10 +13,10 @@ from soundstage.accounts.verification import VerifiedBuyerDep
 from soundstage.core.deps import SessionDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
-from soundstage.core.params import QueryBool, QueryInt, raw_query
+from soundstage.core.params import QueryBool, raw_query
 from soundstage.workforce.talent import demos, service
 from soundstage.workforce.talent.repository import TalentFilters
-from soundstage.workforce.talent.schemas import CreatorOut, TalentSearchResult
+from soundstage.workforce.talent.schemas import CreatorOut, CreatorSearchHit
 from soundstage.workforce.vocabulary import LANGUAGE_PATTERN, AgeRange, Gender, Genre, Role
 
 router = APIRouter(tags=["Workforce"])
@@ -48,6 +49,39 @@ def _filters(
     return TalentFilters(genre=genre, language=language, role=role, verified=verified)
 
 
+GenderQuery = Annotated[Gender | None, Query(description="Only creators of this gender.")]
+AccentQuery = Annotated[
+    str | None,
+    Query(
+        min_length=1,
+        max_length=100,
+        description='Only creators with this accent, e.g. "Scottish" (case and accents ignored).',
+    ),
+]
+AgeRangeQuery = Annotated[
+    AgeRange | None, Query(description="Only creators whose voice sounds this age.")
+]
+TextQuery = Annotated[
+    str | None,
+    Query(
+        min_length=1,
+        max_length=200,
+        description="Free text matched against names, bios, roles, genres, languages, accents "
+        "and vocal styles; every word must match (case and accents ignored). It puts the best "
+        "text matches first. Optional: the other criteria search alone.",
+    ),
+]
+
+
+def _search_filters(
+    base: Annotated[TalentFilters, Depends(_filters)],
+    gender: GenderQuery = None,
+    accent: AccentQuery = None,
+    age_range: AgeRangeQuery = None,
+) -> TalentFilters:
+    return replace(base, gender=gender, accent=accent, age_range=age_range)
+
+
 @router.get("/workforce/discover", response_model=ListResponse[CreatorOut], responses=errors(403))
 def discover_talent(
     session: SessionDep,
@@ -56,66 +90,41 @@ def discover_talent(
     page: Annotated[PageParams, Depends(page_params)],
     filters: Annotated[TalentFilters, Depends(_filters)],
 ) -> ListResponse[CreatorOut]:
-    """Browse voice talent, newest first, with cursor pagination. Requires a verified buyer
-    (403 `buyer_not_verified`). Each creator carries its rate card, signed demo URLs and the
-    catalog `voice_ids` it performs."""
+    """Browse voice talent, newest first, with cursor pagination. Each creator carries its
+    rate card, signed demo URLs and the catalog `voice_ids` it performs. Requires a verified
+    buyer account (403 `buyer_not_verified`)."""
     creators, has_more = service.discover(session, request.app.state.settings, page, filters)
     return ListResponse[CreatorOut](data=creators, has_more=has_more)
 
 
-@router.get("/workforce/search", response_model=TalentSearchResult, responses=errors(403))
+@router.get(
+    "/workforce/search", response_model=ListResponse[CreatorSearchHit], responses=errors(403)
+)
 def search_talent(
     session: SessionDep,
     request: Request,
     _buyer: VerifiedBuyerDep,
-    q: Annotated[
-        str,
-        Query(
-            min_length=1,
-            max_length=200,
-            description="Free text matched against names, bios, roles, genres, languages, "
-            "accents and vocal styles; every word must match (case and accents ignored).",
-        ),
-    ],
-    base: Annotated[TalentFilters, Depends(_filters)],
-    gender: Annotated[Gender | None, Query(description="Only creators of this gender.")] = None,
-    accent: Annotated[
-        str | None,
-        Query(
-            min_length=1,
-            max_length=100,
-            description='Only creators with this accent, e.g. "Scottish".',
-        ),
-    ] = None,
-    age_range: Annotated[
-        AgeRange | None, Query(description="Only creators whose voice sounds this age.")
-    ] = None,
-    limit: Annotated[QueryInt, Query(ge=1, le=100, description="Page size, 1 to 100.")] = 20,
-    page: Annotated[
-        str | None,
-        Query(min_length=1, max_length=64, description="`next_page` of the previous answer."),
-    ] = None,
-) -> TalentSearchResult:
-    """Full-text talent search ranked by relevance (names weigh most, then attributes, then
-    bios), with the discovery filters plus gender, accent and age range. Requires a verified
-    buyer (403 `buyer_not_verified`)."""
-    filters = TalentFilters(
-        genre=base.genre,
-        language=base.language,
-        role=base.role,
-        verified=base.verified,
-        gender=gender,
-        accent=accent,
-        age_range=age_range,
-    )
-    return service.search(session, request.app.state.settings, q, filters, limit=limit, page=page)
+    page: Annotated[PageParams, Depends(page_params)],
+    filters: Annotated[TalentFilters, Depends(_search_filters)],
+    q: TextQuery = None,
+) -> ListResponse[CreatorSearchHit]:
+    """Search talent by role, genre, language or attribute (gender, accent, age range,
+    verified), with optional free text `q`; every criterion given must match, and none at all
+    lists every creator. Ranked: with `q` by text relevance (names weigh most, then
+    attributes, then bios, in `relevance`), then verified creators first, then by rating
+    (unrated last), then by `creator_id`. Cursor pagination: `starting_after` / `ending_before`
+    take a `creator_id` of this search's results (404 if it is not one). Requires a verified
+    buyer account (403 `buyer_not_verified`)."""
+    hits, has_more = service.search(session, request.app.state.settings, q, filters, page)
+    return ListResponse[CreatorSearchHit](data=hits, has_more=has_more)
 
 
 @router.get("/workforce/creators/{creator_id}", response_model=CreatorOut, responses=errors(403))
 def get_creator(
     creator_id: CreatorId, session: SessionDep, request: Request, _buyer: VerifiedBuyerDep
 ) -> CreatorOut:
-    """One creator's profile (404 `creator_not_found`). Requires a verified buyer."""
+    """One creator's profile (404 `creator_not_found`). Requires a verified buyer account
+    (403 `buyer_not_verified`)."""
     return service.get_creator(session, request.app.state.settings, creator_id)
 
 

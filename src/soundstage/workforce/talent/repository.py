@@ -7,25 +7,31 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     ColumnElement,
-    Float,
+    Double,
     Select,
+    and_,
     bindparam,
     case,
+    cast,
     column,
     delete,
+    exists,
+    false,
     func,
     insert,
     literal_column,
+    null,
+    or_,
     select,
     table,
     update,
 )
 from sqlalchemy.engine import Connection
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from soundstage.models import (
     Creator,
@@ -79,10 +85,17 @@ class TalentFilters:
 
 
 def _has_tag(value: str) -> ColumnElement[bool]:
-    return Creator.id.in_(select(CreatorTag.creator_id).where(CreatorTag.tag == value))
+    """A correlated lookup of the tag's primary key per creator: listings walk an index of
+    their order (ix_creator_created, ix_creator_rank) and stop at the page's end, rather than
+    first gathering every creator holding a common tag (`IN (…)`: 20 times slower for
+    `role=narrator&language=en` over 20,000 talents)."""
+    return exists().where(CreatorTag.tag == value, CreatorTag.creator_id == Creator.id)
 
 
-def _filtered(stmt: Select[Any], filters: TalentFilters) -> Select[Any]:
+_AnySelect = TypeVar("_AnySelect", bound=Select[*tuple[Any, ...]])
+
+
+def _filtered(stmt: _AnySelect, filters: TalentFilters) -> _AnySelect:
     for wanted in filters.tags():
         stmt = stmt.where(_has_tag(wanted))
     if filters.verified:  # `verified=false` is no restriction: the spec's flag means "only"
@@ -109,16 +122,95 @@ def creators_by_id(session: Session, creator_ids: Iterable[str]) -> dict[str, Cr
     return {c.id: c for c in session.scalars(select(Creator).where(Creator.id.in_(ids)))}
 
 
+@dataclass(frozen=True)
+class Rank:
+    """A creator's place in search order: text relevance (with `q` only, higher first), then
+    verified first, then rating (higher first, unrated last), then `creator_id` (ascending)."""
+
+    creator_id: str
+    score: float | None
+    verified: bool
+    rating: float | None
+
+
+@dataclass(frozen=True)
+class _Key:
+    """One column of the search order, with the cursor's value of it."""
+
+    column: ColumnElement[Any] | InstrumentedAttribute[Any]
+    value: Any
+    descending: bool
+    nullable: bool = False  # NULLs sort last (after every value) in the forward order
+
+
+def _beyond(key: _Key, backward: bool) -> ColumnElement[bool]:
+    """Rows strictly past the cursor's value on this column, in the direction of travel."""
+    col, value = key.column, key.value
+    if value is None:  # only nullable columns, whose NULLs come last going forward
+        return col.is_not(None) if backward else false()
+    lower = key.descending != backward  # past the cursor means a lower value
+    past: ColumnElement[bool]
+    if isinstance(value, bool):  # SQL has no `<` between booleans: false < true, by hand
+        # Lower than true is false, higher than false is true; nothing else is past.
+        past = col.is_(not value) if value == lower else false()
+    else:
+        past = col < value if lower else col > value
+    return or_(past, col.is_(None)) if key.nullable and not backward else past
+
+
+def _equal(key: _Key) -> ColumnElement[bool]:
+    if key.value is None or isinstance(key.value, bool):
+        return key.column.is_(key.value)
+    equal: ColumnElement[bool] = key.column == key.value
+    return equal
+
+
+def _after(keys: Sequence[_Key], backward: bool) -> ColumnElement[bool]:
+    """Keyset condition: rows that come after the cursor (before it when `backward`)."""
+    return or_(
+        *(
+            and_(*(_equal(k) for k in keys[:n]), _beyond(keys[n], backward))
+            for n in range(len(keys))
+        )
+    )
+
+
+def _order(keys: Sequence[_Key], backward: bool) -> list[ColumnElement[Any]]:
+    order: list[ColumnElement[Any]] = []
+    for key in keys:
+        descending = key.descending != backward
+        clause = key.column.desc() if descending else key.column.asc()
+        if key.nullable:
+            clause = clause.nulls_last() if not backward else clause.nulls_first()
+        order.append(clause)
+    return order
+
+
 def search_statement(
-    dialect: str, terms: Sequence[str], filters: TalentFilters, limit: int, offset: int
-) -> Select[Any]:
-    """(creator_id, score) of the creators matching every term and the filters, best first
-    (ties in catalog order). The filters are tag words in the same full-text index, so the
-    index intersects them with the terms and no row is read before the page is chosen. Terms
-    are folded words (text.query_terms) and tags hex words: neither FTS5's query syntax nor
-    tsquery's can be injected."""
-    words = [*terms, *filters.tokens()]
-    if dialect == "sqlite":
+    dialect: str,
+    terms: Sequence[str] | None,
+    filters: TalentFilters,
+    limit: int,
+    cursor: Rank | None = None,
+    *,
+    backward: bool = False,
+    only: str | None = None,
+) -> Select[*tuple[Any, ...]]:
+    """(creator_id, score, verified, rating) of the creators matching the filters and, with
+    `terms`, every term, in search order (`Rank`), from just past `cursor` (before it, nearest
+    first, when `backward`); `only` restricts it to one creator (a cursor's own rank).
+
+    Without terms the filters are tag equalities (`creator_tag`) and the order is served by
+    the index `ix_creator_rank`. With terms, the filters are tag words in the same full-text
+    index, so the index intersects them with the terms; the score is FTS5's bm25 or
+    PostgreSQL's ts_rank, weighted by column. Terms are folded words (text.query_terms) and
+    tags hex words: neither FTS5's query syntax nor tsquery's can be injected."""
+    score: ColumnElement[Any] | None = None
+    stmt: Select[*tuple[Any, ...]]
+    if not terms:
+        stmt = _filtered(select(Creator.id, null().label("score")), filters)
+    elif dialect == "sqlite":
+        words = [*terms, *filters.tokens()]
         ranked = (
             select(
                 _fts.c.rowid.label("rowid"),
@@ -129,37 +221,79 @@ def search_statement(
                     bindparam("match", " ".join(f'"{word}"' for word in words))
                 )
             )
-            .order_by(literal_column("score").desc(), _fts.c.rowid)
-            .limit(limit)
-            .offset(offset)
             .subquery("ranked")
         )
-        return (
-            select(CreatorSearch.creator_id, ranked.c.score)
-            .join(ranked, ranked.c.rowid == CreatorSearch.id)
-            .order_by(ranked.c.score.desc(), ranked.c.rowid)
+        score = ranked.c.score
+        stmt = (
+            select(Creator.id, score)
+            .select_from(ranked)
+            .join(CreatorSearch, CreatorSearch.id == ranked.c.rowid)
+            .join(Creator, Creator.id == CreatorSearch.creator_id)
         )
-    if dialect == "postgresql":
+    elif dialect == "postgresql":
+        words = [*terms, *filters.tokens()]
         query = func.plainto_tsquery(
             literal_column("'simple'::regconfig"), bindparam("words", " ".join(words))
         )
-        score = func.ts_rank(literal_column(TS_RANK_WEIGHTS), _document, query, type_=Float)
-        return (
-            select(CreatorSearch.creator_id, score.label("score"))
+        # ts_rank is a float4, which PostgreSQL writes rounded: as a double its value reads back
+        # exactly, so that a cursor's score compares equal to itself.
+        score = cast(func.ts_rank(literal_column(TS_RANK_WEIGHTS), _document, query), Double)
+        stmt = (
+            select(Creator.id, score.label("score"))
+            .select_from(CreatorSearch)
+            .join(Creator, Creator.id == CreatorSearch.creator_id)
             .where(_document.op("@@")(query))
-            .order_by(literal_column("score").desc(), CreatorSearch.id)
-            .limit(limit)
-            .offset(offset)
         )
-    raise NotImplementedError(f"full-text search on {dialect}")
+    else:
+        raise NotImplementedError(f"full-text search on {dialect}")
+    stmt = stmt.add_columns(Creator.verified, Creator.rating)
+    if only is not None:
+        stmt = stmt.where(Creator.id == only)
+    keys = [
+        *([_Key(score, cursor and cursor.score, True)] if score is not None else []),
+        _Key(Creator.verified, cursor and cursor.verified, True),
+        _Key(Creator.rating, cursor and cursor.rating, True, nullable=True),
+        _Key(Creator.id, cursor and cursor.creator_id, False),
+    ]
+    if cursor is not None:
+        stmt = stmt.where(_after(keys, backward))
+    return stmt.order_by(*_order(keys, backward)).limit(limit)
 
 
 def search(
-    session: Session, terms: Sequence[str], filters: TalentFilters, limit: int, offset: int
-) -> list[tuple[str, float]]:
+    session: Session,
+    terms: Sequence[str] | None,
+    filters: TalentFilters,
+    limit: int,
+    cursor: Rank | None = None,
+    *,
+    backward: bool = False,
+) -> list[Rank]:
+    """The creators of a search page in search order (nearest the cursor first when
+    `backward`)."""
     dialect = session.get_bind().dialect.name
-    rows = session.execute(search_statement(dialect, terms, filters, limit, offset)).all()
-    return [(str(row[0]), float(row[1])) for row in rows]
+    stmt = search_statement(dialect, terms, filters, limit, cursor, backward=backward)
+    return [_rank(row) for row in session.execute(stmt)]
+
+
+def rank_of(
+    session: Session, terms: Sequence[str] | None, filters: TalentFilters, creator_id: str
+) -> Rank | None:
+    """A creator's place in a search, None unless the creator matches it."""
+    dialect = session.get_bind().dialect.name
+    stmt = search_statement(dialect, terms, filters, 1, only=creator_id)
+    row = session.execute(stmt).first()
+    return _rank(row) if row is not None else None
+
+
+def _rank(row: Any) -> Rank:
+    creator_id, score, verified, rating = row
+    return Rank(
+        creator_id=str(creator_id),
+        score=float(score) if score is not None else None,
+        verified=bool(verified),
+        rating=float(rating) if rating is not None else None,
+    )
 
 
 def rates_of(session: Session, creator_ids: Iterable[str]) -> dict[str, list[CreatorRate]]:

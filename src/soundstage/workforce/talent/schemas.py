@@ -57,13 +57,10 @@ class CreatorOut(BaseModel):
     created_at: Timestamp
 
 
-class TalentSearchResult(BaseModel):
-    """Search results, best first (Stripe's search shape: `next_page` is the `page` token of
-    the following page)."""
+class CreatorSearchHit(CreatorOut):
+    """A creator found by search: the profile, and how well it matched the text."""
 
-    object: Literal["search_result"] = "search_result"
-    data: list[CreatorOut]
-    has_more: bool
-    next_page: str | None = Field(
-        description="Pass as `page` for the next results; null at the end."
+    relevance: float | None = Field(
+        description="How well the creator matches `q` (higher is better; comparable within one "
+        "search only, the scale is the database's): null without `q`."
     )

@@ -1,11 +1,9 @@
-"""Talent as buyers see it: discovery (filtered, newest first), full-text search (by
-relevance), creator profiles, and what campaigns and licensing need to know about creators."""
+"""Talent as buyers see it: discovery (filtered, newest first), search (by criteria and
+optional full text, ranked), creator profiles, and what campaigns and licensing need to know
+about creators."""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import re
 from collections.abc import Sequence
 
 from sqlalchemy.orm import Session
@@ -18,18 +16,8 @@ from soundstage.voices import service as voices
 from soundstage.workforce.errors import CreatorNotFound
 from soundstage.workforce.talent import demos, repository
 from soundstage.workforce.talent.repository import TalentFilters
-from soundstage.workforce.talent.schemas import (
-    CreatorOut,
-    DemoOut,
-    RateOut,
-    TalentSearchResult,
-)
+from soundstage.workforce.talent.schemas import CreatorOut, CreatorSearchHit, DemoOut, RateOut
 from soundstage.workforce.talent.text import query_terms
-
-_PAGE_PREFIX = "offset:"
-_DIGITS = re.compile(r"[0-9]{1,6}")
-# Search pages reach this deep at most; narrow the query or the filters beyond it.
-MAX_SEARCH_OFFSET = 10_000
 
 
 def creators_out(
@@ -101,49 +89,38 @@ def discover(
 def search(
     session: Session,
     settings: Settings,
-    q: str,
+    q: str | None,
     filters: TalentFilters,
-    *,
-    limit: int,
-    page: str | None,
-) -> TalentSearchResult:
-    """Creators whose name, bio or attributes hold every word of `q`, best first."""
-    terms = query_terms(q)
-    if not terms:
-        raise InvalidField("q: must contain at least one word.", param="q")
-    offset = _offset(page)
+    page: PageParams,
+) -> tuple[list[CreatorSearchHit], bool]:
+    """Creators matching the criteria and, with `q`, holding every word of it, in search
+    order (repository.Rank: relevance with `q`, then verified, rating and id), cursor-paginated
+    by creator id: the cursor creator's own rank in this search is where the page starts."""
+    terms: list[str] | None = None
+    if q is not None:
+        terms = query_terms(q)
+        if not terms:
+            raise InvalidField("q: must contain at least one word.", param="q")
+    cursor_id = page.starting_after or page.ending_before
+    cursor = None
+    if cursor_id is not None:
+        cursor = repository.rank_of(session, terms, filters, cursor_id)
+        if cursor is None:
+            param = "starting_after" if page.starting_after else "ending_before"
+            raise CreatorNotFound(f"No such creator in this search: {cursor_id}", param=param)
+    backward = page.ending_before is not None
     # One more than asked tells whether another page follows.
-    hits = repository.search(session, terms, filters, limit + 1, offset)
-    has_more = len(hits) > limit and offset + limit < MAX_SEARCH_OFFSET
-    ids = [creator_id for creator_id, _ in hits[:limit]]
-    found = repository.creators_by_id(session, ids)
-    return TalentSearchResult(
-        data=creators_out(session, settings, [found[i] for i in ids]),
-        has_more=has_more,
-        next_page=_page_token(offset + limit) if has_more else None,
-    )
-
-
-def _page_token(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"{_PAGE_PREFIX}{offset}".encode()).decode().rstrip("=")
-
-
-def _offset(page: str | None) -> int:
-    if page is None:
-        return 0
-    try:
-        decoded = base64.urlsafe_b64decode(page + "=" * (-len(page) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        decoded = ""
-    number = decoded.removeprefix(_PAGE_PREFIX)
-    # ASCII digits only: str.isdigit() also takes '²' (int() refuses it) and
-    # Arabic-Indic digits (int() reads them).
-    if not decoded.startswith(_PAGE_PREFIX) or not _DIGITS.fullmatch(number):
-        raise InvalidField("page: not a page token of this search (use `next_page`).", param="page")
-    offset = int(number)
-    if offset > MAX_SEARCH_OFFSET:
-        raise InvalidField("page: beyond the last page of results.", param="page")
-    return offset
+    ranks = repository.search(session, terms, filters, page.limit + 1, cursor, backward=backward)
+    has_more = len(ranks) > page.limit
+    ranks = ranks[: page.limit]
+    if backward:
+        ranks.reverse()
+    found = repository.creators_by_id(session, [r.creator_id for r in ranks])
+    profiles = creators_out(session, settings, [found[r.creator_id] for r in ranks])
+    hits = [
+        CreatorSearchHit(**dict(p), relevance=r.score) for p, r in zip(profiles, ranks, strict=True)
+    ]
+    return hits, has_more
 
 
 def require_creator(session: Session, creator_id: str, *, param: str = "creator_id") -> Creator:
