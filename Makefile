@@ -39,6 +39,8 @@ serve: install
 
 test: install
 	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/pytest -n $(TEST_PROCESSES) --dist loadfile
 
