@@ -39,6 +39,11 @@ def owner_key(owner: Owner) -> tuple[str, str]:
     return (owner.account_id, owner.environment)
 
 
+def belongs_to(row: Owned, owner: Owner) -> bool:
+    """Whether a loaded customer row is `owner`'s (the same test as `owned`, in Python)."""
+    return owner_key(row) == owner_key(owner)
+
+
 def owned(model: type[Any], owner: Owner) -> ColumnElement[bool]:
     """The WHERE clause `model.account_id = … AND model.environment = …`, for any statement
     (SELECT, UPDATE, DELETE, or a joined query that filters on `model`). `model` is a mapped
