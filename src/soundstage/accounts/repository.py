@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from soundstage.core.tenancy import select_owned
 from soundstage.models import Account, ApiKey, BuyerVerification
 
 
@@ -28,8 +29,5 @@ def get_key_by_hash(session: Session, secret_hash: str) -> ApiKey | None:
 def get_verification(
     session: Session, account_id: str, environment: str
 ) -> BuyerVerification | None:
-    stmt = select(BuyerVerification).where(
-        BuyerVerification.account_id == account_id,
-        BuyerVerification.environment == environment,
-    )
+    stmt = select_owned(BuyerVerification, (account_id, environment))
     return session.scalars(stmt).first()

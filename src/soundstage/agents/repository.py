@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select
 from sqlalchemy.orm import Session
 
+from soundstage.core.tenancy import select_owned
 from soundstage.models import Agent
 
 
@@ -16,7 +17,7 @@ def add(session: Session, agent: Agent) -> None:
 
 
 def owned_query(account_id: str, environment: str) -> Select[Any]:
-    return select(Agent).where(Agent.account_id == account_id, Agent.environment == environment)
+    return select_owned(Agent, (account_id, environment))
 
 
 def get_owned(session: Session, account_id: str, environment: str, agent_id: str) -> Agent | None:

@@ -9,6 +9,7 @@ from datetime import datetime
 from sqlalchemy import Select, select, update
 from sqlalchemy.orm import Session
 
+from soundstage.core.tenancy import select_owned, update_owned
 from soundstage.models import CreditBalance, CreditEntry, CreditReservation, CreditTransaction
 
 
@@ -32,10 +33,8 @@ def move(
 ) -> bool:
     """Add the deltas to the balance unless a side would go negative. True when applied."""
     stmt = (
-        update(CreditBalance)
+        update_owned(CreditBalance, (account_id, environment))
         .where(
-            CreditBalance.account_id == account_id,
-            CreditBalance.environment == environment,
             CreditBalance.available + available >= 0,
             CreditBalance.reserved + reserved >= 0,
         )
@@ -54,12 +53,8 @@ def add_below(
 ) -> bool:
     """Add `amount` to `available` unless available + reserved would pass `ceiling`."""
     stmt = (
-        update(CreditBalance)
-        .where(
-            CreditBalance.account_id == account_id,
-            CreditBalance.environment == environment,
-            CreditBalance.available + CreditBalance.reserved + amount <= ceiling,
-        )
+        update_owned(CreditBalance, (account_id, environment))
+        .where(CreditBalance.available + CreditBalance.reserved + amount <= ceiling)
         .values(available=CreditBalance.available + amount, updated_at=at)
         .execution_options(synchronize_session=False)
     )
@@ -84,10 +79,7 @@ def get_reservation(session: Session, reservation_id: str) -> CreditReservation 
 
 
 def transactions_query(account_id: str, environment: str) -> Select[CreditTransaction]:
-    return select(CreditTransaction).where(
-        CreditTransaction.account_id == account_id,
-        CreditTransaction.environment == environment,
-    )
+    return select_owned(CreditTransaction, (account_id, environment))
 
 
 def get_transaction(

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Select, func, or_, select, update
 from sqlalchemy.orm import Session
 
+from soundstage.core.tenancy import select_owned
 from soundstage.models import Job
 
 ACTIVE = ("queued", "processing")
@@ -29,7 +30,7 @@ def get_owned(session: Session, account_id: str, environment: str, job_id: str) 
 
 
 def owned_query(account_id: str, environment: str) -> Select[Job]:
-    return select(Job).where(Job.account_id == account_id, Job.environment == environment)
+    return select_owned(Job, (account_id, environment))
 
 
 def _changed(session: Session, stmt: Any) -> bool:

@@ -11,6 +11,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
+from soundstage.core.tenancy import select_owned, update_owned
 from soundstage.models import MediaObject, StorageUsage
 
 
@@ -26,11 +27,7 @@ def get(session: Session, media_id: str) -> MediaObject | None:
 def get_owned(
     session: Session, account_id: str, environment: str, media_id: str
 ) -> MediaObject | None:
-    stmt = select(MediaObject).where(
-        MediaObject.id == media_id,
-        MediaObject.account_id == account_id,
-        MediaObject.environment == environment,
-    )
+    stmt = select_owned(MediaObject, (account_id, environment)).where(MediaObject.id == media_id)
     return session.scalars(stmt).first()
 
 
@@ -51,12 +48,8 @@ def take(session: Session, account_id: str, environment: str, size: int, quota: 
     """Count `size` more bytes unless the usage would pass `quota`. True when counted."""
     _open_usage(session, account_id, environment)
     stmt = (
-        update(StorageUsage)
-        .where(
-            StorageUsage.account_id == account_id,
-            StorageUsage.environment == environment,
-            StorageUsage.used_bytes + size <= quota,
-        )
+        update_owned(StorageUsage, (account_id, environment))
+        .where(StorageUsage.used_bytes + size <= quota)
         .values(used_bytes=StorageUsage.used_bytes + size)
         .execution_options(synchronize_session=False)
     )
@@ -65,12 +58,8 @@ def take(session: Session, account_id: str, environment: str, size: int, quota: 
 
 def free(session: Session, account_id: str, environment: str, size: int) -> None:
     stmt = (
-        update(StorageUsage)
-        .where(
-            StorageUsage.account_id == account_id,
-            StorageUsage.environment == environment,
-            StorageUsage.used_bytes >= size,
-        )
+        update_owned(StorageUsage, (account_id, environment))
+        .where(StorageUsage.used_bytes >= size)
         .values(used_bytes=StorageUsage.used_bytes - size)
         .execution_options(synchronize_session=False)
     )

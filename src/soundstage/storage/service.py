@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlsplit
 from sqlalchemy.orm import Session
 
 from soundstage.config import Settings
-from soundstage.core import fetch
+from soundstage.core import fetch, tenancy
 from soundstage.core.db import Database, after_commit, after_rollback
 from soundstage.core.ids import new_id
 from soundstage.core.principal import Principal
@@ -290,8 +290,7 @@ def callers_input(
     if own is None:
         return None
     media = _signed_input(session, settings, own, param)
-    owned = (media.account_id, media.environment) == (principal.account_id, principal.environment)
-    return media if owned else None
+    return media if tenancy.belongs_to(media, principal) else None
 
 
 def _signed_input(

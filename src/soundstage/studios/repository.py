@@ -25,6 +25,7 @@ from sqlalchemy.engine import Row
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from soundstage.core.pagination import PageParams
+from soundstage.core.tenancy import select_owned
 from soundstage.models import Room, RoomOccupancy, Studio, StudioBooking, StudioClosure, StudioHours
 from soundstage.studios.catalog import STUDIO_TYPES
 
@@ -304,11 +305,7 @@ def get_booking(
     session: Session, account_id: str, environment: str, booking_id: str
 ) -> StudioBooking | None:
     return session.scalars(
-        select(StudioBooking).where(
-            StudioBooking.id == booking_id,
-            StudioBooking.account_id == account_id,
-            StudioBooking.environment == environment,
-        )
+        select_owned(StudioBooking, (account_id, environment)).where(StudioBooking.id == booking_id)
     ).first()
 
 
@@ -321,9 +318,7 @@ def bookings_query(
     now: datetime,
 ) -> Select[StudioBooking]:
     """The owner's bookings; `completed` is a confirmed booking that has ended."""
-    stmt = select(StudioBooking).where(
-        StudioBooking.account_id == account_id, StudioBooking.environment == environment
-    )
+    stmt = select_owned(StudioBooking, (account_id, environment))
     if status == "cancelled":
         stmt = stmt.where(StudioBooking.status == "cancelled")
     elif status == "confirmed":

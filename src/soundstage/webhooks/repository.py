@@ -9,6 +9,7 @@ from sqlalchemy import Select, Update, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from soundstage.core.tenancy import owned, select_owned
 from soundstage.models import Event, WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint
 
 
@@ -25,10 +26,8 @@ def _changed(session: Session, stmt: Update) -> int:
 
 
 def endpoints_query(account_id: str, environment: str) -> Select[WebhookEndpoint]:
-    return select(WebhookEndpoint).where(
-        WebhookEndpoint.account_id == account_id,
-        WebhookEndpoint.environment == environment,
-        WebhookEndpoint.deleted_at.is_(None),
+    return select_owned(WebhookEndpoint, (account_id, environment)).where(
+        WebhookEndpoint.deleted_at.is_(None)
     )
 
 
@@ -58,9 +57,7 @@ def add_in_free_slot(session: Session, endpoint: WebhookEndpoint) -> bool:
 def used_slots(session: Session, account_id: str, environment: str) -> set[int]:
     """The slots the owner's live endpoints hold (see `webhooks.service.create_endpoint`)."""
     stmt = select(WebhookEndpoint.slot).where(
-        WebhookEndpoint.account_id == account_id,
-        WebhookEndpoint.environment == environment,
-        WebhookEndpoint.slot.is_not(None),
+        owned(WebhookEndpoint, (account_id, environment)), WebhookEndpoint.slot.is_not(None)
     )
     return {slot for slot in session.scalars(stmt) if slot is not None}
 
@@ -150,7 +147,7 @@ def reset_endpoint_failures(session: Session, endpoint_id: str) -> None:
 
 
 def events_query(account_id: str, environment: str, type_: str | None = None) -> Select[Event]:
-    query = select(Event).where(Event.account_id == account_id, Event.environment == environment)
+    query = select_owned(Event, (account_id, environment))
     return query if type_ is None else query.where(Event.type == type_)
 
 
@@ -166,10 +163,8 @@ def get_event(session: Session, account_id: str, environment: str, event_id: str
 def deliveries_query(
     account_id: str, environment: str, endpoint_id: str, status: str | None = None
 ) -> Select[WebhookDelivery]:
-    query = select(WebhookDelivery).where(
-        WebhookDelivery.account_id == account_id,
-        WebhookDelivery.environment == environment,
-        WebhookDelivery.endpoint_id == endpoint_id,
+    query = select_owned(WebhookDelivery, (account_id, environment)).where(
+        WebhookDelivery.endpoint_id == endpoint_id
     )
     return query if status is None else query.where(WebhookDelivery.status == status)
 

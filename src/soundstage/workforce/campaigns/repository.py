@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Select, select, update
+from sqlalchemy import Select, update
 from sqlalchemy.orm import Session
 
+from soundstage.core.tenancy import select_owned
 from soundstage.models import Campaign
 
 
@@ -16,9 +17,7 @@ def add(session: Session, campaign: Campaign) -> None:
 
 
 def owned_query(account_id: str, environment: str) -> Select[Any]:
-    return select(Campaign).where(
-        Campaign.account_id == account_id, Campaign.environment == environment
-    )
+    return select_owned(Campaign, (account_id, environment))
 
 
 def first(session: Session, stmt: Select[Any]) -> Campaign | None:

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, and_, select, update
 from sqlalchemy.orm import Session
 
+from soundstage.core.tenancy import select_owned
 from soundstage.models import Creator, License
 
 
@@ -19,9 +20,7 @@ def add(session: Session, license_: License) -> None:
 
 
 def owned_query(account_id: str, environment: str) -> Select[Any]:
-    return select(License).where(
-        License.account_id == account_id, License.environment == environment
-    )
+    return select_owned(License, (account_id, environment))
 
 
 def addressed_query(account_id: str, environment: str) -> Select[Any]:

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
+from soundstage.core.tenancy import owned
 from soundstage.models import License, LicensedMedia
 
 
@@ -22,8 +23,7 @@ def held_query(account_id: str, environment: str, now: datetime) -> Select[Any]:
         select(LicensedMedia)
         .join(License, License.id == LicensedMedia.license_id)
         .where(
-            LicensedMedia.account_id == account_id,
-            LicensedMedia.environment == environment,
+            owned(LicensedMedia, (account_id, environment)),
             License.status == "completed",
             License.ends_at > now,
         )
