@@ -1,8 +1,8 @@
-"""The registry of job kinds: each feature registers the function that does its work."""
+"""The registry of job kinds: each feature registers the function that does its work (in its
+own `tasks.py`, a module the composition root lists: see jobs.tasks.use_modules)."""
 
 from __future__ import annotations
 
-import importlib
 import threading
 import time
 from collections.abc import Callable
@@ -18,18 +18,6 @@ from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.jobs.errors import JobCancelled
 from soundstage.storage import service as storage
-
-# Modules whose import registers the service's own job kinds (features add theirs here).
-BUILTIN_TASK_MODULES: tuple[str, ...] = (
-    "soundstage.speech.tts.tasks",
-    "soundstage.speech.stt.tasks",
-    "soundstage.speech.isolator.tasks",
-    "soundstage.speech.voice_changer.tasks",
-    "soundstage.creative.daw.tasks",
-    "soundstage.creative.music.tasks",
-    "soundstage.speech.dubbing.tasks",
-    "soundstage.creative.sound.tasks",
-)
 
 
 @dataclass(frozen=True)
@@ -170,8 +158,3 @@ def register(
 
 def get_kind(name: str) -> JobKind | None:
     return _KINDS.get(name)
-
-
-def load_task_modules(settings: Settings) -> None:
-    for module in (*BUILTIN_TASK_MODULES, *settings.jobs.plugins):
-        importlib.import_module(module)

@@ -20,7 +20,7 @@ from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.credits import service as credits
-from soundstage.jobs import handlers, repository
+from soundstage.jobs import events, handlers, repository, tasks
 from soundstage.jobs.errors import JobCancelledError, JobNotCancellable, JobNotFound, JobTimeout
 from soundstage.jobs.queue import get_queue
 from soundstage.jobs.schemas import JobAccepted, JobError, JobOut
@@ -199,23 +199,19 @@ def _cancelled_event(settings: Settings, kind: str) -> str | None:
     yet); `job.cancelled` for a kind no module registers."""
     registered = handlers.get_kind(kind)
     if registered is None:
-        handlers.load_task_modules(settings)
+        tasks.load_modules(settings)
         registered = handlers.get_kind(kind)
     return registered.cancelled_event if registered is not None else "job.cancelled"
 
 
 def emit_end(session: Session, settings: Settings, job_id: str, event_type: str | None) -> None:
-    """Announce the end of an asynchronous job by the webhook event `event_type` (the job as
-    GET shows it, media URLs valid through the retry schedule), in the transaction that ended
-    it. Synchronous jobs announce nothing: their caller has the answer."""
+    """Announce the end of an asynchronous job by the event `event_type` to the listeners
+    installed at startup (the webhooks feature: the job as GET shows it), in the transaction
+    that ended it. Synchronous jobs announce nothing: their caller has the answer."""
     job = repository.get(session, job_id)
     if event_type is None or job is None or not job.is_async:
         return
-    from soundstage.webhooks import service as webhooks
-
-    ttl = webhooks.event_url_ttl_seconds(settings)
-    data = job_out(job, settings, url_ttl_seconds=ttl).model_dump(mode="json")
-    webhooks.emit(session, job.account_id, job.environment, event_type, data)
+    events.job_ended(session, settings, job, event_type)
 
 
 def get(session: Session, principal: Principal, job_id: str) -> Job:

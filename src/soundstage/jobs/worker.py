@@ -1,6 +1,7 @@
 """Job execution in worker processes: claim with a lease, heartbeat, run the handler, then
-complete + capture credits + emit the webhook event in one transaction. And the sweeper, and
-the consumer that runs companions (the webhook delivery loop) in the main process."""
+complete + capture credits + announce the end (jobs.events) in one transaction. Declared
+background tasks (jobs.tasks). And the sweeper, and the consumer that runs companions (the
+webhook delivery loop) in the main process."""
 
 from __future__ import annotations
 
@@ -25,9 +26,9 @@ from soundstage.core.idempotency import IdempotencyStore
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.credits import service as credits
-from soundstage.jobs import repository, streams, workdirs
+from soundstage.jobs import repository, streams, tasks, workdirs
 from soundstage.jobs.errors import JobCancelled, WorkerLost
-from soundstage.jobs.handlers import JobContext, JobKind, JobOutcome, get_kind, load_task_modules
+from soundstage.jobs.handlers import JobContext, JobKind, JobOutcome, get_kind
 from soundstage.jobs.queue import get_queue
 from soundstage.jobs.service import emit_end
 from soundstage.models import Job
@@ -55,7 +56,7 @@ def environment(settings: Settings) -> WorkerEnvironment:
     with _env_lock:
         env = _environments.get(pid)
         if env is None or env.settings is not settings:
-            load_task_modules(settings)
+            tasks.load_modules(settings)
             env = WorkerEnvironment(settings, Database(settings), pid)
             _environments.clear()  # a forked child drops its parent's connections
             _environments[pid] = env
@@ -243,22 +244,16 @@ class _Heartbeat(threading.Thread):
         self._stop_event.set()
 
 
-def render_preview(env: WorkerEnvironment, voice_id: str) -> None:
-    from soundstage.voices import previews
-
+def run_task(env: WorkerEnvironment, name: str, *args: str) -> None:
+    """A declared background task (jobs.tasks); its AppError is logged, not raised."""
+    declared = tasks.get(name)
+    if declared is None:
+        log.error("no worker knows task %r", name)
+        return
     try:
-        previews.render(env.db, env.settings, voice_id)
+        declared(env.db, env.settings, *args)
     except AppError as exc:
-        log.warning("preview of voice %s failed: %s", voice_id, exc.message)
-
-
-def render_demo(env: WorkerEnvironment, demo_id: str) -> None:
-    from soundstage.workforce.talent import demos
-
-    try:
-        demos.render(env.db, env.settings, demo_id)
-    except AppError as exc:
-        log.warning("demo %s failed: %s", demo_id, exc.message)
+        log.warning("task %s %s failed: %s", name, " ".join(args), exc.message)
 
 
 def sweep(env: WorkerEnvironment) -> int:
@@ -345,8 +340,9 @@ class _Consumer(Consumer):  # type: ignore[misc]  # huey has no type hints
 def run_worker(settings: Settings, processes: int, companions: Sequence[Companion] = ()) -> None:
     """`soundstage worker`: a Huey consumer with `processes` worker processes, the sweeper,
     and `companions` in the main process."""
+    tasks.load_modules(settings)
     queue = get_queue(settings)
-    load_task_modules(settings)
+    queue.register_declared()  # the consumer knows every declared task by name
     consumer = _Consumer(
         queue.huey,
         companions,
