@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from soundstage.config import Settings
+from soundstage.jobs import wiring
 
 # Called as task(db, settings, *args) in a worker process.
 TaskFunction = Callable[..., Any]
@@ -59,5 +60,6 @@ def use_modules(modules: Sequence[str]) -> None:
 
 def load_modules(settings: Settings) -> None:
     """Import the installed modules and the deployment's plugins (`settings.jobs.plugins`)."""
+    wiring.ensure(settings)
     for module in (*_MODULES, *settings.jobs.plugins):
         importlib.import_module(module)

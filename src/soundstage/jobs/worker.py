@@ -25,14 +25,12 @@ from soundstage.core.errors import AppError, InternalError, StorageFull, is_disk
 from soundstage.core.idempotency import IdempotencyStore
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
-from soundstage.credits import service as credits
-from soundstage.jobs import repository, streams, tasks, workdirs
+from soundstage.jobs import repository, streams, tasks, wiring, workdirs
 from soundstage.jobs.errors import JobCancelled, WorkerLost
 from soundstage.jobs.handlers import JobContext, JobKind, JobOutcome, get_kind
 from soundstage.jobs.queue import get_queue
 from soundstage.jobs.service import emit_end
 from soundstage.models import Job
-from soundstage.storage import service as storage
 
 log = logging.getLogger("soundstage.jobs")
 
@@ -130,18 +128,19 @@ def _report(
 
 def _reserve(env: WorkerEnvironment, job: Job, owner: str, amount: int) -> None:
     principal = Principal(job.account_id, job.environment, "")  # type: ignore[arg-type]
+    billing = wiring.billing(env.settings)
     with env.db.session() as session:
         if job.reservation_id is not None:
             # Reserved at submit, or by a first attempt whose worker died: kept if it covers
             # the amount, else released and taken again whole (this rolls back on a 402).
             if job.credits_reserved >= amount:
                 return
-            credits.release(session, job.reservation_id)
-        reservation = credits.reserve(session, principal, amount, job.kind, job.id)
-        if not repository.set_reservation(session, job.id, owner, reservation.id, amount):
+            billing.release(session, job.reservation_id)
+        reservation_id = billing.reserve(session, principal, amount, job.kind, job.id)
+        if not repository.set_reservation(session, job.id, owner, reservation_id, amount):
             # Cancelled (or taken over) meanwhile: raising rolls the reservation back.
             raise JobCancelled(job.id)
-    job.reservation_id, job.credits_reserved = reservation.id, amount
+    job.reservation_id, job.credits_reserved = reservation_id, amount
 
 
 def _unexpected(job: Job, exc: Exception) -> AppError:
@@ -161,7 +160,7 @@ def _charge(env: WorkerEnvironment, job: Job, owner: str, amount: int) -> None:
         if not repository.charge(session, job.id, owner, used):
             raise JobCancelled(job.id)  # cancelled (or taken over) first: nothing charged
         if job.reservation_id:
-            credits.capture(session, job.reservation_id, used)
+            wiring.billing(env.settings).capture(session, job.reservation_id, used)
     job.credits_used = used
 
 
@@ -191,7 +190,7 @@ def _complete(
         if not done:  # cancelled meanwhile, or the lease went to another worker
             return
         if job.reservation_id:
-            credits.capture(session, job.reservation_id, used)
+            wiring.billing(env.settings).capture(session, job.reservation_id, used)
         emit_end(session, env.settings, job.id, kind.completed_event)
 
 
@@ -212,9 +211,9 @@ def _fail(
             session, job.id, owner, "failed", utcnow(), error=error, credits_used=charged
         ):
             return
-        if job.reservation_id:
-            credits.release(session, job.reservation_id)  # nothing moves once captured
-        storage.discard_job_outputs(session, env.settings, job.id)
+        if job.reservation_id:  # nothing moves once captured
+            wiring.billing(env.settings).release(session, job.reservation_id)
+        wiring.media(env.settings).discard_job_outputs(session, env.settings, job.id)
         emit_end(session, env.settings, job.id, kind.failed_event if kind else None)
 
 
@@ -266,7 +265,7 @@ def sweep(env: WorkerEnvironment) -> int:
     _step("stream files", lambda: streams.remove_stale(env.db, env.settings))
     _step("work directories", lambda: workdirs.remove_orphans(env.db, env.settings))
     _step("temporary files", lambda: workdirs.remove_stale_tmp(env.settings))
-    _step("expired media", lambda: storage.sweep_expired(env.db, env.settings))
+    _step("expired media", lambda: wiring.media(env.settings).sweep_expired(env.db, env.settings))
     _step("idempotency keys", lambda: IdempotencyStore(env.db, env.settings).purge_expired())
     return requeued
 
