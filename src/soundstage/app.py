@@ -15,7 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse
 from starlette.routing import Match
 
-from soundstage import __version__
+from soundstage import __version__, app_tasks
 from soundstage.accounts import endpoints as accounts_endpoints
 from soundstage.accounts import service as accounts
 from soundstage.agents import endpoints as agents_endpoints
@@ -79,6 +79,7 @@ Lists answer `{"object": "list", "data": [...], "has_more": bool}` and take `lim
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    app_tasks.install()
     db = Database(settings)
 
     @asynccontextmanager

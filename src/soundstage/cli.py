@@ -126,6 +126,7 @@ def worker(processes: int | None) -> None:
     webhook delivery loop (threads of the main process, never an audio worker)."""
     import logging
 
+    from soundstage import app_tasks
     from soundstage.jobs.worker import run_worker
     from soundstage.webhooks.loop import DeliveryLoop
 
@@ -135,6 +136,7 @@ def worker(processes: int | None) -> None:
     )
     settings = get_settings()
     upgrade_database(settings)
+    app_tasks.install()
     db = Database(settings)
     try:
         deliveries = DeliveryLoop(db, settings)

@@ -41,6 +41,9 @@ class JobSettings(BaseModel):
     worker_processes: int = 2
     # Extra modules that register job handlers (deployments, tests).
     plugins: list[str] = Field(default_factory=list)
+    # The module whose install() wires the job system to the features (its task modules,
+    # credits, media store, the listener of job ends): the composition root.
+    wiring: str = "soundstage.app_tasks"
 
 
 class MediaSettings(BaseModel):

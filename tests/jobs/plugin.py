@@ -8,8 +8,11 @@ import time
 import wave
 from pathlib import Path
 
+from soundstage.config import Settings
+from soundstage.core.db import Database
 from soundstage.core.errors import InvalidField
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.jobs.tasks import task
 from soundstage.storage import service as storage
 
 
@@ -78,3 +81,12 @@ def priced(ctx: JobContext) -> JobOutcome:
         time.sleep(0.05)
         ctx.progress((step + 1) / steps, "working")
     return JobOutcome({"price": ctx.request["price"]}, ctx.request["price"])
+
+
+@task("test.touch")
+def touch(db: Database, settings: Settings, path: str, delay_seconds: str) -> None:
+    """A background task declared by a plugin: writes `path` (atomically) after a delay."""
+    time.sleep(float(delay_seconds))
+    partial = Path(f"{path}.{os.getpid()}.partial")
+    partial.write_text("rendered")
+    partial.replace(path)

@@ -1,8 +1,8 @@
-"""The registry of job kinds: each feature registers the function that does its work."""
+"""The registry of job kinds: each feature registers the function that does its work (in its
+own `tasks.py`, a module the composition root lists: see jobs.tasks.use_modules)."""
 
 from __future__ import annotations
 
-import importlib
 import threading
 import time
 from collections.abc import Callable
@@ -14,28 +14,14 @@ from soundstage.config import Settings
 from soundstage.core.audio import Audio, EncodeFormat, encode
 from soundstage.core.db import Database
 from soundstage.core.principal import Principal
-from soundstage.credits import rates
-from soundstage.credits.rates import Operation
+from soundstage.jobs import wiring
 from soundstage.jobs.errors import JobCancelled
-from soundstage.storage import service as storage
-
-# Modules whose import registers the service's own job kinds (features add theirs here).
-BUILTIN_TASK_MODULES: tuple[str, ...] = (
-    "soundstage.speech.tts.tasks",
-    "soundstage.speech.stt.tasks",
-    "soundstage.speech.isolator.tasks",
-    "soundstage.speech.voice_changer.tasks",
-    "soundstage.creative.daw.tasks",
-    "soundstage.creative.music.tasks",
-    "soundstage.speech.dubbing.tasks",
-    "soundstage.creative.sound.tasks",
-)
 
 
 @dataclass(frozen=True)
 class JobOutcome:
     """What a handler returns: the result fields (media references allowed, see
-    storage.service.media_ref) and the credits actually used (at most those reserved)."""
+    jobs.wiring.MediaStore.save_output) and the credits actually used (at most those reserved)."""
 
     result: dict[str, Any]
     credits_used: int
@@ -92,11 +78,11 @@ class JobContext:
         self.check_cancelled()
         self.charger(amount)
 
-    def price_of_decoded(self, operation: Operation, duration_ms: int) -> int:
+    def price_of_decoded(self, operation: str, duration_ms: int) -> int:
         """The price of `duration_ms` of input as decoded, held before the work it pays for:
         a reservation priced from the container's header (which may understate the length)
         grows to it (see reserve_credits). Charge it as the outcome's credits_used."""
-        price = rates.for_duration(operation, duration_ms)
+        price = wiring.billing(self.settings).price_for_duration(operation, duration_ms)
         self.reserve_credits(price)
         return price
 
@@ -115,19 +101,17 @@ class JobContext:
     ) -> dict[str, Any]:
         """Store a file written in the work directory as an output of this job: the media
         reference to put in the result."""
+        media = wiring.media(self.settings)
         with self.db.session() as session:
-            media = storage.save(
+            return media.save_output(
                 session,
                 self.settings,
                 self.principal,
                 path,
-                filename=path.name,
                 content_type=content_type,
                 duration_ms=duration_ms,
-                purpose="output",
                 job_id=self.job_id,
             )
-            return storage.media_ref(media)
 
     def check_cancelled(self) -> None:
         if self.cancelled.is_set():
@@ -170,8 +154,3 @@ def register(
 
 def get_kind(name: str) -> JobKind | None:
     return _KINDS.get(name)
-
-
-def load_task_modules(settings: Settings) -> None:
-    for module in (*BUILTIN_TASK_MODULES, *settings.jobs.plugins):
-        importlib.import_module(module)

@@ -23,7 +23,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from sqlalchemy.orm import Session
 
@@ -34,10 +33,9 @@ from soundstage.core.db import Database
 from soundstage.core.input_limits import check_input
 from soundstage.core.principal import Principal
 from soundstage.jobs import service as jobs
+from soundstage.jobs import wiring
 from soundstage.jobs.handlers import JobContext
 from soundstage.jobs.schemas import JobAccepted
-from soundstage.storage import service as storage
-from soundstage.storage.errors import MediaExpired, MediaNotFound, MediaUnreachable
 
 # Where a submitted job's request lists its kept inputs, in the order they were asked for.
 MEDIA_IDS = "input_media_ids"
@@ -119,15 +117,12 @@ def path(ctx: JobContext, index: int, url: str, *, param: str) -> Path:
     """The job's input `index` (the URL asked for is `url`): where its submission kept it,
     or fetched now into the work directory for a job submitted without (synchronous)."""
     kept: list[str] | None = ctx.request.get(MEDIA_IDS)
+    media = wiring.media(ctx.settings)
     with ctx.db.read_session() as session:
         if kept is None:
             dest = ctx.workdir / f"input-{index}"
-            return storage.read_input(session, ctx.settings, url, dest, param=param)
-        try:
-            media = storage.get_owned(session, ctx.principal, kept[index])
-            return storage.served_path(ctx.settings, media)
-        except (MediaNotFound, MediaExpired) as exc:
-            raise MediaUnreachable(f"{param}: {exc.message}", param=param) from exc
+            return media.read_input(session, ctx.settings, url, dest, param=param)
+        return media.kept_input(session, ctx.settings, ctx.principal, kept[index], param=param)
 
 
 @contextmanager
@@ -142,36 +137,28 @@ def _scratch(settings: Settings) -> Iterator[Path]:
 def _fetch(
     db: Database, settings: Settings, principal: Principal, wanted: Wanted, dest: Path
 ) -> Fetched:
-    param, own = wanted.param, None
-    if storage.own_media_in_url(settings, wanted.url) is None:
+    param, own, media = wanted.param, None, wiring.media(settings)
+    if not media.is_own_url(settings, wanted.url):
         # No database session is held while another server is waited for.
-        fetch.fetch_to_file(wanted.url, dest, policy=storage.fetch_policy(settings), param=param)
+        fetch.fetch_to_file(wanted.url, dest, policy=media.fetch_policy(settings), param=param)
         source = dest
     else:
         with db.read_session() as session:
-            own = storage.callers_input(session, settings, principal, wanted.url, param=param)
+            own = media.callers_input(session, settings, principal, wanted.url, param=param)
             if own is not None:
-                source = storage.served_path(settings, own)
+                source = own[1]
             else:  # another account's media, signed: copied like any URL's bytes
-                source = storage.read_input(session, settings, wanted.url, dest, param=param)
+                source = media.read_input(session, settings, wanted.url, dest, param=param)
     info = probe(source, param=param)
     if info.duration_ms <= 0:
         # Priced from this: a header that says nothing lasts would reserve nothing.
         raise InvalidMedia("The media's header gives it no duration.", param=param)
     check_input(info, wanted.max_duration_ms, param=param, operation=wanted.operation)
-    return Fetched(wanted, source, info, own.id if own is not None else None)
+    return Fetched(wanted, source, info, own[0] if own is not None else None)
 
 
 def _keep(session: Session, settings: Settings, principal: Principal, item: Fetched) -> str:
     """A fetched input stored for its job (the worker reads it from storage)."""
-    media = storage.save(
-        session,
-        settings,
-        principal,
-        item.path,
-        filename=storage.safe_filename(Path(urlsplit(item.wanted.url).path).name, "input"),
-        content_type=storage.content_type_of(item.info.format_name, item.info.has_video),
-        duration_ms=item.info.duration_ms,
-        purpose="input",
+    return wiring.media(settings).keep_input(
+        session, settings, principal, item.path, url=item.wanted.url, info=item.info
     )
-    return media.id

@@ -5,19 +5,21 @@ from __future__ import annotations
 
 import logging
 import threading
+from typing import Any
 
 from huey import Huey, RedisHuey, SqliteHuey
 
 from soundstage.config import Settings
+from soundstage.jobs import tasks
 
 log = logging.getLogger("soundstage.jobs")
 
 
 class JobQueue:
-    """Three tasks: run a job, render a voice preview or a talent demo. Each takes only an id:
-    the database is the source of truth, so a lost or repeated message is harmless. (Webhook
-    deliveries are not here: `webhooks.loop` sends them, so that they never take an audio
-    worker.)"""
+    """Two kinds of message: run a job, and run a declared background task (jobs.tasks) by
+    name. Each carries only ids: the database is the source of truth, so a lost or repeated
+    message is harmless. (Webhook deliveries are not here: `webhooks.loop` sends them, so
+    that they never take an audio worker.)"""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -28,28 +30,41 @@ class JobQueue:
 
             worker.run_job(worker.environment(settings), job_id)
 
-        def render_preview(voice_id: str) -> None:
-            from soundstage.jobs import worker
-
-            worker.render_preview(worker.environment(settings), voice_id)
-
-        def render_demo(demo_id: str) -> None:
-            from soundstage.jobs import worker
-
-            worker.render_demo(worker.environment(settings), demo_id)
-
         self._run_job = self.huey.task(name="soundstage.run_job")(run_job)
-        self._render_preview = self.huey.task(name="soundstage.render_preview")(render_preview)
-        self._render_demo = self.huey.task(name="soundstage.render_demo")(render_demo)
+        self._tasks: dict[str, Any] = {}
+        self._tasks_lock = threading.Lock()
 
     def enqueue_job(self, job_id: str) -> None:
         self._run_job(job_id)
 
-    def enqueue_preview(self, voice_id: str) -> None:
-        self._render_preview(voice_id)
+    def enqueue(self, name: str, *args: str) -> None:
+        """Ask a worker to run the declared task `name` with `args` (ids)."""
+        self._task(name)(*args)
 
-    def enqueue_demo(self, demo_id: str) -> None:
-        self._render_demo(demo_id)
+    def register_declared(self) -> None:
+        """Consumer side, at startup: make every declared task known to Huey by name."""
+        for name in tasks.names():
+            self._task(name)
+
+    def _task(self, name: str) -> Any:
+        """The Huey task that runs the declared task `name` in a worker. The enqueuing
+        process needs only the name: the task's code is imported by the worker."""
+        with self._tasks_lock:
+            if name not in self._tasks:
+                settings = self.settings
+
+                def run_task(*args: str) -> None:
+                    from soundstage.jobs import worker
+
+                    worker.run_task(worker.environment(settings), name, *args)
+
+                self._tasks[name] = self.huey.task(name=f"soundstage.{name}")(run_task)
+            return self._tasks[name]
+
+
+def enqueue(settings: Settings, name: str, *args: str) -> None:
+    """Ask a worker to run the declared task `name` (see jobs.tasks) with `args` (ids)."""
+    get_queue(settings).enqueue(name, *args)
 
 
 def make_huey(settings: Settings) -> Huey:

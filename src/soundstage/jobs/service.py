@@ -19,13 +19,11 @@ from soundstage.core.ids import new_id
 from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
-from soundstage.credits import service as credits
-from soundstage.jobs import handlers, repository
+from soundstage.jobs import events, handlers, repository, tasks, wiring
 from soundstage.jobs.errors import JobCancelledError, JobNotCancellable, JobNotFound, JobTimeout
 from soundstage.jobs.queue import get_queue
 from soundstage.jobs.schemas import JobAccepted, JobError, JobOut
 from soundstage.models import Job
-from soundstage.storage import service as storage
 
 TERMINAL = ("completed", "failed", "cancelled")
 log = logging.getLogger("soundstage.jobs")
@@ -67,8 +65,8 @@ def submit(
     )
     repository.add(session, job)
     if credits_needed > 0:
-        reservation = credits.reserve(session, principal, credits_needed, kind, job.id)
-        job.reservation_id = reservation.id
+        billing = wiring.billing(settings)
+        job.reservation_id = billing.reserve(session, principal, credits_needed, kind, job.id)
         session.flush()
     idempotency.bind_job(session, job.id)
     after_commit(session, lambda: _enqueue(settings, job.id))
@@ -187,7 +185,7 @@ def _cancel(session: Session, settings: Settings, job: Job) -> bool:
     # `job.reservation_id` as read before: a worker may have reserved in between.
     cancelled, reservation_id = repository.cancel(session, job.id, utcnow())
     if cancelled and reservation_id:
-        credits.release(session, reservation_id)
+        wiring.billing(settings).release(session, reservation_id)
     session.refresh(job)
     if cancelled:
         emit_end(session, settings, job.id, _cancelled_event(settings, job.kind))
@@ -199,23 +197,20 @@ def _cancelled_event(settings: Settings, kind: str) -> str | None:
     yet); `job.cancelled` for a kind no module registers."""
     registered = handlers.get_kind(kind)
     if registered is None:
-        handlers.load_task_modules(settings)
+        tasks.load_modules(settings)
         registered = handlers.get_kind(kind)
     return registered.cancelled_event if registered is not None else "job.cancelled"
 
 
 def emit_end(session: Session, settings: Settings, job_id: str, event_type: str | None) -> None:
-    """Announce the end of an asynchronous job by the webhook event `event_type` (the job as
-    GET shows it, media URLs valid through the retry schedule), in the transaction that ended
-    it. Synchronous jobs announce nothing: their caller has the answer."""
+    """Announce the end of an asynchronous job by the event `event_type` to the listeners
+    installed at startup (the webhooks feature: the job as GET shows it), in the transaction
+    that ended it. Synchronous jobs announce nothing: their caller has the answer."""
     job = repository.get(session, job_id)
     if event_type is None or job is None or not job.is_async:
         return
-    from soundstage.webhooks import service as webhooks
-
-    ttl = webhooks.event_url_ttl_seconds(settings)
-    data = job_out(job, settings, url_ttl_seconds=ttl).model_dump(mode="json")
-    webhooks.emit(session, job.account_id, job.environment, event_type, data)
+    wiring.ensure(settings)  # the listeners are installed with the wiring
+    events.job_ended(session, settings, job, event_type)
 
 
 def get(session: Session, principal: Principal, job_id: str) -> Job:
@@ -277,6 +272,7 @@ def accepted(job: Job) -> JobAccepted:
 def job_out(job: Job, settings: Settings, *, url_ttl_seconds: int | None = None) -> JobOut:
     """The job as the API shows it; media in its result as URLs signed for url_ttl_seconds
     (default `media.url_ttl_seconds`)."""
+    media = wiring.media(settings)
     return JobOut(
         job_id=job.id,
         kind=job.kind,
@@ -284,10 +280,10 @@ def job_out(job: Job, settings: Settings, *, url_ttl_seconds: int | None = None)
         status=job.status,
         progress=job.progress,
         stage=job.stage,
-        result=storage.render(job.result, settings, ttl_seconds=url_ttl_seconds)
+        result=media.render(job.result, settings, ttl_seconds=url_ttl_seconds)
         if job.result is not None
         else None,
-        outputs_expire_at=storage.earliest_expiry(job.result),
+        outputs_expire_at=media.earliest_expiry(job.result),
         error=JobError.model_validate(
             {k: v for k, v in job.error.items() if k in JobError.model_fields}
         )

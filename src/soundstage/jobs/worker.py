@@ -1,6 +1,7 @@
 """Job execution in worker processes: claim with a lease, heartbeat, run the handler, then
-complete + capture credits + emit the webhook event in one transaction. And the sweeper, and
-the consumer that runs companions (the webhook delivery loop) in the main process."""
+complete + capture credits + announce the end (jobs.events) in one transaction. Declared
+background tasks (jobs.tasks). And the sweeper, and the consumer that runs companions (the
+webhook delivery loop) in the main process."""
 
 from __future__ import annotations
 
@@ -24,14 +25,12 @@ from soundstage.core.errors import AppError, InternalError, StorageFull, is_disk
 from soundstage.core.idempotency import IdempotencyStore
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
-from soundstage.credits import service as credits
-from soundstage.jobs import repository, streams, workdirs
+from soundstage.jobs import repository, streams, tasks, wiring, workdirs
 from soundstage.jobs.errors import JobCancelled, WorkerLost
-from soundstage.jobs.handlers import JobContext, JobKind, JobOutcome, get_kind, load_task_modules
+from soundstage.jobs.handlers import JobContext, JobKind, JobOutcome, get_kind
 from soundstage.jobs.queue import get_queue
 from soundstage.jobs.service import emit_end
 from soundstage.models import Job
-from soundstage.storage import service as storage
 
 log = logging.getLogger("soundstage.jobs")
 
@@ -55,7 +54,7 @@ def environment(settings: Settings) -> WorkerEnvironment:
     with _env_lock:
         env = _environments.get(pid)
         if env is None or env.settings is not settings:
-            load_task_modules(settings)
+            tasks.load_modules(settings)
             env = WorkerEnvironment(settings, Database(settings), pid)
             _environments.clear()  # a forked child drops its parent's connections
             _environments[pid] = env
@@ -129,18 +128,19 @@ def _report(
 
 def _reserve(env: WorkerEnvironment, job: Job, owner: str, amount: int) -> None:
     principal = Principal(job.account_id, job.environment, "")  # type: ignore[arg-type]
+    billing = wiring.billing(env.settings)
     with env.db.session() as session:
         if job.reservation_id is not None:
             # Reserved at submit, or by a first attempt whose worker died: kept if it covers
             # the amount, else released and taken again whole (this rolls back on a 402).
             if job.credits_reserved >= amount:
                 return
-            credits.release(session, job.reservation_id)
-        reservation = credits.reserve(session, principal, amount, job.kind, job.id)
-        if not repository.set_reservation(session, job.id, owner, reservation.id, amount):
+            billing.release(session, job.reservation_id)
+        reservation_id = billing.reserve(session, principal, amount, job.kind, job.id)
+        if not repository.set_reservation(session, job.id, owner, reservation_id, amount):
             # Cancelled (or taken over) meanwhile: raising rolls the reservation back.
             raise JobCancelled(job.id)
-    job.reservation_id, job.credits_reserved = reservation.id, amount
+    job.reservation_id, job.credits_reserved = reservation_id, amount
 
 
 def _unexpected(job: Job, exc: Exception) -> AppError:
@@ -160,7 +160,7 @@ def _charge(env: WorkerEnvironment, job: Job, owner: str, amount: int) -> None:
         if not repository.charge(session, job.id, owner, used):
             raise JobCancelled(job.id)  # cancelled (or taken over) first: nothing charged
         if job.reservation_id:
-            credits.capture(session, job.reservation_id, used)
+            wiring.billing(env.settings).capture(session, job.reservation_id, used)
     job.credits_used = used
 
 
@@ -190,7 +190,7 @@ def _complete(
         if not done:  # cancelled meanwhile, or the lease went to another worker
             return
         if job.reservation_id:
-            credits.capture(session, job.reservation_id, used)
+            wiring.billing(env.settings).capture(session, job.reservation_id, used)
         emit_end(session, env.settings, job.id, kind.completed_event)
 
 
@@ -211,9 +211,9 @@ def _fail(
             session, job.id, owner, "failed", utcnow(), error=error, credits_used=charged
         ):
             return
-        if job.reservation_id:
-            credits.release(session, job.reservation_id)  # nothing moves once captured
-        storage.discard_job_outputs(session, env.settings, job.id)
+        if job.reservation_id:  # nothing moves once captured
+            wiring.billing(env.settings).release(session, job.reservation_id)
+        wiring.media(env.settings).discard_job_outputs(session, env.settings, job.id)
         emit_end(session, env.settings, job.id, kind.failed_event if kind else None)
 
 
@@ -243,22 +243,16 @@ class _Heartbeat(threading.Thread):
         self._stop_event.set()
 
 
-def render_preview(env: WorkerEnvironment, voice_id: str) -> None:
-    from soundstage.voices import previews
-
+def run_task(env: WorkerEnvironment, name: str, *args: str) -> None:
+    """A declared background task (jobs.tasks); its AppError is logged, not raised."""
+    declared = tasks.get(name)
+    if declared is None:
+        log.error("no worker knows task %r", name)
+        return
     try:
-        previews.render(env.db, env.settings, voice_id)
+        declared(env.db, env.settings, *args)
     except AppError as exc:
-        log.warning("preview of voice %s failed: %s", voice_id, exc.message)
-
-
-def render_demo(env: WorkerEnvironment, demo_id: str) -> None:
-    from soundstage.workforce.talent import demos
-
-    try:
-        demos.render(env.db, env.settings, demo_id)
-    except AppError as exc:
-        log.warning("demo %s failed: %s", demo_id, exc.message)
+        log.warning("task %s %s failed: %s", name, " ".join(args), exc.message)
 
 
 def sweep(env: WorkerEnvironment) -> int:
@@ -271,7 +265,7 @@ def sweep(env: WorkerEnvironment) -> int:
     _step("stream files", lambda: streams.remove_stale(env.db, env.settings))
     _step("work directories", lambda: workdirs.remove_orphans(env.db, env.settings))
     _step("temporary files", lambda: workdirs.remove_stale_tmp(env.settings))
-    _step("expired media", lambda: storage.sweep_expired(env.db, env.settings))
+    _step("expired media", lambda: wiring.media(env.settings).sweep_expired(env.db, env.settings))
     _step("idempotency keys", lambda: IdempotencyStore(env.db, env.settings).purge_expired())
     return requeued
 
@@ -345,8 +339,9 @@ class _Consumer(Consumer):  # type: ignore[misc]  # huey has no type hints
 def run_worker(settings: Settings, processes: int, companions: Sequence[Companion] = ()) -> None:
     """`soundstage worker`: a Huey consumer with `processes` worker processes, the sweeper,
     and `companions` in the main process."""
+    tasks.load_modules(settings)
     queue = get_queue(settings)
-    load_task_modules(settings)
+    queue.register_declared()  # the consumer knows every declared task by name
     consumer = _Consumer(
         queue.huey,
         companions,

@@ -7,10 +7,8 @@ voice's engine settings or its sample text makes a new preview; the URL stays th
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import os
-import time
 from pathlib import Path
 from typing import Final
 
@@ -54,6 +52,8 @@ SAMPLE_TEXTS: Final[dict[str, str]] = {
     "id": "Halo! Ini suara saya. Saya bisa membacakan cerita Anda.",
 }
 FILE_SUFFIX: Final = ".mp3"
+# The background task that renders a preview (voices/tasks.py).
+RENDER_TASK: Final = "voices.render_preview"
 
 
 def sample_text(language: str) -> str:
@@ -97,19 +97,3 @@ def speak_to_file(engine_name: str, engine_voice: str, text: str, path: Path) ->
     partial = path.with_name(f"{path.stem}.{os.getpid()}{FILE_SUFFIX}")
     encode(audio, partial, "mp3")
     partial.replace(path)
-
-
-def wait_seconds(settings: Settings, longest: float) -> float:
-    """How long a request waits for a worker's file: `longest`, or less when synchronous
-    requests are configured to wait less (a deployment, or tests without workers)."""
-    return min(longest, settings.jobs.sync_timeout_seconds)
-
-
-async def wait_for_file(path: Path, seconds: float) -> bool:
-    """Whether `path` exists within `seconds` (a worker is rendering it)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-        if path.exists():
-            return True
-    return False

@@ -18,7 +18,7 @@ from soundstage.core.db import Database
 from soundstage.core.errors import ServiceUnavailable
 from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.timeutil import utcnow
-from soundstage.jobs.queue import get_queue
+from soundstage.jobs.renders import render_once
 from soundstage.models import Creator, Voice
 from soundstage.voices import previews, repository
 from soundstage.voices.errors import VoiceNotFound
@@ -85,15 +85,18 @@ async def preview_file(db: Database, settings: Settings, voice_id: str) -> Path:
             return previews.preview_path(settings, get_active_voice(session, voice_id))
 
     path = await run_in_threadpool(expected)
-    if path.exists():
-        return path
-    get_queue(settings).enqueue_preview(voice_id)
-    if await previews.wait_for_file(path, previews.wait_seconds(settings, PREVIEW_WAIT_SECONDS)):
-        return path
-    raise ServiceUnavailable(
+    busy = ServiceUnavailable(
         "The preview is being generated; try again in a few seconds.",
         param="voice_id",
         headers={"Retry-After": "5"},
+    )
+    return await render_once(
+        settings,
+        path,
+        previews.RENDER_TASK,
+        voice_id,
+        wait_seconds=PREVIEW_WAIT_SECONDS,
+        busy=busy,
     )
 
 

@@ -31,7 +31,8 @@ from soundstage.core.ids import new_id
 from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import rfc3339, utcnow
-from soundstage.models import Event, WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint
+from soundstage.jobs import service as jobs
+from soundstage.models import Event, Job, WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint
 from soundstage.webhooks import repository
 from soundstage.webhooks.errors import (
     DeliveryNotFound,
@@ -225,6 +226,14 @@ def emit(
     session.flush()
     _dispatch_after_commit(session, delivery_ids)
     return event
+
+
+def announce_job_end(session: Session, settings: Settings, job: Job, event_type: str) -> None:
+    """The event that an asynchronous job ended (installed at startup as the job system's
+    listener, jobs.events.on_job_end): its data the job as GET shows it, media URLs valid
+    through the retry schedule; written in the transaction that ended the job."""
+    data = jobs.job_out(job, settings, url_ttl_seconds=event_url_ttl_seconds(settings))
+    emit(session, job.account_id, job.environment, event_type, data.model_dump(mode="json"))
 
 
 def get_event(session: Session, principal: Principal, event_id: str) -> Event:

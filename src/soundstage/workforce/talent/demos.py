@@ -18,7 +18,7 @@ from starlette.concurrency import run_in_threadpool
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.errors import ServiceUnavailable
-from soundstage.jobs.queue import get_queue
+from soundstage.jobs.renders import render_once
 from soundstage.models import TalentDemo, Voice
 from soundstage.storage import signing
 from soundstage.storage.service import safe_filename
@@ -31,6 +31,8 @@ from soundstage.workforce.talent import repository
 CONTENT_TYPE: Final = "audio/mpeg"
 # How long the first request of a demo waits for a worker to render it.
 RENDER_WAIT_SECONDS = 30.0
+# The background task that renders a demo (workforce/talent/tasks.py).
+RENDER_TASK: Final = "talent.render_demo"
 
 
 def filename(demo: TalentDemo) -> str:
@@ -88,11 +90,9 @@ async def demo_file(
             return demo_path(settings, demo, voice)
 
     path = await run_in_threadpool(expected)
-    if path.exists():
-        return path
-    get_queue(settings).enqueue_demo(demo_id)
-    if await previews.wait_for_file(path, previews.wait_seconds(settings, RENDER_WAIT_SECONDS)):
-        return path
-    raise ServiceUnavailable(
+    busy = ServiceUnavailable(
         "The demo is being rendered; try again in a few seconds.", headers={"Retry-After": "5"}
+    )
+    return await render_once(
+        settings, path, RENDER_TASK, demo_id, wait_seconds=RENDER_WAIT_SECONDS, busy=busy
     )

@@ -1,0 +1,147 @@
+"""What the job system needs from outside it, as Protocols that the features implement and the
+composition root (`settings.jobs.wiring`, by default `soundstage.app_tasks`) installs at
+startup: credits (`Billing`: reserve, capture, release, price) and the media store
+(`MediaStore`: the job's inputs and outputs). The job system imports no feature.
+
+`create_app` and the `worker` command install the wiring before any job is touched; a
+process that reaches the job system otherwise (a script, a test calling the service) has it
+installed on first use from `settings.jobs.wiring`."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from sqlalchemy.orm import Session
+
+from soundstage.config import Settings
+from soundstage.core.audio import MediaInfo
+from soundstage.core.db import Database
+from soundstage.core.fetch import FetchPolicy
+from soundstage.core.principal import Principal
+
+
+class Billing(Protocol):
+    """Credits: a job's reservation, its capture when it completes, its release otherwise."""
+
+    def reserve(
+        self, session: Session, principal: Principal, amount: int, operation: str, job_id: str
+    ) -> str:
+        """Hold `amount` credits for the job; the reservation's id. 402 when the balance
+        cannot cover it."""
+
+    def capture(self, session: Session, reservation_id: str, amount: int) -> None:
+        """Charge `amount` (at most what was held) and return the rest, once."""
+
+    def release(self, session: Session, reservation_id: str) -> None:
+        """Return the held credits untouched. Idempotent."""
+
+    def price_for_duration(self, operation: str, duration_ms: int) -> int:
+        """The price of `duration_ms` of input for `operation`."""
+
+
+class MediaStore(Protocol):
+    """The stored media a job reads and writes."""
+
+    def save_output(
+        self,
+        session: Session,
+        settings: Settings,
+        principal: Principal,
+        path: Path,
+        *,
+        content_type: str,
+        duration_ms: int | None,
+        job_id: str,
+    ) -> dict[str, Any]:
+        """Store a file as an output of the job (undone if the unit rolls back): the media
+        reference to put in its result."""
+
+    def discard_job_outputs(self, session: Session, settings: Settings, job_id: str) -> None:
+        """Drop the outputs of a job that failed."""
+
+    def sweep_expired(self, db: Database, settings: Settings) -> int:
+        """Delete expired media; how many."""
+
+    def render(self, value: Any, settings: Settings, *, ttl_seconds: int | None) -> Any:
+        """`value` (a job's result) with its media references as signed URLs."""
+
+    def earliest_expiry(self, value: Any) -> datetime | None:
+        """When the first of the media referenced in `value` expires."""
+
+    def fetch_policy(self, settings: Settings) -> FetchPolicy:
+        """How inputs are fetched from other servers (byte limit, timeout, allowed hosts)."""
+
+    def is_own_url(self, settings: Settings, url: str) -> bool:
+        """Whether `url` is one of this service's media URLs (read from storage, not
+        fetched)."""
+
+    def callers_input(
+        self, session: Session, settings: Settings, principal: Principal, url: str, *, param: str
+    ) -> tuple[str, Path] | None:
+        """The caller's own media that the URL `url` is (its id and where its bytes are), or
+        None for another account's."""
+
+    def read_input(
+        self, session: Session, settings: Settings, url: str, dest: Path, *, param: str
+    ) -> Path:
+        """The bytes of `url` (the service's own media read from storage, others fetched)
+        at `dest`."""
+
+    def kept_input(
+        self,
+        session: Session,
+        settings: Settings,
+        principal: Principal,
+        media_id: str,
+        *,
+        param: str,
+    ) -> Path:
+        """Where the input kept for a job (`media_id`) is; 422 naming `param` when it is gone."""
+
+    def keep_input(
+        self,
+        session: Session,
+        settings: Settings,
+        principal: Principal,
+        path: Path,
+        *,
+        url: str,
+        info: MediaInfo,
+    ) -> str:
+        """Store a fetched input for its job: the kept media's id."""
+
+
+@dataclass(frozen=True)
+class _Wiring:
+    billing: Billing
+    media: MediaStore
+
+
+_wiring: list[_Wiring] = []
+
+
+def use(*, billing: Billing, media: MediaStore) -> None:
+    """Startup (the composition root): the implementations the job system works with."""
+    _wiring[:] = [_Wiring(billing, media)]
+
+
+def ensure(settings: Settings) -> None:
+    """Install the wiring from `settings.jobs.wiring` unless startup did."""
+    if not _wiring:
+        importlib.import_module(settings.jobs.wiring).install()
+    if not _wiring:
+        raise RuntimeError(f"{settings.jobs.wiring}.install() did not wire the job system")
+
+
+def billing(settings: Settings) -> Billing:
+    ensure(settings)
+    return _wiring[0].billing
+
+
+def media(settings: Settings) -> MediaStore:
+    ensure(settings)
+    return _wiring[0].media

@@ -1,0 +1,14 @@
+"""The voices feature's background task: render a voice's preview (on the first request of
+its URL, see service.preview_file)."""
+
+from __future__ import annotations
+
+from soundstage.config import Settings
+from soundstage.core.db import Database
+from soundstage.jobs.tasks import task
+from soundstage.voices import previews
+
+
+@task(previews.RENDER_TASK)
+def render_preview(db: Database, settings: Settings, voice_id: str) -> None:
+    previews.render(db, settings, voice_id)

@@ -1,0 +1,14 @@
+"""The talent feature's background task: render a demo (on the first request of its URL, see
+demos.demo_file)."""
+
+from __future__ import annotations
+
+from soundstage.config import Settings
+from soundstage.core.db import Database
+from soundstage.jobs.tasks import task
+from soundstage.workforce.talent import demos
+
+
+@task(demos.RENDER_TASK)
+def render_demo(db: Database, settings: Settings, demo_id: str) -> None:
+    demos.render(db, settings, demo_id)
