@@ -14,7 +14,7 @@ APT_PACKAGES := redis-server openssl curl jq espeak-ng festival festvox-us-slt-h
 	fluidsynth fluid-soundfont-gm tzdata \
 	apertium apertium-eng-spa apertium-fr-es apertium-es-pt apertium-spa-ita apertium-es-ro
 
-.PHONY: install serve test lint format clean
+.PHONY: install serve test test-fast lint format clean
 
 install: $(STAMPS)/python
 
@@ -47,6 +47,11 @@ test: install
 format: install
 	$(BIN)/ruff format src tests bench
 	$(BIN)/ruff check --fix src tests bench
+
+# The inner loop: lint, then the suite without the `slow` (model) tests, in parallel.
+test-fast: install
+	$(BIN)/ruff check src tests bench
+	$(BIN)/pytest -n $(TEST_PROCESSES) --dist loadfile -m "not slow"
 
 clean:
 	rm -rf $(VENV) $(STAMPS)

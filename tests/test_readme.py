@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT, free_port, wait_for_port
+from tests.support.processes import REPO_ROOT, free_port, wait_for_port
 
 README = REPO_ROOT / "README.md"
 _FENCE = re.compile(r"^```sh\n(.*?)^```", re.MULTILINE | re.DOTALL)

@@ -7,20 +7,10 @@ from fastapi.testclient import TestClient
 
 from soundstage.accounts import service as accounts
 from soundstage.core.db import Database
-from tests.conftest import Customer, create_customer
+from tests.support.api import assert_error
+from tests.support.factories import Customer, create_customer
 
 pytestmark = pytest.mark.services
-
-
-def assert_error(response, status: int, code: str) -> dict:  # type: ignore[no-untyped-def]
-    assert response.status_code == status, response.text
-    body = response.json()
-    assert set(body) == {"error"}
-    error = body["error"]
-    assert error["code"] == code
-    assert error["request_id"] == response.headers["Request-Id"]
-    assert error["message"]
-    return error
 
 
 def test_missing_key_is_401(client: TestClient) -> None:

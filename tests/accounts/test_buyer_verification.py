@@ -8,22 +8,15 @@ from fastapi.testclient import TestClient
 from soundstage.accounts.verification import VerifiedBuyerDep
 from soundstage.app import create_app
 from soundstage.config import Settings
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer
+from tests.support.api import assert_error
+from tests.support.factories import BUYER_DETAILS, Customer
 
 pytestmark = pytest.mark.services
-
-DETAILS = {
-    "legal_name": "Acme Audio Ltd",
-    "country": "gb",
-    "contact_email": "buyers@acme.example",
-    "tax_id": "GB123 456-789",
-}
 
 
 def submit(client: TestClient, customer: Customer, **changes: object) -> object:
     return client.post(
-        "/api/v1/buyers/verification", headers=customer.auth(), json={**DETAILS, **changes}
+        "/api/v1/buyers/verification", headers=customer.auth(), json={**BUYER_DETAILS, **changes}
     )
 
 
@@ -76,7 +69,7 @@ def test_bounds_inside_are_accepted(client: TestClient, customer: Customer) -> N
 
 
 def test_tax_id_is_optional(client: TestClient, customer: Customer) -> None:
-    details = {k: v for k, v in DETAILS.items() if k != "tax_id"}
+    details = {k: v for k, v in BUYER_DETAILS.items() if k != "tax_id"}
     response = client.post("/api/v1/buyers/verification", headers=customer.auth(), json=details)
     assert response.status_code == 200
     assert response.json()["tax_id"] is None
@@ -108,7 +101,9 @@ def test_rejected_buyer_can_resubmit(client: TestClient, customer: Customer) -> 
 
 
 def test_sandbox_helpers_refuse_production_keys(client: TestClient, customer: Customer) -> None:
-    client.post("/api/v1/buyers/verification", headers=customer.auth("production"), json=DETAILS)
+    client.post(
+        "/api/v1/buyers/verification", headers=customer.auth("production"), json=BUYER_DETAILS
+    )
     response = client.post(
         "/api/v1/sandbox/buyers/verification/approve", headers=customer.auth("production")
     )

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer
+from tests.support.api import assert_error
+from tests.support.factories import Customer
 
 pytestmark = pytest.mark.services
 

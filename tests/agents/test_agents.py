@@ -10,8 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from soundstage.voices.service import CatalogCounts
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer
+from tests.support.api import assert_error
+from tests.support.factories import Customer
 
 pytestmark = pytest.mark.services
 

@@ -15,7 +15,8 @@ from fastapi.testclient import TestClient
 
 from soundstage.core.errors import AppError
 from soundstage.error_catalog import TABLE_END, TABLE_START, all_codes, markdown_table
-from tests.conftest import REPO_ROOT, Customer
+from tests.support.factories import Customer
+from tests.support.processes import REPO_ROOT
 
 SRC = REPO_ROOT / "src"
 README = REPO_ROOT / "README.md"

@@ -9,8 +9,8 @@ from fastapi.testclient import TestClient
 
 from soundstage.app import create_app
 from soundstage.config import Settings
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer
+from tests.support.api import assert_error
+from tests.support.factories import Customer
 
 pytestmark = pytest.mark.services
 

@@ -14,8 +14,8 @@ from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.fingerprint import StreamedDigest, fingerprint_of
 from soundstage.core.idempotency import Claim, IdempotencyStore
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer
+from tests.support.api import assert_error
+from tests.support.factories import Customer
 
 pytestmark = pytest.mark.services
 

@@ -19,13 +19,8 @@ import pytest
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.voices.service import CatalogCounts
-from tests.conftest import (
-    GENEROUS_LIMITS,
-    create_customer,
-    free_port,
-    settings_env,
-    wait_for_port,
-)
+from tests.support.factories import create_customer
+from tests.support.processes import GENEROUS_LIMITS, free_port, settings_env, wait_for_port
 
 pytestmark = pytest.mark.services
 

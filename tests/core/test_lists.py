@@ -18,10 +18,8 @@ from soundstage.core.db import Database
 from soundstage.core.timeutil import TIMESTAMP_PATTERN, Timestamp, rfc3339
 from soundstage.voices.demo import CatalogCounts
 from soundstage.webhooks import service as webhooks
-from tests.conftest import Customer, create_customer
-from tests.credits.test_ledger import principal_of
-from tests.jobs.test_jobs import submit, wait_for
-from tests.workforce.conftest import verify_buyer
+from tests.support.factories import Customer, create_buyer, principal_of
+from tests.support.jobs import submit, wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker")]
 
@@ -106,7 +104,7 @@ def _timestamps(value: Any, key: str = "") -> list[str]:
 def test_every_list_answers_the_shape_and_the_timestamps(
     client: TestClient, db: Database, settings: Settings, demo_catalog: CatalogCounts
 ) -> None:
-    customer = verify_buyer(db, create_customer(db, credits_each=100))
+    customer = create_buyer(db, credits_each=100)
     # Something in the lists: a ledger (the grant), an agent, an asynchronous job and its
     # event (with the job, timestamps included, in its data).
     voice = client.get("/api/v1/voices?limit=1", headers=customer.auth()).json()["data"][0]

@@ -7,8 +7,8 @@ from fastapi.testclient import TestClient
 
 from soundstage.core.db import Database
 from soundstage.credits import service as credits
-from tests.accounts.test_auth import assert_error
-from tests.conftest import create_customer
+from tests.support.api import assert_error
+from tests.support.factories import create_customer
 
 pytestmark = pytest.mark.services
 

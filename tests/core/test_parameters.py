@@ -20,9 +20,10 @@ from soundstage.core.params import _query_bool, _query_int, declared_query, take
 from soundstage.speech.stt.schemas import SttRequest
 from soundstage.speech.tts.schemas import TtsRequest
 from soundstage.voices.demo import CatalogCounts
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer
-from tests.storage.test_media import path_of, stored_media, wav_bytes
+from tests.support.api import assert_error
+from tests.support.audio import wav_bytes
+from tests.support.factories import Customer
+from tests.support.storage import path_of, stored_media
 
 pytestmark = pytest.mark.services
 
@@ -235,10 +236,9 @@ def test_query_integers_are_decimal_digits(
 
 
 def test_query_booleans_are_true_or_false(client: TestClient, db: Database) -> None:
-    from tests.conftest import create_customer
-    from tests.workforce.conftest import verify_buyer
+    from tests.support.factories import create_buyer
 
-    buyer = verify_buyer(db, create_customer(db))
+    buyer = create_buyer(db)
     for value in ("true", "false"):
         response = client.get(f"/api/v1/workforce/discover?verified={value}", headers=buyer.auth())
         assert response.status_code == 200, response.text

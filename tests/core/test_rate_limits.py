@@ -20,8 +20,9 @@ from fastapi.testclient import TestClient
 from soundstage.app import create_app
 from soundstage.config import RateLimitSettings, Settings
 from soundstage.core.db import Database
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer, create_customer, free_port, wait_for_port
+from tests.support.api import assert_error
+from tests.support.factories import Customer, create_customer
+from tests.support.processes import free_port, wait_for_port
 
 pytestmark = pytest.mark.services
 

@@ -23,7 +23,7 @@ from schemathesis.engine.run import PhaseName
 from soundstage.app import create_app
 from soundstage.config import Settings
 from soundstage.core.db import Database
-from tests.conftest import create_customer
+from tests.support.factories import create_customer
 
 pytestmark = pytest.mark.services
 

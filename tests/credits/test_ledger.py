@@ -10,27 +10,12 @@ from sqlalchemy import func, select
 
 from soundstage.core.db import Database
 from soundstage.core.errors import InsufficientCredits
-from soundstage.core.principal import Principal
 from soundstage.credits import service as credits
-from soundstage.models import CreditBalance, CreditEntry, CreditReservation
-from tests.conftest import Customer, create_customer
+from soundstage.models import CreditBalance, CreditReservation
+from tests.support.credits import wallet_sums
+from tests.support.factories import Customer, create_customer, principal_of
 
 pytestmark = pytest.mark.services
-
-
-def principal_of(customer: Customer, environment: str = "sandbox") -> Principal:
-    key_id = customer.sandbox_key_id if environment == "sandbox" else customer.production_key_id
-    return Principal(customer.account_id, environment, key_id)  # type: ignore[arg-type]
-
-
-def wallet_sums(db: Database, account_id: str, environment: str) -> dict[str, int]:
-    with db.session() as session:
-        rows = session.execute(
-            select(CreditEntry.wallet, func.sum(CreditEntry.amount))
-            .where(CreditEntry.account_id == account_id, CreditEntry.environment == environment)
-            .group_by(CreditEntry.wallet)
-        ).all()
-    return {wallet: int(total) for wallet, total in rows}
 
 
 def test_every_transaction_sums_to_zero_and_matches_the_balance(

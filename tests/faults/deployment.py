@@ -19,7 +19,13 @@ from sqlalchemy import func, select
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.models import CreditBalance, CreditEntry, Job
-from tests.conftest import REPO_ROOT, WORKER_WEBHOOKS, free_port, settings_env, wait_for_port
+from tests.support.processes import (
+    REPO_ROOT,
+    WORKER_WEBHOOKS,
+    free_port,
+    settings_env,
+    wait_for_port,
+)
 
 
 @dataclass

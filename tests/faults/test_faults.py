@@ -27,14 +27,14 @@ from soundstage.core.migrate import upgrade_database
 from soundstage.jobs import service as jobs
 from soundstage.models import Job
 from soundstage.voices.service import CatalogCounts
-from tests.conftest import Customer, create_customer, free_port, wait_for_port
-from tests.credits.test_ledger import principal_of
 from tests.faults.deployment import (
     Deployment,
     assert_books_balance,
     captures_of,
     wait_until,
 )
+from tests.support.factories import Customer, create_customer, principal_of
+from tests.support.processes import free_port, wait_for_port
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 

@@ -18,8 +18,8 @@ from soundstage.core.timeutil import utcnow
 from soundstage.credits import service as credits
 from soundstage.jobs import repository
 from soundstage.jobs import service as jobs
-from tests.conftest import Customer
-from tests.credits.test_ledger import principal_of, wallet_sums
+from tests.support.credits import wallet_sums
+from tests.support.factories import Customer, principal_of
 
 pytestmark = pytest.mark.services
 

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 from fastapi import Request
@@ -20,44 +19,15 @@ from soundstage.app import create_app
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.deps import PrincipalDep
-from soundstage.core.principal import Principal
 from soundstage.jobs import service as jobs
 from soundstage.jobs.errors import JobTimeout
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer
-from tests.credits.test_ledger import principal_of, wallet_sums
-from tests.webhooks.conftest import Receiver
+from tests.support.api import assert_error
+from tests.support.credits import wallet_sums
+from tests.support.factories import Customer, principal_of
+from tests.support.jobs import submit, wait_for
+from tests.support.servers import Receiver
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker")]
-
-
-def submit(
-    db: Database,
-    settings: Settings,
-    who: Principal,
-    kind: str,
-    request: dict[str, Any],
-    credits: int = 0,
-    *,
-    is_async: bool = False,
-) -> str:
-    with db.session() as session:
-        job = jobs.submit(
-            session, settings, who, kind, request, credits_needed=credits, is_async=is_async
-        )
-        return job.id
-
-
-def wait_for(
-    client: TestClient, customer: Customer, job_id: str, *statuses: str, timeout: float = 30
-) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while True:
-        body = client.get(f"/api/v1/jobs/{job_id}", headers=customer.auth()).json()
-        if body["status"] in statuses:
-            return body  # type: ignore[no-any-return]
-        assert time.monotonic() < deadline, body
-        time.sleep(0.05)
 
 
 def test_a_job_runs_and_is_charged_on_completion(
@@ -309,7 +279,7 @@ def test_sync_wait_past_the_limit_is_504_and_free(
 
 
 def test_worker_command_stops_cleanly(settings: Settings) -> None:
-    from tests.conftest import settings_env
+    from tests.support.processes import settings_env
 
     env = {**settings_env(settings), "SOUNDSTAGE_LOG_LEVEL": "info"}
     proc = subprocess.Popen(

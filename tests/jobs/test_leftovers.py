@@ -22,8 +22,7 @@ from soundstage.jobs import service as jobs
 from soundstage.jobs.streams import end_path, stream_path
 from soundstage.jobs.worker import WorkerEnvironment, sweep
 from soundstage.models import IdempotencyRecord
-from tests.conftest import Customer
-from tests.credits.test_ledger import principal_of
+from tests.support.factories import Customer, principal_of
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker")]
 

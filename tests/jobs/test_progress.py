@@ -4,27 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from soundstage.config import Settings
-from soundstage.core.principal import Principal
-from soundstage.jobs.handlers import JobContext
-
-
-def context(reports: list[tuple[float, str | None]], tmp_path: Path) -> JobContext:
-    return JobContext(
-        job_id="job_progress",
-        kind="test",
-        request={},
-        principal=Principal("acct_test", "sandbox", ""),
-        settings=Settings(data_dir=tmp_path),
-        db=None,  # type: ignore[arg-type]  # progress never touches the database
-        workdir=tmp_path,
-        report=lambda fraction, stage: reports.append((fraction, stage)),
-    )
+from tests.support.jobs import progress_context
 
 
 def test_a_new_stage_is_always_reported(tmp_path: Path) -> None:
     reports: list[tuple[float, str | None]] = []
-    ctx = context(reports, tmp_path)
+    ctx = progress_context(reports, tmp_path)
     ctx.progress(0.1, "decoding")
     ctx.progress(0.12, "decoding")  # within 0.5 s, same stage: throttled
     ctx.progress(0.13, "separating")  # within 0.5 s, but a new stage

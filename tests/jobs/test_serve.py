@@ -23,9 +23,9 @@ from soundstage.core.db import Database
 from soundstage.core.deps import PrincipalDep
 from soundstage.jobs import service as jobs
 from soundstage.webhooks import service as webhooks
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer, free_port, settings_env, wait_for_port
-from tests.credits.test_ledger import principal_of
+from tests.support.api import assert_error
+from tests.support.factories import Customer, principal_of
+from tests.support.processes import free_port, settings_env, wait_for_port
 
 pytestmark = pytest.mark.services
 

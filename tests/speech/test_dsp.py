@@ -12,7 +12,7 @@ import pytest
 from soundstage.core.audio import Audio
 from soundstage.speech import dsp
 from soundstage.speech.engines.base import EngineUnavailable
-from tests.speech.conftest import stand_in_program
+from tests.support.processes import stand_in_program
 
 
 def tone(seconds: float, rate: int = 16_000) -> Audio:

@@ -15,12 +15,13 @@ from fastapi.testclient import TestClient
 from soundstage.config import Settings
 from soundstage.core.audio import Audio
 from soundstage.core.db import Database
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer, create_customer
 from tests.speech import mixtures
 from tests.speech.audio_fixtures import download_audio
-from tests.speech.conftest import FileServer, audio_bytes
 from tests.speech.mixtures import mix, music, pink_noise, rms, si_sdr, speech
+from tests.support.api import assert_error
+from tests.support.audio import audio_bytes
+from tests.support.factories import Customer, create_customer
+from tests.support.servers import FileServer
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker")]
 

@@ -28,12 +28,14 @@ from soundstage.core.audio import Audio, decode
 from soundstage.core.db import Database
 from soundstage.models import Job
 from soundstage.voices.service import CatalogCounts
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer, create_customer, run_worker
 from tests.speech.audio_fixtures import download_audio, librivox_clips
-from tests.speech.conftest import FileServer, understated_mkv
 from tests.speech.dubbing.helpers import joined_clips, submit, wait
 from tests.speech.mixtures import pink_noise, speech
+from tests.support.api import assert_error
+from tests.support.audio import understated_mkv
+from tests.support.factories import Customer, create_customer
+from tests.support.processes import run_worker
+from tests.support.servers import FileServer
 
 pytestmark = [
     pytest.mark.services,

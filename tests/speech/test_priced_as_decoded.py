@@ -11,9 +11,10 @@ from soundstage.core.audio import Audio
 from soundstage.core.db import Database
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
-from tests.accounts.test_auth import assert_error
-from tests.conftest import create_customer
-from tests.speech.conftest import FileServer, understated_mkv
+from tests.support.api import assert_error
+from tests.support.audio import understated_mkv
+from tests.support.factories import create_customer
+from tests.support.servers import FileServer
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker", "demo_catalog")]
 

@@ -20,10 +20,11 @@ from scipy.signal import butter, resample_poly, sosfilt
 from soundstage.core.audio import Audio
 from soundstage.core.db import Database
 from soundstage.speech.engines.registry import get_engine
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer, create_customer
 from tests.speech.audio_fixtures import Clip, librivox_clips, word_error_rate
-from tests.speech.conftest import FileServer, audio_bytes
+from tests.support.api import assert_error
+from tests.support.audio import audio_bytes
+from tests.support.factories import Customer, create_customer
+from tests.support.servers import FileServer
 
 # Asynchronous submissions fetch their audio in the API: from the file server on loopback.
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker", "local_media")]

@@ -13,8 +13,8 @@ from fastapi.testclient import TestClient
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.voices.service import CatalogCounts
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer, create_customer
+from tests.support.api import assert_error
+from tests.support.factories import Customer, create_customer
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker", "demo_catalog")]
 

@@ -15,8 +15,8 @@ from soundstage.core.audio import Audio
 from soundstage.core.db import Database
 from soundstage.speech.transcribers.registry import get_transcriber
 from soundstage.voices.service import CatalogCounts
-from tests.conftest import Customer, create_customer
 from tests.speech.audio_fixtures import word_error_rate
+from tests.support.factories import Customer, create_customer
 
 pytestmark = [
     pytest.mark.services,

@@ -22,8 +22,9 @@ from soundstage.core.db import Database
 from soundstage.jobs.streams import stream_path
 from soundstage.voices.previews import sample_text
 from soundstage.voices.service import CatalogCounts
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer, create_customer, free_port, wait_for_port
+from tests.support.api import assert_error
+from tests.support.factories import Customer, create_customer
+from tests.support.processes import free_port, wait_for_port
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker", "demo_catalog")]
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import io
 import time
-import wave
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -16,42 +14,12 @@ from soundstage.core.db import Database
 from soundstage.storage import service as storage
 from soundstage.storage import signing
 from soundstage.storage.errors import MediaUnreachable
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer
-from tests.credits.test_ledger import principal_of
+from tests.support.api import assert_error
+from tests.support.audio import wav_bytes
+from tests.support.factories import Customer
+from tests.support.storage import path_of, stored_media
 
 pytestmark = pytest.mark.services
-
-
-def wav_bytes(seconds: float = 1.0, rate: int = 16000) -> bytes:
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(rate)
-        out.writeframes(b"\x01\x00" * int(seconds * rate))
-    return buffer.getvalue()
-
-
-def stored_media(db: Database, settings: Settings, customer: Customer, tmp_path: Path):  # type: ignore[no-untyped-def]
-    path = tmp_path / "clip.wav"
-    path.write_bytes(wav_bytes())
-    with db.session() as session:
-        return storage.save(
-            session,
-            settings,
-            principal_of(customer),
-            path,
-            filename="clip.wav",
-            content_type="audio/wav",
-            duration_ms=1000,
-            purpose="output",
-        )
-
-
-def path_of(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.path}?{parts.query}"
 
 
 def test_signed_url_lifetime_is_24_hours(settings: Settings) -> None:

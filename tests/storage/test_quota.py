@@ -16,11 +16,12 @@ from soundstage.config import Settings, StorageQuotaSettings, StorageSettings
 from soundstage.core.db import Database
 from soundstage.storage import service as storage
 from soundstage.storage.errors import StorageQuotaExceeded
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer, create_customer, run_worker
-from tests.creative.daw.conftest import DAW, wait_for_job
-from tests.credits.test_ledger import principal_of
-from tests.storage.test_media import wav_bytes
+from tests.support.api import assert_error
+from tests.support.audio import wav_bytes
+from tests.support.daw import DAW
+from tests.support.factories import Customer, create_customer, principal_of
+from tests.support.jobs import wait_for_job
+from tests.support.processes import run_worker
 
 pytestmark = pytest.mark.services
 

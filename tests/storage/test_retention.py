@@ -21,10 +21,10 @@ from soundstage.jobs.worker import WorkerEnvironment, sweep
 from soundstage.models import MediaObject
 from soundstage.storage import service as storage
 from soundstage.storage.errors import MediaUnreachable
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer, create_customer
-from tests.credits.test_ledger import principal_of
-from tests.storage.test_media import path_of, wav_bytes
+from tests.support.api import assert_error
+from tests.support.audio import wav_bytes
+from tests.support.factories import Customer, create_customer, principal_of
+from tests.support.storage import path_of
 
 pytestmark = pytest.mark.services
 

@@ -14,29 +14,23 @@ from fastapi.testclient import TestClient
 from soundstage.core.db import Database
 from soundstage.core.timeutil import utcnow
 from soundstage.studios.catalog import WEEKDAYS
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer, create_customer
-from tests.studios.conftest import MakeStudio, days_ahead, local_today, next_weekday
+from tests.support.api import assert_error
+from tests.support.factories import Customer, MakeStudio, create_customer
+from tests.support.studios import (
+    ALWAYS_OPEN,
+    availability,
+    days_ahead,
+    dst_change,
+    local_today,
+    next_weekday,
+)
 
 pytestmark = pytest.mark.services
-
-ALWAYS_OPEN = [{"day": day, "open": "00:00", "close": "24:00"} for day in WEEKDAYS]
 
 
 @pytest.fixture
 def caller(db: Database) -> Customer:
     return create_customer(db)
-
-
-def availability(
-    client: TestClient, customer: Customer, studio_id: str, day: date | str
-) -> dict[str, Any]:
-    response = client.get(
-        f"/api/v1/studios/{studio_id}/availability?date={day}", headers=customer.auth()
-    )
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
-    return body
 
 
 def spans(ranges: list[dict[str, Any]]) -> list[tuple[str, str, bool]]:
@@ -223,27 +217,12 @@ def test_the_past_is_not_free(
     assert spans(body["opening_hours"])[0][0] == "00:00"
 
 
-def _dst_change(timezone: str, forward: bool) -> date | None:
-    """The next date within a year on which the clocks go forward (or back)."""
-    tz = ZoneInfo(timezone)
-    day = local_today(timezone) + timedelta(days=2)
-    for _ in range(360):
-        before = datetime(day.year, day.month, day.day, tzinfo=tz).utcoffset()
-        after = datetime(day.year, day.month, day.day, 12, tzinfo=tz).utcoffset()
-        assert before is not None
-        assert after is not None
-        if before != after and (after > before) == forward:
-            return day
-        day += timedelta(days=1)
-    return None
-
-
 def test_daylight_saving_days_have_23_and_25_hours(
     client: TestClient, caller: Customer, make_studio: MakeStudio
 ) -> None:
     timezone = "America/New_York"
     spec = make_studio(timezone=timezone, hours=ALWAYS_OPEN)
-    spring, autumn = _dst_change(timezone, forward=True), _dst_change(timezone, forward=False)
+    spring, autumn = dst_change(timezone, forward=True), dst_change(timezone, forward=False)
     assert spring is not None
     assert autumn is not None
     starts = availability(client, caller, spec.id, spring)["rooms"][1]["start_times"]

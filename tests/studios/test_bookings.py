@@ -14,16 +14,17 @@ from httpx import Response
 
 from soundstage.core.db import Database
 from soundstage.core.timeutil import travel, utcnow
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer, create_customer
-from tests.studios.conftest import (
-    MakeStudio,
+from tests.support.api import assert_error
+from tests.support.factories import Customer, MakeStudio, create_customer
+from tests.support.studios import (
+    ALWAYS_OPEN,
+    availability,
     days_ahead,
+    dst_change,
     local_today,
     next_weekday,
     rows_of_room,
 )
-from tests.studios.test_availability import ALWAYS_OPEN, _dst_change, availability
 
 pytestmark = pytest.mark.services
 
@@ -363,7 +364,7 @@ def test_daylight_saving_bookings_are_priced_by_real_time(
     client: TestClient, caller: Customer, make_studio: MakeStudio
 ) -> None:
     spec = make_studio(timezone="America/New_York", hours=ALWAYS_OPEN)
-    spring = _dst_change("America/New_York", forward=True)
+    spring = dst_change("America/New_York", forward=True)
     assert spring is not None
     room_b = spec.rooms[1].id
     booking = booked(

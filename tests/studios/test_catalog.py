@@ -21,9 +21,10 @@ from soundstage.models import Room, Studio
 from soundstage.studios.demo import DEMO_STUDIOS, demo_studios
 from soundstage.studios.errors import CatalogInvalid
 from soundstage.studios.importer import parse_catalog, upsert_studios
-from tests.accounts.test_auth import assert_error
-from tests.conftest import REPO_ROOT, Customer, create_customer, settings_env
-from tests.studios.conftest import days_ahead, studio_spec
+from tests.support.api import assert_error
+from tests.support.factories import Customer, create_customer, studio_spec
+from tests.support.processes import REPO_ROOT, settings_env
+from tests.support.studios import days_ahead
 
 pytestmark = pytest.mark.services
 

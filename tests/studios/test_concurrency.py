@@ -18,15 +18,9 @@ import pytest
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
-from tests.conftest import (
-    REPO_ROOT,
-    Customer,
-    create_customer,
-    free_port,
-    settings_env,
-    wait_for_port,
-)
-from tests.studios.conftest import MakeStudio, days_ahead, rows_of_room
+from tests.support.factories import Customer, MakeStudio, create_customer
+from tests.support.processes import REPO_ROOT, free_port, settings_env, wait_for_port
+from tests.support.studios import days_ahead, rows_of_room
 
 pytestmark = pytest.mark.services
 

@@ -20,9 +20,9 @@ from soundstage.studios import repository
 from soundstage.studios.catalog import STUDIO_TYPES
 from soundstage.studios.importer import StudioCounts, upsert_studios
 from soundstage.studios.places import place_key
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer, create_customer
-from tests.studios.conftest import ROOM_A, ROOM_B, MakeStudio, days_ahead
+from tests.support.api import assert_error
+from tests.support.factories import ROOM_A, ROOM_B, Customer, MakeStudio, create_customer
+from tests.support.studios import days_ahead
 
 pytestmark = pytest.mark.services
 

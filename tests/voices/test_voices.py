@@ -24,8 +24,9 @@ from soundstage.voices import service as voices
 from soundstage.voices.demo import build_demo_catalog, load_demo_catalog
 from soundstage.voices.errors import VoiceNotFound
 from soundstage.voices.service import CatalogCounts
-from tests.accounts.test_auth import assert_error
-from tests.conftest import REPO_ROOT, Customer, create_customer, settings_env
+from tests.support.api import assert_error
+from tests.support.factories import Customer, create_customer
+from tests.support.processes import REPO_ROOT, settings_env
 
 pytestmark = pytest.mark.services
 

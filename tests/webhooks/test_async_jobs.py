@@ -20,9 +20,10 @@ from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.jobs.schemas import JobAccepted
 from soundstage.voices.service import CatalogCounts
-from tests.conftest import Customer, create_customer
-from tests.speech.conftest import FileServer, audio_bytes
-from tests.webhooks.conftest import Receiver, deliveries, drive, register
+from tests.support.audio import audio_bytes
+from tests.support.factories import Customer, create_customer
+from tests.support.servers import FileServer, Receiver
+from tests.support.webhooks import deliveries, drive, register
 
 pytestmark = pytest.mark.services
 

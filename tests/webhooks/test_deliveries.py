@@ -17,17 +17,10 @@ from soundstage.config import Settings, WebhookSettings
 from soundstage.core.db import Database
 from soundstage.core.timeutil import utcnow
 from soundstage.webhooks import service, tasks
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer
-from tests.webhooks.conftest import (
-    JITTER,
-    SCHEDULE,
-    Receiver,
-    deliveries,
-    drive,
-    emit,
-    register,
-)
+from tests.support.api import assert_error
+from tests.support.factories import Customer
+from tests.support.servers import Receiver
+from tests.support.webhooks import JITTER, SCHEDULE, deliveries, drive, emit, register
 
 pytestmark = pytest.mark.services
 

@@ -16,10 +16,10 @@ from standardwebhooks import Webhook
 from soundstage.config import WebhookSettings
 from soundstage.core.db import Database
 from soundstage.webhooks import service
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer
-from tests.credits.test_ledger import principal_of
-from tests.webhooks.conftest import Receiver, register
+from tests.support.api import assert_error
+from tests.support.factories import Customer, principal_of
+from tests.support.servers import Receiver
+from tests.support.webhooks import register
 
 pytestmark = pytest.mark.services
 

@@ -14,9 +14,9 @@ from fastapi.testclient import TestClient
 from soundstage.config import Settings, WebhookSettings
 from soundstage.core.db import Database
 from soundstage.storage import signing
-from tests.conftest import Customer, run_worker
-from tests.credits.test_ledger import principal_of
-from tests.jobs.test_jobs import submit, wait_for
+from tests.support.factories import Customer, principal_of
+from tests.support.jobs import submit, wait_for
+from tests.support.processes import run_worker
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker")]
 

@@ -7,9 +7,10 @@ from fastapi.testclient import TestClient
 
 from soundstage.core.db import Database
 from soundstage.webhooks import service
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer
-from tests.webhooks.conftest import Receiver, deliveries, emit, register
+from tests.support.api import assert_error
+from tests.support.factories import Customer
+from tests.support.servers import Receiver
+from tests.support.webhooks import deliveries, emit, register
 
 pytestmark = pytest.mark.services
 

@@ -14,8 +14,9 @@ from fastapi.testclient import TestClient
 
 from soundstage.core.db import Database
 from soundstage.webhooks import service
-from tests.conftest import Customer, create_customer
-from tests.webhooks.conftest import Receiver, register, wait_until
+from tests.support.factories import Customer, create_customer
+from tests.support.servers import Receiver
+from tests.support.webhooks import register, wait_until
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker", "demo_catalog")]
 

@@ -14,8 +14,9 @@ from fastapi.testclient import TestClient
 from soundstage.config import Settings, WebhookSettings
 from soundstage.core.db import Database
 from soundstage.webhooks.loop import DeliveryLoop
-from tests.conftest import Customer, create_customer
-from tests.webhooks.conftest import Receiver, deliveries, emit, register, wait_until
+from tests.support.factories import Customer, create_customer
+from tests.support.servers import Receiver
+from tests.support.webhooks import deliveries, emit, register, wait_until
 
 pytestmark = pytest.mark.services
 

@@ -11,29 +11,13 @@ from fastapi.testclient import TestClient
 
 from soundstage.core.db import Database
 from soundstage.core.timeutil import utcnow
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer
-from tests.workforce.conftest import add_talent, profile
+from tests.support.api import assert_error
+from tests.support.factories import Customer, add_talent, profile
+from tests.support.workforce import brief
 
 pytestmark = pytest.mark.services
 
 CAMPAIGNS = "/api/v1/workforce/campaigns"
-
-
-def brief(**changes: Any) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "title": "Audiobook narrator wanted",
-        "description": "A 9-hour mystery novel, recorded remotely.",
-        "roles": ["narrator"],
-        "genres": ["audiobook"],
-        "languages": ["en"],
-        "script_excerpt": "The rain had not stopped for three days.",
-        "usage_type": "audiobook",
-        "budget_cents": 60_000,
-        "deadline": (utcnow().date() + timedelta(days=30)).isoformat(),
-    }
-    body.update(changes)
-    return body
 
 
 def post(client: TestClient, buyer: Customer, **changes: Any) -> Any:

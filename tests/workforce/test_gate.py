@@ -15,13 +15,17 @@ from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute, iter_route_contexts
 from fastapi.testclient import TestClient
 
-from soundstage.accounts import service as accounts
 from soundstage.accounts.verification import GATE_SENTENCE, GATED_ROUTES, require_verified_buyer
 from soundstage.core.db import Database
-from tests.accounts.test_auth import assert_error
-from tests.accounts.test_buyer_verification import DETAILS
-from tests.conftest import Customer, create_customer
-from tests.workforce.conftest import add_talent, profile, verify_buyer
+from tests.support.api import assert_error
+from tests.support.factories import (
+    BUYER_DETAILS,
+    Customer,
+    create_api_key,
+    create_customer,
+    create_talent,
+    verify_buyer,
+)
 
 pytestmark = pytest.mark.services
 
@@ -96,7 +100,7 @@ def _request(route: str, creator_id: str) -> tuple[str, str, dict[str, Any] | No
 
 @pytest.fixture
 def creator(db: Database, talent_catalog: object) -> str:
-    return add_talent(db, profile())[0]
+    return create_talent(db)
 
 
 @pytest.mark.parametrize("route", GATED_ROUTES)
@@ -110,7 +114,9 @@ def test_gated_until_the_buyer_is_verified(
 
     error = assert_error(call(), 403, "buyer_not_verified")
     assert "unverified" in error["message"]
-    submitted = client.post("/api/v1/buyers/verification", json=DETAILS, headers=customer.auth())
+    submitted = client.post(
+        "/api/v1/buyers/verification", json=BUYER_DETAILS, headers=customer.auth()
+    )
     assert submitted.json()["status"] == "pending"
     assert "pending" in assert_error(call(), 403, "buyer_not_verified")["message"]
     approved = client.post("/api/v1/sandbox/buyers/verification/approve", headers=customer.auth())
@@ -123,7 +129,7 @@ def test_gated_until_the_buyer_is_verified(
 
 
 def test_a_rejected_buyer_stays_gated(client: TestClient, customer: Customer) -> None:
-    client.post("/api/v1/buyers/verification", json=DETAILS, headers=customer.auth())
+    client.post("/api/v1/buyers/verification", json=BUYER_DETAILS, headers=customer.auth())
     client.post("/api/v1/sandbox/buyers/verification/reject", headers=customer.auth())
     response = client.get("/api/v1/workforce/discover", headers=customer.auth())
     assert "rejected" in assert_error(response, 403, "buyer_not_verified")["message"]
@@ -187,7 +193,7 @@ def test_campaign_matches_are_withheld_until_the_buyer_is_verified(
     shows once its verification passes (the matches were kept)."""
     auth = customer.auth()
     # The only talent speaking Scottish Gaelic: the brief's one match.
-    gaelic = add_talent(db, profile(languages=["gd-GB"]))[0]
+    gaelic = create_talent(db, languages=["gd-GB"])
     brief = {**CAMPAIGN, "languages": ["gd"]}
     posted = client.post("/api/v1/workforce/campaign", json=brief, headers=auth)
     assert posted.status_code == 200, posted.text
@@ -199,7 +205,7 @@ def test_campaign_matches_are_withheld_until_the_buyer_is_verified(
         (campaign["id"], [], True)
     ]
     assert client.get(path, headers=auth).json() == campaign
-    client.post("/api/v1/buyers/verification", json=DETAILS, headers=auth)
+    client.post("/api/v1/buyers/verification", json=BUYER_DETAILS, headers=auth)
     assert client.get(path, headers=auth).json()["matches_withheld"]  # pending is not verified
     client.post("/api/v1/sandbox/buyers/verification/approve", headers=auth)
     shown = client.get(path, headers=auth).json()
@@ -226,8 +232,7 @@ def test_the_gate_is_checked_before_anything_is_written(
     verify_buyer(db, customer, "sandbox")
     assert client.get("/api/v1/workforce/licenses", headers=customer.auth()).json()["data"] == []
     # The gate belongs to the account: a second sandbox key of it is let through too.
-    with db.session() as session:
-        second = accounts.create_key(session, customer.account_id, "sandbox").secret
+    second = create_api_key(db, customer, "sandbox")
     listed = client.get("/api/v1/workforce/licenses", headers={"Authorization": f"Bearer {second}"})
     assert listed.status_code == 200, listed.text
     assert listed.json()["data"] == []

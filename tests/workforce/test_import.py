@@ -17,9 +17,9 @@ from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.workforce.errors import InvalidTalentImport
 from soundstage.workforce.talent import catalog
-from tests.accounts.test_auth import assert_error
-from tests.conftest import REPO_ROOT, Customer, create_customer, settings_env
-from tests.workforce.conftest import profile, unique_word
+from tests.support.api import assert_error
+from tests.support.factories import Customer, create_customer, profile, unique_word
+from tests.support.processes import REPO_ROOT, settings_env
 
 pytestmark = pytest.mark.services
 

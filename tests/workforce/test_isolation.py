@@ -9,11 +9,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from soundstage.core.db import Database
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer
-from tests.workforce.conftest import add_talent, profile
-from tests.workforce.test_campaigns import brief
-from tests.workforce.test_media import completed_license
+from tests.support.api import assert_error
+from tests.support.factories import Customer, create_talent
+from tests.support.workforce import brief, completed_license
 
 pytestmark = pytest.mark.services
 
@@ -21,7 +19,7 @@ pytestmark = pytest.mark.services
 @pytest.fixture
 def owned(client: TestClient, db: Database, buyer: Customer) -> dict[str, Any]:
     """One of each object, made with the buyer's sandbox key."""
-    creator = add_talent(db, profile())[0]
+    creator = create_talent(db)
     campaign = client.post("/api/v1/workforce/campaign", json=brief(), headers=buyer.auth())
     license_ = completed_license(client, buyer, creator)
     media = client.get("/api/v1/workforce/media", headers=buyer.auth()).json()["data"]

@@ -18,55 +18,20 @@ from soundstage.core.money import charge
 from soundstage.core.timeutil import travel
 from soundstage.workforce.licensing import pricing
 from soundstage.workforce.talent import service as talent
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer, create_customer
-from tests.workforce.conftest import add_talent, profile
+from tests.support.api import assert_error
+from tests.support.factories import Customer, create_customer, create_talent
+from tests.support.workforce import LICENSING, act, licenses_url, request_license
 
 pytestmark = pytest.mark.services
 
-LICENSING = "/api/v1/workforce/licensing"
 COUNTRIES = sorted(str(country.alpha_2) for country in pycountry.countries)
-
-
-def licenses_url(license_id: str = "", action: str = "") -> str:
-    return (
-        "/api/v1/workforce/licenses"
-        + (f"/{license_id}" if license_id else "")
-        + (f"/{action}" if action else "")
-    )
 
 
 @pytest.fixture
 def creator(db: Database) -> str:
     """A creator with known rates: internet 125 cents, broadcast 12,345, audiobook 100,000."""
     rates = {"internet": 125, "broadcast": 12_345, "audiobook": 100_000}
-    return add_talent(db, profile(rate_card=rates))[0]
-
-
-def request_license(
-    client: TestClient,
-    buyer: Customer,
-    creator_id: str,
-    environment: str = "sandbox",
-    **changes: Any,
-) -> dict[str, Any]:
-    body = {"creator_id": creator_id, "usage_type": "broadcast", "territory": "US"}
-    body["duration_months"] = 12
-    body.update(changes)
-    response = client.post(LICENSING, json=body, headers=buyer.auth(environment))
-    assert response.status_code == 200, response.text
-    result: dict[str, Any] = response.json()
-    return result
-
-
-def act(
-    client: TestClient, buyer: Customer, license_id: str, action: str, environment: str = "sandbox"
-) -> Any:
-    if action in ("accept", "decline"):  # the creator's answer, played by the sandbox helper
-        path = f"/api/v1/sandbox/workforce/licenses/{license_id}/{action}"
-    else:
-        path = licenses_url(license_id, action)
-    return client.post(path, headers=buyer.auth(environment))
+    return create_talent(db, rate_card=rates)
 
 
 def half_up(value: Fraction) -> int:
@@ -410,7 +375,7 @@ def test_a_replayed_request_makes_one_license(
 def test_licenses_list_newest_first_with_filters(
     client: TestClient, db: Database, buyer: Customer, creator: str
 ) -> None:
-    other = add_talent(db, profile())[0]
+    other = create_talent(db)
     first = request_license(client, buyer, creator)
     second = request_license(client, buyer, other, usage_type="internet")
     act(client, buyer, second["id"], "cancel")

@@ -18,10 +18,9 @@ from soundstage.config import Settings
 from soundstage.core.audio import decode
 from soundstage.core.db import Database
 from soundstage.core.timeutil import travel
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer
-from tests.workforce.conftest import add_talent, profile
-from tests.workforce.test_licensing import act, request_license
+from tests.support.api import assert_error
+from tests.support.factories import Customer, add_talent, profile
+from tests.support.workforce import act, completed_license, request_license
 
 pytestmark = pytest.mark.services
 
@@ -39,15 +38,6 @@ def media(client: TestClient, buyer: Customer, query: str = "") -> list[dict[str
     assert response.status_code == 200, response.text
     data: list[dict[str, Any]] = response.json()["data"]
     return data
-
-
-def completed_license(
-    client: TestClient, buyer: Customer, creator_id: str, **changes: Any
-) -> dict[str, Any]:
-    license_ = request_license(client, buyer, creator_id, usage_type="internet", **changes)
-    act(client, buyer, license_["id"], "accept")
-    done: dict[str, Any] = act(client, buyer, license_["id"], "complete").json()
-    return done
 
 
 def test_media_appear_only_once_a_license_completes_and_go_when_it_expires(

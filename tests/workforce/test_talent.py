@@ -21,9 +21,8 @@ from soundstage.workforce.talent import repository
 from soundstage.workforce.talent.catalog import TalentCounts, upsert_talent
 from soundstage.workforce.talent.demo import build_demo_talent, load_demo_talent
 from soundstage.workforce.talent.repository import TalentFilters
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer
-from tests.workforce.conftest import add_talent, every_page, profile, unique_word
+from tests.support.api import assert_error, every_page
+from tests.support.factories import Customer, add_talent, create_talent, profile, unique_word
 
 pytestmark = pytest.mark.services
 
@@ -83,8 +82,7 @@ def test_the_full_text_index_is_the_databases_own(db: Database) -> None:
 def everyone(
     client: TestClient, db: Database, talent_catalog: TalentCounts
 ) -> list[dict[str, Any]]:
-    from tests.conftest import create_customer
-    from tests.workforce.conftest import verify_buyer
+    from tests.support.factories import create_customer, verify_buyer
 
     reader = verify_buyer(db, create_customer(db), "sandbox")
     return list(every_page(client, reader, "/api/v1/workforce/discover"))
@@ -262,7 +260,7 @@ def test_every_word_must_match_ignoring_case_and_accents(
     )
     assert set(ids_of(search(client, buyer, f"q={first}"))) == {both, one}
     assert ids_of(search(client, buyer, f"q={first.upper()}+{second}")) == [both]
-    accented = add_talent(db, profile(bio=f"Voice of {first[:4]}é{first[4:]}."))[0]
+    accented = create_talent(db, bio=f"Voice of {first[:4]}é{first[4:]}.")
     assert ids_of(search(client, buyer, f"q={first[:4]}E{first[4:]}")) == [accented]
 
 
@@ -565,7 +563,7 @@ def test_a_creator_whose_voice_is_retired_lists_no_dead_demo(
          "voice_id": f"voice_{suffix}"},
         {"title": "Sarah reads", "genre": "commercial", "script": "Hi.", "voice_id": "voice_sarah"},
     ]  # fmt: skip
-    creator = add_talent(db, profile(demos=demos))[0]
+    creator = create_talent(db, demos=demos)
     url = f"/api/v1/workforce/creators/{creator}"
     before = client.get(url, headers=buyer.auth()).json()
     assert [d["title"] for d in before["demos"]] == ["Own voice", "Sarah reads"]

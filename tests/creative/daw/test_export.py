@@ -25,21 +25,12 @@ from soundstage.core.audio import Audio, decode
 from soundstage.core.db import Database
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer, create_customer
-from tests.creative.daw.conftest import (
-    DAW,
-    Wave,
-    download,
-    export,
-    file_bytes,
-    noise,
-    parse_wave,
-    wait_for_job,
-)
 from tests.creative.daw.omf_reader import OmfFile, read_composition
-from tests.speech.conftest import FileServer
-from tests.webhooks.conftest import Receiver
+from tests.support.api import assert_error
+from tests.support.daw import DAW, Wave, download, export, file_bytes, noise, parse_wave
+from tests.support.factories import Customer, create_customer
+from tests.support.jobs import wait_for_job
+from tests.support.servers import FileServer, Receiver
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker")]
 

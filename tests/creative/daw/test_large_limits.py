@@ -15,10 +15,10 @@ from soundstage.app import create_app
 from soundstage.config import DawSettings, Settings
 from soundstage.core.audio import Audio
 from soundstage.core.db import Database
-from tests.accounts.test_auth import assert_error
-from tests.conftest import create_customer
-from tests.creative.daw.conftest import DAW, file_bytes
-from tests.speech.conftest import FileServer
+from tests.support.api import assert_error
+from tests.support.daw import DAW, file_bytes
+from tests.support.factories import create_customer
+from tests.support.servers import FileServer
 
 pytestmark = pytest.mark.services
 

@@ -17,11 +17,11 @@ from soundstage.core.audio import Audio
 from soundstage.core.db import Database
 from soundstage.creative.daw import limits
 from soundstage.creative.daw.schemas import DawExportRequest
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer, create_customer
-from tests.creative.daw.conftest import DAW, file_bytes
-from tests.speech.conftest import FileServer
-from tests.storage.test_media import wav_bytes
+from tests.support.api import assert_error
+from tests.support.audio import wav_bytes
+from tests.support.daw import DAW, file_bytes
+from tests.support.factories import Customer, create_customer
+from tests.support.servers import FileServer
 
 pytestmark = pytest.mark.services
 

@@ -34,8 +34,8 @@ from soundstage.creative.daw.stems import (
     render_stem,
 )
 from soundstage.creative.daw.timecode import FRAME_RATES, frame_count, samples_at, timecode_at
-from tests.creative.daw.conftest import parse_wave
 from tests.creative.daw.omf_reader import Bento, OmfFile
+from tests.support.daw import parse_wave
 
 INFO = BroadcastInfo("test", "Soundstage", "ref", datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC), 0, "")
 

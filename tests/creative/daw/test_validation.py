@@ -12,9 +12,9 @@ from fastapi.testclient import TestClient
 from soundstage.core.db import Database
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer, create_customer
-from tests.creative.daw.conftest import DAW, UPLOAD, with_upload
+from tests.support.api import assert_error
+from tests.support.daw import DAW, UPLOAD, with_upload
+from tests.support.factories import Customer, create_customer
 
 pytestmark = pytest.mark.services
 

@@ -18,7 +18,7 @@ from soundstage.creative.music.genres import GENRES, genre_named
 from soundstage.creative.music.prompt import MAX_INSTRUMENTS, read_prompt
 from soundstage.creative.music.score import MELODIC_CHANNELS, Channels
 from tests.creative.music import analysis
-from tests.creative.music.conftest import ELEVEN_LOW, ELEVEN_MELODIC
+from tests.support.music import ELEVEN_LOW, ELEVEN_MELODIC
 
 # The fifteen genres (and latin), each named as a user might.
 GENRE_PROMPTS = {

@@ -14,10 +14,10 @@ from fastapi.testclient import TestClient
 from soundstage.config import Settings
 from soundstage.core.audio import Audio
 from soundstage.core.db import Database
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer, create_customer
 from tests.creative.music import analysis
-from tests.creative.music.conftest import (
+from tests.support.api import assert_error
+from tests.support.factories import Customer, create_customer
+from tests.support.music import (
     ELEVEN_MELODIC,
     MUSIC,
     compose,

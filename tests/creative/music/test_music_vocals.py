@@ -15,9 +15,9 @@ from fastapi.testclient import TestClient
 from soundstage.config import Settings
 from soundstage.core.audio import Audio
 from soundstage.speech.transcribers.registry import get_transcriber
-from tests.conftest import Customer
 from tests.creative.music import analysis
-from tests.creative.music.conftest import compose, fetch, fetch_audio, fetch_midi, midi_notes
+from tests.support.factories import Customer
+from tests.support.music import compose, fetch, fetch_audio, fetch_midi, midi_notes
 
 pytestmark = [
     pytest.mark.services,

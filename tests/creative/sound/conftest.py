@@ -1,45 +1,14 @@
-"""Fixtures of the sound-effect tests: the real sentence model, loaded once per session, and
-helpers that render and measure scenes."""
+"""Fixtures of the sound-effect tests: the real sentence model, loaded once per session (the
+helpers that render and measure scenes are in `tests/support/sound.py`)."""
 
 from __future__ import annotations
 
-import numpy as np
-import numpy.typing as npt
 import pytest
 
-from soundstage.creative.sound import scene
 from soundstage.creative.sound.embedder import get_embedder
-from soundstage.creative.sound.interpret import Element, RecipeIndex, index_for
-from soundstage.creative.sound.recipes import RECIPES
-from soundstage.creative.sound.steering import Steering
-
-RATE = 44_100
+from soundstage.creative.sound.interpret import RecipeIndex, index_for
 
 
 @pytest.fixture(scope="session")
 def index() -> RecipeIndex:
     return index_for(get_embedder())
-
-
-def render(name: str, *modifiers: str, seconds: int = 5, seed: int = 1) -> npt.NDArray[np.float64]:
-    """One recipe alone, steered by `modifiers`, as a mono mixdown."""
-    element = Element(name, RECIPES[name], 1.0, Steering(tuple(modifiers)))
-    audio = scene.render([element], seconds, seed)
-    return np.asarray(audio.samples.mean(axis=1), dtype=np.float64)
-
-
-def level_db(x: npt.ArrayLike) -> float:
-    return float(20 * np.log10(np.sqrt(np.mean(np.square(np.asarray(x)))) + 1e-12))
-
-
-def band_db(x: npt.NDArray[np.float64], low: float, high: float) -> float:
-    """Energy between low and high Hz, in dB (of the power spectrum's sum)."""
-    power = np.abs(np.fft.rfft(x)) ** 2
-    freqs = np.fft.rfftfreq(x.shape[0], 1 / RATE)
-    return float(10 * np.log10(np.sum(power[(freqs >= low) & (freqs < high)]) + 1e-12))
-
-
-def centroid_hz(x: npt.NDArray[np.float64]) -> float:
-    power = np.abs(np.fft.rfft(x)) ** 2
-    freqs = np.fft.rfftfreq(x.shape[0], 1 / RATE)
-    return float(np.sum(freqs * power) / np.sum(power))

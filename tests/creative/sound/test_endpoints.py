@@ -14,9 +14,9 @@ from fastapi.testclient import TestClient
 from soundstage.config import Settings
 from soundstage.core.audio import Audio, decode
 from soundstage.core.db import Database
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer, create_customer
-from tests.creative.sound.conftest import level_db
+from tests.support.api import assert_error
+from tests.support.factories import Customer, create_customer
+from tests.support.sound import level_db
 
 pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.usefixtures("worker")]
 

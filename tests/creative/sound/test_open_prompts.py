@@ -15,9 +15,9 @@ from fastapi.testclient import TestClient
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.creative.sound.recipes import RECIPES
-from tests.conftest import Customer, create_customer
-from tests.creative.sound.conftest import level_db
 from tests.speech.audio_fixtures import download_audio
+from tests.support.factories import Customer, create_customer
+from tests.support.sound import level_db
 
 pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.usefixtures("worker")]
 

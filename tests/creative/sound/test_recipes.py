@@ -15,7 +15,7 @@ from soundstage.creative.sound import dsp, scene
 from soundstage.creative.sound.interpret import Element
 from soundstage.creative.sound.recipes import RECIPES
 from soundstage.creative.sound.steering import Steering
-from tests.creative.sound.conftest import RATE, band_db, centroid_hz, level_db, render
+from tests.support.sound import RATE, band_db, centroid_hz, level_db, render
 
 Features = npt.NDArray[np.float64]
 

@@ -15,8 +15,8 @@ from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
 from soundstage.core.audio import Audio, decode
-from tests.conftest import Customer
 from tests.speech.audio_fixtures import Clip, ReferenceWord
+from tests.support.factories import Customer
 
 DUBBING = "/api/v1/speech/dubbing"
 GAP_S = 0.8

@@ -20,9 +20,7 @@ from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.speech.transcribers.registry import get_transcriber
 from soundstage.voices.service import CatalogCounts
-from tests.conftest import Customer, create_customer
 from tests.speech.audio_fixtures import librivox_clips, word_error_rate
-from tests.speech.conftest import FileServer, audio_bytes
 from tests.speech.dubbing.helpers import (
     download,
     dub,
@@ -31,6 +29,9 @@ from tests.speech.dubbing.helpers import (
     text_of,
     utterance_starts,
 )
+from tests.support.audio import audio_bytes
+from tests.support.factories import Customer, create_customer
+from tests.support.servers import FileServer
 
 pytestmark = [
     pytest.mark.services,

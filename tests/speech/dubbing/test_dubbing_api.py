@@ -16,12 +16,12 @@ from soundstage.core.db import Database
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.voices.service import CatalogCounts
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer, create_customer
 from tests.speech.audio_fixtures import librivox_clips
-from tests.speech.conftest import FileServer, audio_bytes, understated_mkv
 from tests.speech.dubbing.helpers import DUBBING, submit, video_with, wait
-from tests.webhooks.conftest import Receiver
+from tests.support.api import assert_error
+from tests.support.audio import audio_bytes, understated_mkv
+from tests.support.factories import Customer, create_customer
+from tests.support.servers import FileServer, Receiver
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker", "demo_catalog")]
 

@@ -14,10 +14,12 @@ from soundstage.config import Settings
 from soundstage.core.audio import Audio
 from soundstage.core.db import Database
 from soundstage.voices.service import CatalogCounts
-from tests.accounts.test_auth import assert_error
-from tests.conftest import Customer, create_customer, run_worker
-from tests.speech.conftest import FileServer, audio_bytes, understated_mkv
 from tests.speech.dubbing.helpers import DUBBING, submit, wait
+from tests.support.api import assert_error
+from tests.support.audio import audio_bytes, understated_mkv
+from tests.support.factories import Customer, create_customer
+from tests.support.processes import run_worker
+from tests.support.servers import FileServer
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker", "demo_catalog")]
 

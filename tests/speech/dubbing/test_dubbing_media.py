@@ -18,11 +18,12 @@ from soundstage.speech.engines.registry import get_engine
 from soundstage.speech.speakers.embeddings import embed, similarity
 from soundstage.speech.transcribers.registry import get_transcriber
 from soundstage.voices.service import CatalogCounts
-from tests.conftest import Customer, create_customer
 from tests.speech import mixtures
 from tests.speech.audio_fixtures import librivox_clips
-from tests.speech.conftest import FileServer, audio_bytes
 from tests.speech.dubbing.helpers import download, dub, video_with
+from tests.support.audio import audio_bytes
+from tests.support.factories import Customer, create_customer
+from tests.support.servers import FileServer
 
 pytestmark = [
     pytest.mark.services,

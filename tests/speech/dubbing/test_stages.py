@@ -7,12 +7,12 @@ import time
 from pathlib import Path
 
 from soundstage.speech.dubbing.tasks import STAGES, _Stages
-from tests.jobs.test_progress import context
+from tests.support.jobs import progress_context
 
 
 def test_progress_within_a_stage_never_goes_back(tmp_path: Path) -> None:
     reports: list[tuple[float, str | None]] = []
-    stages = _Stages(context(reports, tmp_path))
+    stages = _Stages(progress_context(reports, tmp_path))
     with stages.stage("decoding"):
         pass
     with stages.stage("separating"):

@@ -18,7 +18,7 @@ from soundstage.speech.translators.base import (
     UnsupportedLanguagePair,
     language_code,
 )
-from tests.speech.conftest import stand_in_program
+from tests.support.processes import stand_in_program
 
 LISTING = "  eco-es-fr\n  eng-spa\n  es-fr\n  es-pt\n  es-pt_BR\n  pt-es\n  spa-eng_US\n"
 

@@ -1,0 +1,42 @@
+"""Assertions on what the HTTP API answers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+from fastapi.testclient import TestClient
+
+from tests.support.factories import Customer
+
+
+def assert_error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
+    """The response is the error envelope with this status and code; its `error` object."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"}
+    error: dict[str, Any] = body["error"]
+    assert error["code"] == code
+    assert error["request_id"] == response.headers["Request-Id"]
+    assert error["message"]
+    return error
+
+
+def every_page(
+    client: TestClient, customer: Customer, path: str, environment: str = "sandbox"
+) -> Iterator[dict[str, Any]]:
+    """Every object of a cursor-paginated list, following `starting_after`."""
+    separator = "&" if "?" in path else "?"
+    cursor = ""
+    while True:
+        response = client.get(
+            f"{path}{separator}limit=100{cursor}", headers=customer.auth(environment)
+        )
+        assert response.status_code == 200, response.text
+        body = response.json()
+        yield from body["data"]
+        if not body["has_more"]:
+            return
+        last = body["data"][-1]
+        cursor = f"&starting_after={last.get('creator_id') or last['id']}"

@@ -1,0 +1,82 @@
+"""Processes the tests start (a server, a worker, the CLI, redis-server): the repository
+root, free ports, and the environment that gives a subprocess the test settings."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from soundstage.config import RateLimitSettings, Settings, WebhookSettings
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+WORKER_WEBHOOKS = WebhookSettings(retry_schedule_seconds=[0.3, 0.6], timeout_seconds=5)
+GENEROUS_LIMITS = RateLimitSettings(
+    sandbox="100000/minute", production="100000/minute", anonymous="100000/minute"
+)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listens on 127.0.0.1:{port}")
+
+
+def settings_env(settings: Settings) -> dict[str, str]:
+    """The environment that gives a subprocess (server, worker, CLI) these settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOUNDSTAGE_")}
+    env.update(
+        SOUNDSTAGE_DATA_DIR=str(settings.data_dir),
+        SOUNDSTAGE_DATABASE_URL=settings.resolved_database_url,
+        SOUNDSTAGE_REDIS_NAMESPACE=settings.redis_namespace,
+        SOUNDSTAGE_JOBS=settings.jobs.model_dump_json(),
+        SOUNDSTAGE_LOG_LEVEL="warning",
+        # src first: a checkout other than the installed one (a git worktree) tests its own code.
+        PYTHONPATH=os.pathsep.join([str(REPO_ROOT / "src"), str(REPO_ROOT)]),
+    )
+    if settings.redis_url:
+        env["SOUNDSTAGE_REDIS_URL"] = settings.redis_url
+    return env
+
+
+def run_worker(settings: Settings, **extra_env: str) -> Iterator[subprocess.Popen[bytes]]:
+    """The `worker` fixture's process, with more environment variables (a module's own
+    worker settings) if given."""
+    env = settings_env(settings)
+    env["SOUNDSTAGE_FETCH_ALLOW_HOSTS"] = "127.0.0.1"
+    env["SOUNDSTAGE_WEBHOOKS"] = WORKER_WEBHOOKS.model_dump_json()
+    env.update(extra_env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "soundstage.cli", "worker"], env=env, cwd=REPO_ROOT
+    )
+    yield proc
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def stand_in_program(folder: Path, name: str, script: str) -> Path:
+    """An executable shell script called name in folder, standing in for a broken or stuck
+    external program (a failure the real one shows only now and then)."""
+    program = folder / name
+    program.write_text(f"#!/bin/sh\n{script}\n")
+    program.chmod(0o755)
+    return program
