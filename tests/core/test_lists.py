@@ -18,6 +18,7 @@ from soundstage.core.db import Database
 from soundstage.core.timeutil import TIMESTAMP_PATTERN, Timestamp, rfc3339
 from soundstage.voices.demo import CatalogCounts
 from soundstage.webhooks import service as webhooks
+from tests.support.api import list_operations
 from tests.support.factories import Customer, create_buyer, principal_of
 from tests.support.jobs import submit, wait_for
 
@@ -25,21 +26,6 @@ pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker")]
 
 TIMESTAMP = re.compile(TIMESTAMP_PATTERN)
 PAGE_PARAMETERS = {"limit", "starting_after", "ending_before"}
-
-
-def list_operations(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Every GET whose answer holds a `data` array, by path, with its answer's schema."""
-    components = schema["components"]["schemas"]
-    found = {}
-    for path, item in schema["paths"].items():
-        answer = item.get("get", {}).get("responses", {}).get("200", {})
-        body = answer.get("content", {}).get("application/json", {}).get("schema", {})
-        if "$ref" in body:
-            body = components[body["$ref"].rsplit("/", 1)[1]]
-        assert body.get("type") != "array", f"{path} answers a bare array"
-        if body.get("properties", {}).get("data", {}).get("type") == "array":
-            found[path] = {"schema": body, "parameters": item["get"].get("parameters", [])}
-    return found
 
 
 def test_every_list_has_the_one_shape_and_the_cursor_parameters(client: TestClient) -> None:

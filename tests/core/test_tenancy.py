@@ -32,10 +32,9 @@ from soundstage.models import CreditBalance, CreditTransaction, WebhookEndpoint
 from soundstage.models.base import Base
 from soundstage.voices.service import CatalogCounts
 from soundstage.webhooks import service as webhooks
-from tests.conftest import Customer, create_customer
-from tests.core.test_lists import list_operations
-from tests.storage.test_media import wav_bytes
-from tests.workforce.conftest import verify_buyer
+from tests.support.api import list_operations
+from tests.support.audio import wav_bytes
+from tests.support.factories import Customer, create_customer, verify_buyer
 
 pytestmark = pytest.mark.services
 

@@ -40,3 +40,18 @@ def every_page(
             return
         last = body["data"][-1]
         cursor = f"&starting_after={last.get('creator_id') or last['id']}"
+
+
+def list_operations(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every GET whose answer holds a `data` array, by path, with its answer's schema."""
+    components = schema["components"]["schemas"]
+    found = {}
+    for path, item in schema["paths"].items():
+        answer = item.get("get", {}).get("responses", {}).get("200", {})
+        body = answer.get("content", {}).get("application/json", {}).get("schema", {})
+        if "$ref" in body:
+            body = components[body["$ref"].rsplit("/", 1)[1]]
+        assert body.get("type") != "array", f"{path} answers a bare array"
+        if body.get("properties", {}).get("data", {}).get("type") == "array":
+            found[path] = {"schema": body, "parameters": item["get"].get("parameters", [])}
+    return found
