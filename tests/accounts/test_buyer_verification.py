@@ -8,13 +8,13 @@ from fastapi.testclient import TestClient
 from soundstage.accounts.verification import VerifiedBuyerDep
 from soundstage.app import create_app
 from soundstage.config import Settings
-from tests.support.api import assert_error
+from tests.support.api import Answer, assert_error
 from tests.support.factories import BUYER_DETAILS, Customer
 
 pytestmark = pytest.mark.services
 
 
-def submit(client: TestClient, customer: Customer, **changes: object) -> object:
+def submit(client: TestClient, customer: Customer, **changes: object) -> Answer:
     return client.post(
         "/api/v1/buyers/verification", headers=customer.auth(), json={**BUYER_DETAILS, **changes}
     )
@@ -31,8 +31,8 @@ def test_submission_moves_to_pending_with_normalized_details(
     client: TestClient, customer: Customer
 ) -> None:
     response = submit(client, customer)
-    assert response.status_code == 200  # type: ignore[attr-defined]
-    body = response.json()  # type: ignore[attr-defined]
+    assert response.status_code == 200
+    body = response.json()
     assert body["status"] == "pending"
     assert body["country"] == "GB"
     assert body["submitted_at"] is not None
@@ -65,7 +65,7 @@ def test_invalid_details_are_422_naming_the_field(
 
 def test_bounds_inside_are_accepted(client: TestClient, customer: Customer) -> None:
     response = submit(client, customer, legal_name="x" * 200, tax_id="1" * 64)
-    assert response.status_code == 200  # type: ignore[attr-defined]
+    assert response.status_code == 200
 
 
 def test_tax_id_is_optional(client: TestClient, customer: Customer) -> None:
@@ -96,7 +96,7 @@ def test_rejected_buyer_can_resubmit(client: TestClient, customer: Customer) -> 
     ).json()
     assert rejected["status"] == "rejected"
     assert rejected["rejected_at"] is not None
-    again = submit(client, customer, legal_name="Acme Audio Limited").json()  # type: ignore[attr-defined]
+    again = submit(client, customer, legal_name="Acme Audio Limited").json()
     assert (again["status"], again["rejected_at"]) == ("pending", None)
 
 

@@ -257,7 +257,7 @@ def test_audio_shape_and_duration() -> None:
     assert (audio.frames, audio.channels, audio.duration_ms) == (16_001, 2, 1000)
     assert Audio(np.zeros((16_009, 1), dtype=np.float32), 16_000).duration_ms == 1001
     with pytest.raises(ValueError, match="float32"):
-        Audio(np.zeros((10, 2)), 16_000)
+        Audio(np.zeros((10, 2)), 16_000)  # type: ignore[arg-type]  # the wrong dtype on purpose
     with pytest.raises(ValueError, match="float32"):
         Audio(np.zeros(10, dtype=np.float32), 16_000)
 

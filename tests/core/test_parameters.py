@@ -19,7 +19,7 @@ from soundstage.core.db import Database
 from soundstage.core.params import _query_bool, _query_int, declared_query, takes_raw_query
 from soundstage.speech.stt.schemas import SttRequest
 from soundstage.speech.tts.schemas import TtsRequest
-from soundstage.voices.demo import CatalogCounts
+from soundstage.voices.service import CatalogCounts
 from tests.support.api import assert_error
 from tests.support.audio import wav_bytes
 from tests.support.factories import Customer
@@ -33,11 +33,11 @@ RAW_QUERY_ROUTES = {"/media/{media_id}/{filename}", "/demos/{demo_id}/{filename}
 
 def api_routes(app: FastAPI) -> list[tuple[str, str, APIRoute]]:
     """(method, full path, route) of every route the app answers."""
-    found = []
+    found: list[tuple[str, str, APIRoute]] = []
     for context in iter_route_contexts(app.routes):
         route = context.original_route
-        if isinstance(route, APIRoute):
-            found += [(method, context.path, route) for method in sorted(route.methods)]
+        if isinstance(route, APIRoute) and context.path is not None:
+            found += [(method, context.path, route) for method in sorted(route.methods or ())]
     return found
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -22,7 +23,7 @@ class Unavailable(AppError):
     code = "unavailable"
 
 
-def _registry(**factories: object) -> Registry[object]:
+def _registry(**factories: Callable[[], object]) -> Registry[object]:
     return Registry("test engine", factories, unknown=Unknown, unavailable=Unavailable)
 
 

@@ -8,7 +8,6 @@ import threading
 import time
 from datetime import timedelta
 
-import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -18,6 +17,7 @@ from soundstage.core.timeutil import utcnow
 from soundstage.credits import service as credits
 from soundstage.jobs import repository
 from soundstage.jobs import service as jobs
+from tests.support.api import Answer
 from tests.support.credits import wallet_sums
 from tests.support.factories import Customer, principal_of
 
@@ -36,7 +36,7 @@ def test_a_cancel_racing_a_workers_reservation_leaves_nothing_reserved(
     with db.session() as session:
         assert repository.claim(session, job_id, owner, utcnow(), timedelta(seconds=60))
 
-    answers: list[httpx.Response] = []
+    answers: list[Answer] = []
     started = threading.Event()
 
     def cancel() -> None:

@@ -22,7 +22,7 @@ _NORMALIZE = jiwer.Compose(
     [
         jiwer.ToLowerCase(),
         jiwer.SubstituteRegexes({r"[-\u2010-\u2015/]": " "}),
-        jiwer.RemovePunctuation(),
+        jiwer.RemovePunctuation(),  # type: ignore[no-untyped-call]
         jiwer.RemoveMultipleSpaces(),
         jiwer.Strip(),
         jiwer.ReduceToListOfListOfWords(),

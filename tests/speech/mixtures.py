@@ -148,4 +148,5 @@ def _looped(signal: Signal, frames: int) -> Signal:
 
 
 def _unit_rms(signal: npt.NDArray[np.float64]) -> Signal:
-    return (signal / np.sqrt(np.mean(np.square(signal)))).astype(np.float32)
+    unit: Signal = (signal / np.sqrt(np.mean(np.square(signal)))).astype(np.float32)
+    return unit

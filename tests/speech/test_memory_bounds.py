@@ -13,10 +13,10 @@ import math
 import os
 import subprocess
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-import httpx
 import numpy as np
 import pytest
 import soundfile
@@ -31,7 +31,7 @@ from soundstage.voices.service import CatalogCounts
 from tests.speech.audio_fixtures import download_audio, librivox_clips
 from tests.speech.dubbing.helpers import joined_clips, submit, wait
 from tests.speech.mixtures import pink_noise, speech
-from tests.support.api import assert_error
+from tests.support.api import Answer, assert_error
 from tests.support.audio import understated_mkv
 from tests.support.factories import Customer, create_customer
 from tests.support.processes import run_worker
@@ -139,7 +139,7 @@ def warm(client: TestClient, db: Database, demo_catalog: CatalogCounts, files: F
     return worker_pid(db, response.json()["job_id"])
 
 
-def post(client: TestClient, customer: Customer, path: str, **body: Any) -> httpx.Response:
+def post(client: TestClient, customer: Customer, path: str, **body: Any) -> Answer:
     return client.post(path, headers=customer.auth(), json=body)
 
 
@@ -155,7 +155,7 @@ def test_the_384_khz_8_channel_silence_is_refused_before_any_work(
     url = files.put("silence-384k.flac", flac(384_000, 8, 60, silence))
     for path, body in [(ISOLATOR, {}), (CHANGER, {"voice_id": "voice_sally"})]:
         grown, response = peak_growth_mib(
-            warm, lambda path=path, body=body: post(client, rich, path, audio_url=url, **body)
+            warm, partial(post, client, rich, path, audio_url=url, **body)
         )
         assert assert_error(response, 422, "audio_out_of_range")["param"] == "audio_url"
         assert "384000 Hz" in response.json()["error"]["message"]
@@ -207,12 +207,13 @@ def test_ten_minutes_are_isolated_and_revoiced_in_bounded_memory(
 ) -> None:
     # Exactly the cap (inside), at 48 kHz stereo: 230 MB of float32 per whole-file copy.
     url = files.put("ten-minutes.flac", flac(48_000, 2, LIMIT_MS / 1000, silence))
-    for path, body in [
+    cases: list[tuple[str, dict[str, Any]]] = [
         (ISOLATOR, {"return_background": True, "format": "flac"}),
         (CHANGER, {"voice_id": "voice_sally", "format": "flac"}),
-    ]:
+    ]
+    for path, body in cases:
         grown, response = peak_growth_mib(
-            warm, lambda path=path, body=body: post(client, rich, path, audio_url=url, **body)
+            warm, partial(post, client, rich, path, audio_url=url, **body)
         )
         assert response.status_code == 200, response.text
         assert grown < BOUND_MIB, (path, grown)
@@ -277,7 +278,7 @@ def test_duration_cap_from_the_header_and_as_decoded(
         (STT, {}),
     ]:
         grown, response = peak_growth_mib(
-            warm, lambda path=path, body=body: post(client, rich, path, audio_url=over, **body)
+            warm, partial(post, client, rich, path, audio_url=over, **body)
         )
         assert assert_error(response, 422, "media_too_long")["param"] == "audio_url"
         assert grown < REFUSED_MIB, (path, grown)

@@ -14,6 +14,7 @@ from soundstage.config import Settings, SttSettings
 from soundstage.core.audio import Audio
 from soundstage.speech.transcribers.align import TimedWord, align_words
 from soundstage.speech.transcribers.base import (
+    Segment,
     Transcriber,
     TranscriberUnavailable,
     Transcript,
@@ -54,7 +55,7 @@ def base_transcripts(base: Transcriber) -> dict[str, Transcript]:
     }
 
 
-def assert_in_order_inside(spans: Sequence[Word | TimedWord], duration_ms: int) -> None:
+def assert_in_order_inside(spans: Sequence[Word | TimedWord | Segment], duration_ms: int) -> None:
     end = 0
     for span in spans:
         assert end <= span.start_ms <= span.end_ms <= duration_ms, (span, end)

@@ -63,7 +63,7 @@ def rich(db: Database, demo_catalog: CatalogCounts) -> Customer:
 
 
 def decoded_seconds(data: bytes) -> float:
-    with av.open(io.BytesIO(data)) as container:
+    with av.open(io.BytesIO(data), "r") as container:
         stream = container.streams.audio[0]
         frames = sum(frame.samples for frame in container.decode(stream))
         return frames / stream.rate
@@ -123,12 +123,13 @@ def test_stream_charges_once_and_errors_before_audio_are_json(
         assert decoded_seconds(response.content) > 0.5
         assert balance(client, customer) == (200 - len(text), 0)
 
-        for bad, status, code in [
+        cases: list[tuple[dict[str, Any], int, str]] = [
             ({"text": "x" * 190}, 402, "insufficient_credits"),
             ({"voice_id": "voice_nobody"}, 404, "voice_not_found"),
             ({"speed": 2.5}, 422, "parameter_invalid"),
             ({"text": "x" * 5001}, 422, "parameter_invalid"),
-        ]:
+        ]
+        for bad, status, code in cases:
             response = http.post(STREAM, json={"voice_id": "voice_kal", "text": text, **bad})
             assert response.status_code == status, response.text
             assert response.headers["content-type"] == "application/json"
@@ -284,7 +285,7 @@ def test_every_voice_has_a_public_preview_that_plays(
         words = len(sample_text(voice["language"]).split())
         seconds = decoded_seconds(response.content)
         assert words / 250 * 60 <= seconds <= words / 80 * 60, (words, seconds)
-        with av.open(io.BytesIO(response.content)) as container:
+        with av.open(io.BytesIO(response.content), "r") as container:
             samples = np.concatenate(
                 [frame.to_ndarray().reshape(-1) for frame in container.decode(audio=0)]
             )

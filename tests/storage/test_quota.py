@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -136,7 +137,7 @@ def test_a_job_output_past_the_quota_fails_uncharged_and_keeps_nothing(
     assert stored.status_code == 200, stored.text
     track = {"name": "Dialog", "audio_url": stored.json()["url"]}
 
-    def export(**options: object) -> dict[str, object]:
+    def export(**options: object) -> dict[str, Any]:
         response = quota_client.post(
             DAW, headers=customer.auth(), json={"tracks": [track], **options}
         )
@@ -146,7 +147,7 @@ def test_a_job_output_past_the_quota_fails_uncharged_and_keeps_nothing(
     before = quota_client.get("/api/v1/credits", headers=customer.auth()).json()["balance"]
     failed = export(bit_depth=24, media="embedded")
     assert failed["status"] == "failed", failed
-    assert failed["error"]["code"] == "storage_quota_exceeded"  # type: ignore[index]
+    assert failed["error"]["code"] == "storage_quota_exceeded"
     assert failed["credits_used"] == 0
     balance = quota_client.get("/api/v1/credits", headers=customer.auth()).json()
     assert (balance["balance"], balance["reserved"]) == (before, 0)

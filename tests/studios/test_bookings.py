@@ -10,11 +10,10 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from httpx import Response
 
 from soundstage.core.db import Database
 from soundstage.core.timeutil import travel, utcnow
-from tests.support.api import assert_error
+from tests.support.api import Answer, assert_error
 from tests.support.factories import Customer, MakeStudio, create_customer
 from tests.support.studios import (
     ALWAYS_OPEN,
@@ -46,10 +45,11 @@ def post_booking(
     client: TestClient,
     customer: Customer,
     studio_id: str,
+    *,
     environment: str = "sandbox",
     headers: dict[str, str] | None = None,
-    **fields: Any,
-) -> Response:
+    **fields: object,
+) -> Answer:
     body = {k: str(v) if isinstance(v, date) else v for k, v in fields.items()}
     return client.post(
         f"/api/v1/studios/{studio_id}/book",
@@ -58,7 +58,7 @@ def post_booking(
     )
 
 
-def booked(response: Response) -> dict[str, Any]:
+def booked(response: Answer) -> dict[str, Any]:
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     return body
@@ -113,7 +113,7 @@ def test_required_fields(
     client: TestClient, caller: Customer, make_studio: MakeStudio, missing: str
 ) -> None:
     spec = make_studio()
-    fields = {
+    fields: dict[str, Any] = {
         "date": str(days_ahead("America/New_York", 3)),
         "start_time": "10:00",
         "end_time": "12:00",
@@ -229,7 +229,7 @@ def test_a_room_of_another_studio_and_an_unknown_studio(
     client: TestClient, caller: Customer, make_studio: MakeStudio
 ) -> None:
     spec, other = make_studio(), make_studio()
-    fields = {
+    fields: dict[str, Any] = {
         "date": days_ahead("America/New_York", 3),
         "start_time": "10:00",
         "end_time": "12:00",
@@ -248,7 +248,7 @@ def test_dates_closed_past_and_too_far(
     closed = days_ahead(timezone, 8)
     spec = make_studio(closures=[{"date": str(closed), "reason": "Holiday"}])
     room = spec.rooms[0].id
-    times = {"start_time": "10:00", "end_time": "12:00", "room_id": room}
+    times: dict[str, Any] = {"start_time": "10:00", "end_time": "12:00", "room_id": room}
     cases = [
         (closed, 422, "studio_closed", "date"),
         (local_today(timezone) - timedelta(days=1), 422, "date_in_past", "date"),
@@ -287,7 +287,7 @@ def test_buffers_keep_bookings_of_a_room_apart(
     room_a, room_b = spec.rooms[0].id, spec.rooms[1].id  # room A: 30-minute buffer
     day = days_ahead("America/New_York", 5)
 
-    def attempt(start: str, end: str, room: str = room_a) -> Response:
+    def attempt(start: str, end: str, room: str = room_a) -> Answer:
         return post_booking(
             client, caller, spec.id, date=day, start_time=start, end_time=end, room_id=room
         )
@@ -317,7 +317,12 @@ def test_overnight_bookings_say_so(
         timezone="Europe/Berlin", hours=[{"day": "friday", "open": "20:00", "close": "04:00"}]
     )
     room = spec.rooms[0].id
-    fields = {"date": friday, "start_time": "22:00", "end_time": "02:00", "room_id": room}
+    fields: dict[str, Any] = {
+        "date": friday,
+        "start_time": "22:00",
+        "end_time": "02:00",
+        "room_id": room,
+    }
     refused = post_booking(client, caller, spec.id, **fields)
     assert assert_error(refused, 422, "end_before_start")["param"] == "end_time"
     booking = booked(post_booking(client, caller, spec.id, ends_next_day=True, **fields))
@@ -391,7 +396,12 @@ def test_a_sandbox_booking_is_invisible_to_production_keys(
 ) -> None:
     spec = make_studio()
     day = days_ahead("America/New_York", 6)
-    fields = {"date": day, "start_time": "10:00", "end_time": "12:00", "room_id": spec.rooms[0].id}
+    fields: dict[str, Any] = {
+        "date": day,
+        "start_time": "10:00",
+        "end_time": "12:00",
+        "room_id": spec.rooms[0].id,
+    }
     sandbox = booked(post_booking(client, caller, spec.id, **fields))
     url = f"/api/v1/studios/bookings/{sandbox['id']}"
     response = client.get(url, headers=caller.auth("production"))
@@ -417,7 +427,7 @@ def test_another_accounts_booking_is_404(
     client: TestClient, db: Database, caller: Customer, make_studio: MakeStudio
 ) -> None:
     spec = make_studio()
-    fields = {
+    fields: dict[str, Any] = {
         "date": days_ahead("America/New_York", 6),
         "start_time": "10:00",
         "end_time": "12:00",
@@ -439,7 +449,7 @@ def test_idempotency_key_replays_the_booking(
     client: TestClient, db: Database, caller: Customer, make_studio: MakeStudio
 ) -> None:
     spec = make_studio()
-    fields = {
+    fields: dict[str, Any] = {
         "date": days_ahead("America/New_York", 7),
         "start_time": "10:00",
         "end_time": "12:00",
@@ -468,7 +478,7 @@ def _book_in(
     client: TestClient, customer: Customer, make_studio: MakeStudio, days: int
 ) -> tuple[dict[str, Any], str]:
     spec = make_studio(timezone="UTC", hours=ALWAYS_OPEN)
-    fields = {
+    fields: dict[str, Any] = {
         "date": days_ahead("UTC", days),
         "start_time": "12:00",
         "end_time": "14:00",

@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import Any, Protocol
 
-import httpx
 from fastapi.testclient import TestClient
 
 from tests.support.factories import Customer
 
 
-def assert_error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
+class Answer(Protocol):
+    """An HTTP answer of any client the tests use (TestClient's, httpx's)."""
+
+    @property
+    def status_code(self) -> int: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def content(self) -> bytes: ...
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+    def json(self) -> Any: ...
+
+
+def assert_error(response: Answer, status: int, code: str) -> dict[str, Any]:
     """The response is the error envelope with this status and code; its `error` object."""
     assert response.status_code == status, response.text
     body = response.json()

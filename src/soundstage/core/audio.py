@@ -12,7 +12,7 @@ from typing import Final, Literal, Protocol
 import av
 import numpy as np
 import numpy.typing as npt
-import soundfile as sf  # type: ignore[import-untyped]
+import soundfile as sf
 from av.audio.frame import AudioFrame
 from av.audio.layout import AudioLayout
 from av.audio.resampler import AudioResampler

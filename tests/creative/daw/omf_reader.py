@@ -7,6 +7,7 @@ that breaks the container's rules in `problems` instead of trusting the file.
 
 from __future__ import annotations
 
+import builtins
 import itertools
 import struct
 from dataclasses import dataclass, field
@@ -315,12 +316,13 @@ class OmfObject:
     def string(self, prop: str) -> str:
         return self.raw(prop).rstrip(b"\0").decode("utf-8")
 
-    def rational(self, prop: str) -> tuple[int, int]:
+    def rational(self, prop: str) -> tuple[builtins.int, builtins.int]:
         numerator, denominator = struct.unpack(self.file.order + "ii", self.raw(prop))
         return numerator, denominator
 
-    def uid(self, prop: str) -> tuple[int, int, int]:
-        return tuple(struct.unpack(self.file.order + "iII", self.raw(prop)))  # type: ignore[return-value]
+    def uid(self, prop: str) -> tuple[builtins.int, builtins.int, builtins.int]:
+        first, second, third = struct.unpack(self.file.order + "iII", self.raw(prop))
+        return first, second, third
 
     def ref(self, prop: str) -> OmfObject:
         entry = self.entry(prop)

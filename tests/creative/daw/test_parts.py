@@ -111,7 +111,7 @@ def test_an_export_past_the_total_size_is_refused() -> None:
 
 
 def test_quantiser_dithers_16_bit_only_off_the_grid() -> None:
-    on_grid = (np.arange(-100, 100, dtype=np.float32) / 32768).reshape(-1, 1)
+    on_grid = (np.arange(-100, 100, dtype=np.float32) / np.float32(32768)).reshape(-1, 1)
     quantiser = Quantiser(16, seed=1)
     assert np.array_equal(quantiser(on_grid)[:, 0], np.arange(-100, 100))
     quiet = np.full((20_000, 1), 0.3 / 32768, dtype=np.float32)

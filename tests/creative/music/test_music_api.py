@@ -15,7 +15,7 @@ from soundstage.config import Settings
 from soundstage.core.audio import Audio
 from soundstage.core.db import Database
 from tests.creative.music import analysis
-from tests.support.api import assert_error
+from tests.support.api import Answer, assert_error
 from tests.support.factories import Customer, create_customer
 from tests.support.music import (
     ELEVEN_MELODIC,
@@ -225,7 +225,7 @@ def test_bounds_and_errors_charge_nothing(client: TestClient, db: Database) -> N
 
 @pytest.mark.usefixtures("demo_catalog")
 def test_voice_errors(client: TestClient, rich: Customer) -> None:
-    def sing(voice: str) -> object:
+    def sing(voice: str) -> Answer:
         return client.post(
             MUSIC,
             headers=rich.auth(),

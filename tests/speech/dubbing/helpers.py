@@ -7,7 +7,7 @@ import io
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import av
 import numpy as np
@@ -120,9 +120,9 @@ def video_with(
     width, height = size
     buffer = io.BytesIO()
     with av.open(buffer, "w", format=container) as out:
-        video = out.add_stream(codec, rate=fps)
+        video = cast(av.VideoStream, out.add_stream(codec, rate=fps))
         video.width, video.height, video.pix_fmt = width, height, pix_fmt
-        sound = out.add_stream(audio_codec, rate=audio.sample_rate)
+        sound = cast(av.AudioStream, out.add_stream(audio_codec, rate=audio.sample_rate))
         sound.layout = "mono"
         for index in range(round(seconds * fps)):
             pixels = np.full((height, width, 3), (index * 7) % 255, dtype=np.uint8)

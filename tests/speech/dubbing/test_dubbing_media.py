@@ -147,7 +147,7 @@ def video_packets(path: Path) -> list[tuple[bytes, float, bool]]:
     with av.open(str(path)) as container:
         stream = container.streams.video[0]
         return [
-            (bytes(packet), float(packet.pts * packet.time_base), packet.is_keyframe)
+            (bytes(packet), float((packet.pts or 0) * packet.time_base), packet.is_keyframe)
             for packet in container.demux(stream)
             if packet.size
         ]

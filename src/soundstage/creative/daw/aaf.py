@@ -19,8 +19,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import aaf2  # type: ignore[import-untyped]
-from aaf2.ama import get_wave_fmt  # type: ignore[import-untyped]
+import aaf2
+from aaf2.ama import get_wave_fmt
 
 from soundstage.creative.daw.session import Session, SessionTrack
 

@@ -9,7 +9,7 @@ from typing import Final
 
 import numpy as np
 import numpy.typing as npt
-import pyloudnorm  # type: ignore[import-untyped]
+import pyloudnorm
 import soxr
 from pedalboard._pedalboard import Pedalboard
 from pedalboard_native import Compressor, HighpassFilter, Limiter, PeakFilter, Plugin, Reverb

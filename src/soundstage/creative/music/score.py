@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-import mido  # type: ignore[import-untyped]
+import mido
 
 from soundstage.core.errors import InvalidField
 from soundstage.creative.music.theory import NOTE_NAMES, Key
