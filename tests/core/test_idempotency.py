@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -92,14 +93,19 @@ def test_in_flight_key_is_409(
     body = b'{"amount":5}'
     scope = {"method": "POST", "path": "/api/v1/sandbox/credits", "query_string": b""}
     store = IdempotencyStore(db, settings)
+    claimed = time.monotonic()
     claim = store.begin(customer.sandbox_key_id, "busy", fingerprint_of(scope, body))
     assert isinstance(claim, Claim)
 
     headers = {**customer.auth(), "Idempotency-Key": "busy", "Content-Type": "application/json"}
     response = client.post("/api/v1/sandbox/credits", headers=headers, content=body)
+    elapsed = time.monotonic() - claimed
     assert_error(response, 409, "idempotency_key_in_use")
-    # Retry once the holder's lease would have run out, were it dead.
-    assert 1 <= int(response.headers["Retry-After"]) <= settings.idempotency_lease_seconds
+    # Retry once the holder's lease would have run out, were it dead: the lease's whole
+    # length less the (sub-second) time since it was taken, rounded up.
+    lease = settings.idempotency_lease_seconds
+    retry_after = int(response.headers["Retry-After"])
+    assert math.ceil(lease - elapsed) <= retry_after <= math.ceil(lease), (retry_after, elapsed)
     assert balance(client, customer) == 1000
 
 

@@ -18,7 +18,7 @@ from soundstage.core.db import Database
 from soundstage.core.timeutil import TIMESTAMP_PATTERN, rfc3339
 from soundstage.voices.service import CatalogCounts
 from soundstage.webhooks import service as webhooks
-from tests.support.api import list_operations
+from tests.support.api import every_page, list_operations
 from tests.support.factories import Customer, create_buyer, principal_of
 from tests.support.jobs import submit, wait_for
 
@@ -139,13 +139,7 @@ def test_a_webhook_payload_spells_time_as_the_api(
 def test_a_catalog_list_pages_like_a_table(
     client: TestClient, customer: Customer, demo_catalog: CatalogCounts, path: str, key: str
 ) -> None:
-    keys: list[str] = []
-    while True:
-        after = f"&starting_after={keys[-1]}" if keys else ""
-        page = client.get(f"{path}?limit=100{after}", headers=customer.auth()).json()
-        keys += [item[key] for item in page["data"]]
-        if not page["has_more"]:
-            break
+    keys = [item[key] for item in every_page(client, customer, path, key=key)]
     assert len(keys) == len(set(keys)) > 10
     first = client.get(f"{path}?limit=3", headers=customer.auth()).json()
     assert ([i[key] for i in first["data"]], first["has_more"]) == (keys[:3], True)

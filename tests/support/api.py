@@ -37,9 +37,15 @@ def assert_error(response: Answer, status: int, code: str) -> dict[str, Any]:
 
 
 def every_page(
-    client: TestClient, customer: Customer, path: str, environment: str = "sandbox"
+    client: TestClient,
+    customer: Customer,
+    path: str,
+    environment: str = "sandbox",
+    *,
+    key: str | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """Every object of a cursor-paginated list, following `starting_after`."""
+    """Every object of a cursor-paginated list, following `starting_after` (the item's `key`
+    field; by default `creator_id` for talent, else `id`)."""
     separator = "&" if "?" in path else "?"
     cursor = ""
     while True:
@@ -52,7 +58,7 @@ def every_page(
         if not body["has_more"]:
             return
         last = body["data"][-1]
-        cursor = f"&starting_after={last.get('creator_id') or last['id']}"
+        cursor = f"&starting_after={last[key] if key else last.get('creator_id') or last['id']}"
 
 
 def list_operations(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from soundstage.config import Settings
 from soundstage.core.audio import Audio, decode
 from soundstage.core.db import Database
-from tests.support.api import assert_error
+from tests.support.api import assert_error, every_page
 from tests.support.factories import Customer, create_customer
 from tests.support.sound import level_db
 
@@ -192,14 +192,7 @@ def test_insufficient_credits_is_402_before_any_work(client: TestClient, db: Dat
 
 
 def test_the_recipe_catalog(client: TestClient, customer: Customer) -> None:
-    recipes: list[dict[str, Any]] = []
-    while True:  # paged like every list
-        after = f"&starting_after={recipes[-1]['name']}" if recipes else ""
-        response = client.get(f"{SOUND}/recipes?limit=100{after}", headers=customer.auth())
-        assert response.status_code == 200
-        recipes += response.json()["data"]
-        if not response.json()["has_more"]:
-            break
+    recipes = list(every_page(client, customer, f"{SOUND}/recipes", key="name"))  # paged
     assert sum(recipe["esc50"] for recipe in recipes) == 50
     names = {recipe["name"] for recipe in recipes}
     assert {"dog", "rain", "siren", "whoosh", "riser", "impact", "explosion", "laser"} <= names

@@ -18,7 +18,7 @@ from soundstage.credits.rates import Operation
 from soundstage.voices.service import CatalogCounts
 from tests.speech.audio_fixtures import librivox_clips
 from tests.speech.dubbing.helpers import DUBBING, submit, video_with, wait
-from tests.support.api import assert_error
+from tests.support.api import assert_error, every_page
 from tests.support.audio import audio_bytes, understated_mkv
 from tests.support.factories import Customer, create_customer
 from tests.support.servers import FileServer, Receiver
@@ -169,16 +169,7 @@ def test_bad_requests_are_refused_before_any_work(
 
 
 def test_the_supported_pairs_are_listed(client: TestClient, rich: Customer) -> None:
-    listed: list[dict[str, Any]] = []
-    query = "?limit=100"
-    while True:  # every page (the list pages like every list)
-        response = client.get(f"{DUBBING}/languages{query}", headers=rich.auth())
-        assert response.status_code == 200
-        page = response.json()
-        listed += page["data"]
-        if not page["has_more"]:
-            break
-        query = f"?limit=100&starting_after={listed[-1]['id']}"
+    listed = list(every_page(client, rich, f"{DUBBING}/languages"))  # the list is paged
     pairs = {(p["source_language"], p["target_language"]): p for p in listed}
     assert len(pairs) == len(listed) > 100
     assert pairs[("en", "es")]["translator"] == "apertium"
