@@ -154,8 +154,10 @@ def _reserve(env: WorkerEnvironment, job: Job, owner: str, amount: int) -> None:
 def _malformed(job: Job, exc: ValidationError) -> AppError:
     """What a job whose stored request does not fit its kind's model fails with: a bug (or
     a payload from an incompatible version), not the caller's fault, so an internal error
-    whose details go to the log."""
-    log.error("job %s (%s) has a request its kind cannot read: %s", job.id, job.kind, exc)
+    whose details go to the log (where and what, never the values: a payload holds the
+    caller's text and URLs)."""
+    faults = [(".".join(map(str, e["loc"])), e["type"]) for e in exc.errors()]
+    log.error("job %s (%s) has a request its kind cannot read: %s", job.id, job.kind, faults)
     return InternalError(
         f"The job's stored request does not fit its kind {job.kind!r}; it was not charged."
     )
