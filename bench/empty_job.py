@@ -7,11 +7,20 @@ import os
 from huey import SqliteHuey
 
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.jobs.payloads import JobRequest, JobResult
 
 
-@register("bench.empty")
-def empty(ctx: JobContext) -> JobOutcome:
-    return JobOutcome({}, 0)
+class EmptyRequest(JobRequest):
+    """Nothing to read."""
+
+
+class EmptyResult(JobResult):
+    """Nothing to say."""
+
+
+@register("bench.empty", request=EmptyRequest, result=EmptyResult)
+def empty(ctx: JobContext[EmptyRequest]) -> JobOutcome[EmptyResult]:
+    return JobOutcome(EmptyResult(), 0)
 
 
 # The reference: a bare Huey round trip (enqueue, a worker runs a no-op, the caller gets

@@ -12,43 +12,82 @@ from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.errors import InvalidField
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
 from soundstage.jobs.tasks import task
-from soundstage.storage import service as storage
 
 
-@register("test.echo")
-def echo(ctx: JobContext) -> JobOutcome:
-    return JobOutcome({"echo": ctx.request["value"]}, ctx.request.get("credits", 0))
+class EchoRequest(JobRequest):
+    value: str | int
+    credits: int = 0
 
 
-@register("test.sleep")
-def sleep(ctx: JobContext) -> JobOutcome:
+class EchoResult(JobResult):
+    echo: str | int
+
+
+class SleepRequest(JobRequest):
+    seconds: float
+    marker: str | None = None
+    credits: int = 0
+
+
+class SleepResult(JobResult):
+    slept_ms: int
+
+
+class NoRequest(JobRequest):
+    """A kind that reads nothing from its request."""
+
+
+class NoResult(JobResult):
+    """A kind that never completes."""
+
+
+class ToneResult(JobResult):
+    output_url: MediaRef
+    duration_ms: int
+
+
+class PricedRequest(JobRequest):
+    price: int
+    seconds: float = 0
+
+
+class PricedResult(JobResult):
+    price: int
+
+
+@register("test.echo", request=EchoRequest, result=EchoResult)
+def echo(ctx: JobContext[EchoRequest]) -> JobOutcome[EchoResult]:
+    return JobOutcome(EchoResult(echo=ctx.request.value), ctx.request.credits)
+
+
+@register("test.sleep", request=SleepRequest, result=SleepResult)
+def sleep(ctx: JobContext[SleepRequest]) -> JobOutcome[SleepResult]:
     """Sleeps `seconds` in small steps, appending this attempt's pid to `marker` first."""
-    marker = ctx.request.get("marker")
+    marker = ctx.request.marker
     if marker:
         with open(marker, "a") as out:
             out.write(f"{os.getpid()}\n")
-    steps = max(1, int(ctx.request["seconds"] / 0.05))
+    steps = max(1, int(ctx.request.seconds / 0.05))
     for step in range(steps):
         time.sleep(0.05)
         ctx.progress((step + 1) / steps, "sleeping")
-    return JobOutcome(
-        {"slept_ms": int(ctx.request["seconds"] * 1000)}, ctx.request.get("credits", 0)
-    )
+    return JobOutcome(SleepResult(slept_ms=int(ctx.request.seconds * 1000)), ctx.request.credits)
 
 
-@register("test.invalid")
-def invalid(ctx: JobContext) -> JobOutcome:
+@register("test.invalid", request=NoRequest, result=NoResult)
+def invalid(ctx: JobContext[NoRequest]) -> JobOutcome[NoResult]:
     raise InvalidField("value: not acceptable to the engine.", param="value", code="engine_refused")
 
 
-@register("test.crash")
-def crash(ctx: JobContext) -> JobOutcome:
+@register("test.crash", request=NoRequest, result=NoResult)
+def crash(ctx: JobContext[NoRequest]) -> JobOutcome[NoResult]:
     raise RuntimeError("a bug in a handler")
 
 
-@register("test.tone")
-def tone(ctx: JobContext) -> JobOutcome:
+@register("test.tone", request=NoRequest, result=ToneResult)
+def tone(ctx: JobContext[NoRequest]) -> JobOutcome[ToneResult]:
     """Writes one second of silence as WAV and returns it as a media output."""
     path = Path(ctx.workdir) / "tone.wav"
     with wave.open(str(path), "wb") as out:
@@ -56,31 +95,19 @@ def tone(ctx: JobContext) -> JobOutcome:
         out.setsampwidth(2)
         out.setframerate(16000)
         out.writeframes(b"\x00\x00" * 16000)
-    with ctx.db.session() as session:
-        media = storage.save(
-            session,
-            ctx.settings,
-            ctx.principal,
-            path,
-            filename="tone.wav",
-            content_type="audio/wav",
-            duration_ms=1000,
-            purpose="output",
-            job_id=ctx.job_id,
-        )
-        ref = storage.media_ref(media)
-    return JobOutcome({"output_url": ref, "duration_ms": 1000}, 10)
+    ref = ctx.save_file(path, "audio/wav", 1000)
+    return JobOutcome(ToneResult(output_url=ref, duration_ms=1000), 10)
 
 
-@register("test.priced")
-def priced(ctx: JobContext) -> JobOutcome:
+@register("test.priced", request=PricedRequest, result=PricedResult)
+def priced(ctx: JobContext[PricedRequest]) -> JobOutcome[PricedResult]:
     """Priced once "measured": reserves `price` credits while running, then sleeps `seconds`."""
-    ctx.reserve_credits(ctx.request["price"])
-    steps = max(1, int(ctx.request.get("seconds", 0) / 0.05))
+    ctx.reserve_credits(ctx.request.price)
+    steps = max(1, int(ctx.request.seconds / 0.05))
     for step in range(steps):
         time.sleep(0.05)
         ctx.progress((step + 1) / steps, "working")
-    return JobOutcome({"price": ctx.request["price"]}, ctx.request["price"])
+    return JobOutcome(PricedResult(price=ctx.request.price), ctx.request.price)
 
 
 @task("test.touch")

@@ -13,6 +13,7 @@ from soundstage.core.db import Database
 from soundstage.core.principal import Principal
 from soundstage.jobs import service as jobs
 from soundstage.jobs.handlers import JobContext
+from soundstage.jobs.payloads import JobRequest
 from tests.support.factories import Customer
 
 
@@ -60,12 +61,14 @@ def wait_for_job(
         time.sleep(0.1)
 
 
-def progress_context(reports: list[tuple[float, str | None]], tmp_path: Path) -> JobContext:
+def progress_context(
+    reports: list[tuple[float, str | None]], tmp_path: Path
+) -> JobContext[JobRequest]:
     """A job context with no database whose progress reports land in `reports`."""
     return JobContext(
         job_id="job_progress",
         kind="test",
-        request={},
+        request=JobRequest(),
         principal=Principal("acct_test", "sandbox", ""),
         settings=Settings(data_dir=tmp_path),
         db=None,  # type: ignore[arg-type]  # progress never touches the database

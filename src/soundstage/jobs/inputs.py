@@ -35,9 +35,11 @@ from soundstage.core.principal import Principal
 from soundstage.jobs import service as jobs
 from soundstage.jobs import wiring
 from soundstage.jobs.handlers import JobContext
+from soundstage.jobs.payloads import JobRequest
 from soundstage.jobs.schemas import JobAccepted
 
-# Where a submitted job's request lists its kept inputs, in the order they were asked for.
+# Where a submitted job's request lists its kept inputs, in the order they were asked for
+# (KeptInputs.input_media_ids).
 MEDIA_IDS = "input_media_ids"
 
 
@@ -113,16 +115,23 @@ def submit(
             return jobs.accepted(job)
 
 
-def path(ctx: JobContext, index: int, url: str, *, param: str) -> Path:
+class KeptInputs(JobRequest):
+    """The request of a kind whose submission may keep its inputs (see submit): their media
+    ids, in the order they were asked for; None for a job submitted without (synchronous)."""
+
+    input_media_ids: list[str] | None = None
+
+
+def kept_media_id(ctx: JobContext[KeptInputs], index: int) -> str | None:
+    """The media id of the job's input `index` as its submission kept it, or None."""
+    kept = ctx.request.input_media_ids
+    return None if kept is None else kept[index]
+
+
+def path(ctx: JobContext[KeptInputs], index: int, url: str, *, param: str) -> Path:
     """The job's input `index` (the URL asked for is `url`): where its submission kept it,
     or fetched now into the work directory for a job submitted without (synchronous)."""
-    kept: list[str] | None = ctx.request.get(MEDIA_IDS)
-    media = wiring.media(ctx.settings)
-    with ctx.db.read_session() as session:
-        if kept is None:
-            dest = ctx.workdir / f"input-{index}"
-            return media.read_input(session, ctx.settings, url, dest, param=param)
-        return media.kept_input(session, ctx.settings, ctx.principal, kept[index], param=param)
+    return ctx.input_path(url, param=param, kept_media_id=kept_media_id(ctx, index), index=index)
 
 
 @contextmanager

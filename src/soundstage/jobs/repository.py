@@ -11,8 +11,9 @@ from sqlalchemy.orm import Session
 
 from soundstage.core.tenancy import select_owned
 from soundstage.models import Job
+from soundstage.models.jobs import ACTIVE_STATUSES, JobStatus
 
-ACTIVE = ("queued", "processing")
+ACTIVE = ACTIVE_STATUSES
 
 
 def add(session: Session, job: Job) -> None:
@@ -45,12 +46,12 @@ def claim(session: Session, job_id: str, owner: str, now: datetime, lease: timed
         .where(
             Job.id == job_id,
             or_(
-                Job.status == "queued",
-                (Job.status == "processing") & (Job.lease_expires_at < now),
+                Job.status == JobStatus.QUEUED,
+                (Job.status == JobStatus.PROCESSING) & (Job.lease_expires_at < now),
             ),
         )
         .values(
-            status="processing",
+            status=JobStatus.PROCESSING,
             attempts=Job.attempts + 1,
             lease_owner=owner,
             lease_expires_at=now + lease,
@@ -64,7 +65,7 @@ def claim(session: Session, job_id: str, owner: str, now: datetime, lease: timed
 def renew_lease(session: Session, job_id: str, owner: str, until: datetime) -> bool:
     stmt = (
         update(Job)
-        .where(Job.id == job_id, Job.lease_owner == owner, Job.status == "processing")
+        .where(Job.id == job_id, Job.lease_owner == owner, Job.status == JobStatus.PROCESSING)
         .values(lease_expires_at=until)
     )
     return _changed(session, stmt)
@@ -78,7 +79,7 @@ def report_progress(
         values["stage"] = stage
     stmt = (
         update(Job)
-        .where(Job.id == job_id, Job.lease_owner == owner, Job.status == "processing")
+        .where(Job.id == job_id, Job.lease_owner == owner, Job.status == JobStatus.PROCESSING)
         .values(**values)
     )
     return _changed(session, stmt)
@@ -90,7 +91,7 @@ def set_reservation(
     """Record the credits a running job reserved, if `owner` still holds it."""
     stmt = (
         update(Job)
-        .where(Job.id == job_id, Job.lease_owner == owner, Job.status == "processing")
+        .where(Job.id == job_id, Job.lease_owner == owner, Job.status == JobStatus.PROCESSING)
         .values(reservation_id=reservation_id, credits_reserved=amount)
     )
     return _changed(session, stmt)
@@ -104,7 +105,7 @@ def charge(session: Session, job_id: str, owner: str, credits_used: int) -> bool
         .where(
             Job.id == job_id,
             Job.lease_owner == owner,
-            Job.status == "processing",
+            Job.status == JobStatus.PROCESSING,
             Job.credits_used.is_(None),
         )
         .values(credits_used=credits_used)
@@ -113,12 +114,12 @@ def charge(session: Session, job_id: str, owner: str, credits_used: int) -> bool
 
 
 def finish(
-    session: Session, job_id: str, owner: str, status: str, now: datetime, **values: Any
+    session: Session, job_id: str, owner: str, status: JobStatus, now: datetime, **values: Any
 ) -> bool:
     """End a job held by `owner`."""
     stmt = (
         update(Job)
-        .where(Job.id == job_id, Job.lease_owner == owner, Job.status == "processing")
+        .where(Job.id == job_id, Job.lease_owner == owner, Job.status == JobStatus.PROCESSING)
         .values(status=status, completed_at=now, updated_at=now, lease_expires_at=None, **values)
     )
     return _changed(session, stmt)
@@ -133,7 +134,7 @@ def cancel(session: Session, job_id: str, now: datetime) -> tuple[bool, str | No
         update(Job)
         .where(Job.id == job_id, Job.status.in_(ACTIVE), Job.credits_used.is_(None))
         .values(
-            status="cancelled",
+            status=JobStatus.CANCELLED,
             completed_at=now,
             updated_at=now,
             lease_expires_at=None,
@@ -158,15 +159,17 @@ def lease_owners(session: Session, job_ids: list[str]) -> dict[str, str | None]:
     """The lease owner of each of `job_ids` that is running (absent: not running)."""
     if not job_ids:
         return {}
-    stmt = select(Job.id, Job.lease_owner).where(Job.id.in_(job_ids), Job.status == "processing")
+    stmt = select(Job.id, Job.lease_owner).where(
+        Job.id.in_(job_ids), Job.status == JobStatus.PROCESSING
+    )
     return {job_id: owner for job_id, owner in session.execute(stmt)}
 
 
 def stale_job_ids(session: Session, now: datetime, requeue_before: datetime) -> list[str]:
     stmt = select(Job.id).where(
         or_(
-            (Job.status == "processing") & (Job.lease_expires_at < now),
-            (Job.status == "queued") & (Job.updated_at < requeue_before),
+            (Job.status == JobStatus.PROCESSING) & (Job.lease_expires_at < now),
+            (Job.status == JobStatus.QUEUED) & (Job.updated_at < requeue_before),
         )
     )
     return list(session.scalars(stmt))
@@ -176,7 +179,7 @@ def touch(session: Session, job_ids: list[str], now: datetime) -> None:
     if job_ids:
         session.execute(
             update(Job)
-            .where(Job.id.in_(job_ids), Job.status == "queued")
+            .where(Job.id.in_(job_ids), Job.status == JobStatus.QUEUED)
             .values(updated_at=now)
             .execution_options(synchronize_session=False)
         )

@@ -7,8 +7,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from soundstage.core.timeutil import Timestamp
+from soundstage.models.jobs import JobStatus
 
-JobStatus = Literal["queued", "processing", "completed", "failed", "cancelled"]
+__all__ = ["JobAccepted", "JobError", "JobOut", "JobStatus"]
 
 
 class JobError(BaseModel):

@@ -24,8 +24,9 @@ from soundstage.jobs.errors import JobCancelledError, JobNotCancellable, JobNotF
 from soundstage.jobs.queue import get_queue
 from soundstage.jobs.schemas import JobAccepted, JobError, JobOut
 from soundstage.models import Job
+from soundstage.models.jobs import TERMINAL_STATUSES, JobStatus
 
-TERMINAL = ("completed", "failed", "cancelled")
+TERMINAL = TERMINAL_STATUSES
 log = logging.getLogger("soundstage.jobs")
 
 
@@ -53,7 +54,7 @@ def submit(
         account_id=principal.account_id,
         environment=principal.environment,
         kind=kind,
-        status="queued",
+        status=JobStatus.QUEUED,
         is_async=is_async,
         progress=0.0,
         request=request,
@@ -136,7 +137,7 @@ async def submit_and_wait(
         await asyncio.sleep(delay)
         delay = min(delay * 1.5, 0.2)
     cancelled = await run_in_threadpool(cancel_if_active, db, settings, job_id)
-    if cancelled.status == "completed":  # it finished as we gave up: keep the result
+    if cancelled.status == JobStatus.COMPLETED:  # it finished as we gave up: keep the result
         return cancelled
     raise timeout_error(settings, job_id)
 
@@ -152,9 +153,9 @@ def timeout_error(settings: Settings, job_id: str) -> JobTimeout:
 def raise_for_failure(db: Database, job: JobOut) -> JobOut:
     """For synchronous endpoints: a completed job as is; a failed one raised as the error a
     direct call would have answered (same status, code and param); a cancelled one 409."""
-    if job.status == "completed":
+    if job.status == JobStatus.COMPLETED:
         return job
-    if job.status == "cancelled":
+    if job.status == JobStatus.CANCELLED:
         raise JobCancelledError(f"Job {job.job_id} was cancelled; it was not charged.")
     with db.read_session() as session:
         stored = repository.get(session, job.job_id)
@@ -227,7 +228,7 @@ def cancel(session: Session, settings: Settings, principal: Principal, job_id: s
     is 409, and so is a stream whose audio was complete (it has been charged and goes on to
     store its file)."""
     job = get(session, principal, job_id)
-    if job.status == "cancelled" or _cancel(session, settings, job):
+    if job.status == JobStatus.CANCELLED or _cancel(session, settings, job):
         return job
     if job.status in repository.ACTIVE:
         raise JobNotCancellable(
@@ -243,7 +244,7 @@ def list_jobs(
     principal: Principal,
     page: PageParams,
     *,
-    status: str | None,
+    status: JobStatus | None,
     kind: str | None,
 ) -> tuple[list[Job], bool]:
     query = repository.owned_query(principal.account_id, principal.environment)

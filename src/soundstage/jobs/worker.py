@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from huey import Huey
 from huey.consumer import Consumer
+from pydantic import ValidationError
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
@@ -27,10 +28,11 @@ from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.jobs import repository, streams, tasks, wiring, workdirs
 from soundstage.jobs.errors import JobCancelled, WorkerLost
-from soundstage.jobs.handlers import JobContext, JobKind, JobOutcome, get_kind
+from soundstage.jobs.handlers import JobContext, JobKind, get_kind
 from soundstage.jobs.queue import get_queue
 from soundstage.jobs.service import emit_end
 from soundstage.models import Job
+from soundstage.models.jobs import JobStatus
 
 log = logging.getLogger("soundstage.jobs")
 
@@ -86,6 +88,11 @@ def run_job(env: WorkerEnvironment, job_id: str) -> None:
 
 def _execute(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind) -> None:
     try:
+        request = kind.read_request(job.request)
+    except ValidationError as exc:
+        _fail(env, job, owner, kind, _malformed(job, exc))
+        return
+    try:
         workdir = workdirs.create(env.settings, job.id, owner)
     except OSError as exc:
         _fail(env, job, owner, kind, _unexpected(job, exc))
@@ -93,7 +100,7 @@ def _execute(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind) -> Non
     context = JobContext(
         job_id=job.id,
         kind=job.kind,
-        request=dict(job.request),
+        request=request,
         principal=Principal(job.account_id, job.environment, ""),  # type: ignore[arg-type]
         settings=env.settings,
         db=env.db,
@@ -106,6 +113,7 @@ def _execute(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind) -> Non
     heartbeat.start()
     try:
         outcome = kind.handler(context)
+        result = kind.stored_result(outcome.result)
     except JobCancelled:
         log.info("job %s was cancelled while running", job.id)
     except AppError as exc:
@@ -113,7 +121,7 @@ def _execute(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind) -> Non
     except Exception as exc:
         _fail(env, job, owner, kind, _unexpected(job, exc))
     else:
-        _complete(env, job, owner, kind, outcome)
+        _complete(env, job, owner, kind, result, outcome.credits_used)
     finally:
         heartbeat.stop()
         shutil.rmtree(workdir, ignore_errors=True)
@@ -141,6 +149,18 @@ def _reserve(env: WorkerEnvironment, job: Job, owner: str, amount: int) -> None:
             # Cancelled (or taken over) meanwhile: raising rolls the reservation back.
             raise JobCancelled(job.id)
     job.reservation_id, job.credits_reserved = reservation_id, amount
+
+
+def _malformed(job: Job, exc: ValidationError) -> AppError:
+    """What a job whose stored request does not fit its kind's model fails with: a bug (or
+    a payload from an incompatible version), not the caller's fault, so an internal error
+    whose details go to the log (where and what, never the values: a payload holds the
+    caller's text and URLs)."""
+    faults = [(".".join(map(str, e["loc"])), e["type"]) for e in exc.errors()]
+    log.error("job %s (%s) has a request its kind cannot read: %s", job.id, job.kind, faults)
+    return InternalError(
+        f"The job's stored request does not fit its kind {job.kind!r}; it was not charged."
+    )
 
 
 def _unexpected(job: Job, exc: Exception) -> AppError:
@@ -171,18 +191,23 @@ def _capped(job: Job, amount: int) -> int:
 
 
 def _complete(
-    env: WorkerEnvironment, job: Job, owner: str, kind: JobKind, outcome: JobOutcome
+    env: WorkerEnvironment,
+    job: Job,
+    owner: str,
+    kind: JobKind,
+    result: dict[str, Any],
+    credits_used: int,
 ) -> None:
     # A job charged before its end (a stream) keeps that charge.
-    used = job.credits_used if job.credits_used is not None else _capped(job, outcome.credits_used)
+    used = job.credits_used if job.credits_used is not None else _capped(job, credits_used)
     with env.db.session() as session:
         done = repository.finish(
             session,
             job.id,
             owner,
-            "completed",
+            JobStatus.COMPLETED,
             utcnow(),
-            result=outcome.result,
+            result=result,
             credits_used=used,
             progress=1.0,
             error=None,
@@ -208,7 +233,7 @@ def _fail(
     charged = job.credits_used or 0
     with env.db.session() as session:
         if not repository.finish(
-            session, job.id, owner, "failed", utcnow(), error=error, credits_used=charged
+            session, job.id, owner, JobStatus.FAILED, utcnow(), error=error, credits_used=charged
         ):
             return
         if job.reservation_id:  # nothing moves once captured

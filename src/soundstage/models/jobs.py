@@ -3,12 +3,32 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import JSON, BigInteger, Boolean, Float, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from soundstage.models.base import Base, CustomerOwned, Timestamped
+
+
+class JobStatus(StrEnum):
+    """Where a job is in its life. Stored as its string value (the column is a string):
+    a member compares equal to the stored text, so rows written before the enum read alike."""
+
+    QUEUED = "queued"
+    PROCESSING = "processing"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+# A job in one of these states has ended: nothing moves it again.
+TERMINAL_STATUSES: frozenset[JobStatus] = frozenset(
+    {JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED}
+)
+# A job in one of these states may still run (and be cancelled).
+ACTIVE_STATUSES: tuple[JobStatus, ...] = (JobStatus.QUEUED, JobStatus.PROCESSING)
 
 
 class Job(CustomerOwned, Timestamped, Base):
@@ -20,7 +40,7 @@ class Job(CustomerOwned, Timestamped, Base):
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     kind: Mapped[str] = mapped_column(String(40))
-    # queued | processing | completed | failed | cancelled
+    # A JobStatus value.
     status: Mapped[str] = mapped_column(String(16))
     is_async: Mapped[bool] = mapped_column(Boolean, default=False)
     progress: Mapped[float] = mapped_column(Float, default=0.0)

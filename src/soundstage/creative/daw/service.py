@@ -13,7 +13,13 @@ from soundstage.core.principal import Principal
 from soundstage.creative.daw import limits
 from soundstage.creative.daw.schemas import DawExportRequest
 from soundstage.creative.daw.stems import OPERATION
-from soundstage.creative.daw.tasks import KIND, session_length, stem_spec, track_param
+from soundstage.creative.daw.tasks import (
+    KIND,
+    DawJob,
+    session_length,
+    stem_spec,
+    track_param,
+)
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.jobs import inputs
@@ -47,13 +53,15 @@ def submit_export(
     with db.read_session() as session:
         limits.check_request(session, settings, body)
     request = body.model_dump()
+    # Planned from the payload as the job will read it.
+    job = DawJob.model_validate(request)
 
     def plan(fetched: list[inputs.Fetched]) -> inputs.Plan:
         specs = [
-            (stem_spec(settings, request, index, item.path, item.info), item.info)
+            (stem_spec(settings, job, index, item.path, item.info), item.info)
             for index, item in enumerate(fetched)
         ]
-        length_ms = session_length(settings, request, specs)
+        length_ms = session_length(settings, job, specs)
         return inputs.Plan(
             request=request,
             credits=rates.for_duration(Operation.DAW, length_ms),

@@ -3,48 +3,111 @@ vocals) the vocal stem, and describe what was made."""
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import BaseModel
 
+from soundstage.core.audio import EncodeFormat
 from soundstage.creative.music.generator import Piece, Singer, generate
 from soundstage.creative.music.instruments import program_name
-from soundstage.creative.music.schemas import music_license
+from soundstage.creative.music.schemas import MusicLicense, music_license
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
+from soundstage.speech.engines.base import Gender
 from soundstage.speech.engines.registry import get_engine
-from soundstage.storage import service as storage
 
 KIND = "music"
 MIDI_CONTENT_TYPE = "audio/midi"
 
 
-@register(KIND)
-def generate_music(ctx: JobContext) -> JobOutcome:
-    request: dict[str, Any] = ctx.request
+class SingerChoice(BaseModel):
+    """The voice that sings, resolved to its engine's voice."""
+
+    voice_id: str
+    engine: str
+    engine_voice: str
+    gender: Gender
+
+
+class MusicJob(JobRequest):
+    """The job's request: the endpoint's MusicRequest with its seed fixed and its singer
+    chosen (None for an instrumental)."""
+
+    prompt: str
+    duration_seconds: int
+    format: EncodeFormat
+    seed: int
+    singer: SingerChoice | None = None
+
+
+class SectionResult(JobResult):
+    name: str
+    start_ms: int
+    end_ms: int
+    bars: int
+    lines: list[str]
+
+
+class InstrumentResult(JobResult):
+    part: str
+    program: int
+    name: str
+
+
+class Description(JobResult):
+    """The result's account of the piece: genre, tempo, key, seed, sections, instruments."""
+
+    genre: str
+    bpm: int
+    key: str
+    seed: int
+    sections: list[SectionResult]
+    instruments: list[InstrumentResult]
+
+
+class MusicResult(JobResult):
+    output_url: MediaRef
+    duration_ms: int
+    genre: str
+    bpm: int
+    key: str
+    seed: int
+    sections: list[SectionResult]
+    instruments: list[InstrumentResult]
+    midi_url: MediaRef
+    license: MusicLicense
+    # Only with vocals.
+    vocals_url: MediaRef | None = None
+
+
+@register(KIND, request=MusicJob, result=MusicResult)
+def generate_music(ctx: JobContext[MusicJob]) -> JobOutcome[MusicResult]:
+    request = ctx.request
     singer = None
-    if request.get("singer"):
-        chosen = request["singer"]
-        singer = Singer(get_engine(chosen["engine"]), chosen["engine_voice"], chosen["gender"])
+    if request.singer is not None:
+        chosen = request.singer
+        singer = Singer(get_engine(chosen.engine), chosen.engine_voice, chosen.gender)
     ctx.progress(0.05, "composing")
-    seconds = int(request["duration_seconds"])
-    piece = generate(request["prompt"], float(seconds), int(request["seed"]), singer=singer)
+    seconds = request.duration_seconds
+    piece = generate(request.prompt, float(seconds), request.seed, singer=singer)
     ctx.progress(0.8, "encoding")
-    fmt = request["format"]
+    fmt = request.format
     output, duration_ms = ctx.save_audio(piece.mix, f"music.{fmt}", fmt)
-    result: dict[str, Any] = {
-        "output_url": output,
-        "duration_ms": duration_ms,
-        **describe(piece, int(request["seed"])),
-        "midi_url": _save_midi(ctx, piece),
-        "license": music_license(),
-    }
+    result = MusicResult(
+        output_url=output,
+        duration_ms=duration_ms,
+        **describe(piece, request.seed).model_dump(),
+        midi_url=_save_midi(ctx, piece),
+        # Validated from its dump, so that every field counts as set and is stored.
+        license=MusicLicense.model_validate(music_license()),
+    )
     if piece.vocals is not None:
-        result["vocals_url"], _ = ctx.save_audio(piece.vocals, f"vocals.{fmt}", fmt)
+        result.vocals_url, _ = ctx.save_audio(piece.vocals, f"vocals.{fmt}", fmt)
     return JobOutcome(result, credits_used=rates.for_duration(Operation.MUSIC, seconds * 1000))
 
 
-def describe(piece: Piece, seed: int) -> dict[str, Any]:
-    """The response's account of the piece: genre, tempo, key, seed, sections, instruments."""
+def describe(piece: Piece, seed: int) -> Description:
+    """The result's account of the piece: genre, tempo, key, seed, sections, instruments."""
     composition = piece.composition
     bar_ms = composition.bar_s * 1000
     sections = []
@@ -55,45 +118,33 @@ def describe(piece: Piece, seed: int) -> dict[str, Any]:
             else round(section.end_bar * bar_ms)
         )
         sections.append(
-            {
-                "name": section.name,
-                "start_ms": round(section.start_bar * bar_ms),
-                "end_ms": end_ms,
-                "bars": section.bars,
-                "lines": [line.text for line in piece.lines if line.section == index],
-            }
+            SectionResult(
+                name=section.name,
+                start_ms=round(section.start_bar * bar_ms),
+                end_ms=end_ms,
+                bars=section.bars,
+                lines=[line.text for line in piece.lines if line.section == index],
+            )
         )
     instruments = [
-        {
-            "part": track.role,
-            "program": track.program,
-            "name": "Drum kit" if track.is_drums else program_name(track.program),
-        }
+        InstrumentResult(
+            part=track.role,
+            program=track.program,
+            name="Drum kit" if track.is_drums else program_name(track.program),
+        )
         for track in piece.score.tracks
     ]
-    return {
-        "genre": composition.genre.name,
-        "bpm": composition.bpm,
-        "key": composition.key.name,
-        "seed": seed,
-        "sections": sections,
-        "instruments": instruments,
-    }
+    return Description(
+        genre=composition.genre.name,
+        bpm=composition.bpm,
+        key=composition.key.name,
+        seed=seed,
+        sections=sections,
+        instruments=instruments,
+    )
 
 
-def _save_midi(ctx: JobContext, piece: Piece) -> dict[str, Any]:
+def _save_midi(ctx: JobContext[MusicJob], piece: Piece) -> MediaRef:
     path = ctx.workdir / "music.mid"
     piece.score.write_midi(path)
-    with ctx.db.session() as session:
-        media = storage.save(
-            session,
-            ctx.settings,
-            ctx.principal,
-            path,
-            filename="music.mid",
-            content_type=MIDI_CONTENT_TYPE,
-            duration_ms=round(piece.composition.duration_s * 1000),
-            purpose="output",
-            job_id=ctx.job_id,
-        )
-        return storage.media_ref(media)
+    return ctx.save_file(path, MIDI_CONTENT_TYPE, round(piece.composition.duration_s * 1000))

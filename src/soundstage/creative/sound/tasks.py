@@ -3,54 +3,93 @@ process), render the scene, encode and store it."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from soundstage.core.audio import EncodeFormat
 from soundstage.creative.sound import scene
 from soundstage.creative.sound.embedder import get_embedder
 from soundstage.creative.sound.interpret import Element, confidence, index_for, interpret
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
 
 KIND = "sound"
 
 
-def describe(element: Element) -> dict[str, Any]:
-    return {
-        "recipe": element.recipe.name,
-        "label": element.recipe.label,
-        "text": element.text,
-        "similarity": element.similarity,
-        "modifiers": list(element.steering.modifiers),
-        "after_previous": element.after_previous,
-    }
+class SoundJob(JobRequest):
+    """The job's request: the endpoint's SoundRequest with its seed fixed."""
+
+    prompt: str
+    duration_seconds: int
+    format: EncodeFormat
+    seed: int
 
 
-@register(KIND)
-def generate_sound(ctx: JobContext) -> JobOutcome:
-    request: dict[str, Any] = ctx.request
+class LayerResult(JobResult):
+    """A layer of the scene: the recipe it plays and the words it was made from."""
+
+    recipe: str
+    label: str
+    text: str
+    similarity: float
+    modifiers: list[str]
+    after_previous: bool
+
+
+class RecipeUseResult(JobResult):
+    """A recipe in the mix, with its share of the level."""
+
+    name: str
+    label: str
+    family: str
+    weight: float
+    layer: int
+
+
+class SoundResult(JobResult):
+    output_url: MediaRef
+    duration_ms: int
+    seed: int
+    layers: list[LayerResult]
+    recipes: list[RecipeUseResult]
+    confidence: float
+
+
+def describe(element: Element) -> LayerResult:
+    return LayerResult(
+        recipe=element.recipe.name,
+        label=element.recipe.label,
+        text=element.text,
+        similarity=element.similarity,
+        modifiers=list(element.steering.modifiers),
+        after_previous=element.after_previous,
+    )
+
+
+@register(KIND, request=SoundJob, result=SoundResult)
+def generate_sound(ctx: JobContext[SoundJob]) -> JobOutcome[SoundResult]:
+    request = ctx.request
     ctx.progress(0.0, "interpreting")
-    elements = interpret(request["prompt"], index_for(get_embedder()))
+    elements = interpret(request.prompt, index_for(get_embedder()))
     ctx.progress(0.1, "rendering")
-    audio = scene.render(elements, int(request["duration_seconds"]), int(request["seed"]))
+    audio = scene.render(elements, request.duration_seconds, request.seed)
     ctx.progress(0.9, "encoding")
-    fmt = request["format"]
+    fmt = request.format
     output, duration_ms = ctx.save_audio(audio, f"sound.{fmt}", fmt)
-    result = {
-        "output_url": output,
-        "duration_ms": duration_ms,
-        "seed": request["seed"],
-        "layers": [describe(element) for element in elements],
-        "recipes": [
-            {
-                "name": recipe.name,
-                "label": recipe.label,
-                "family": recipe.family,
-                "weight": round(share, 3),
-                "layer": layer,
-            }
+    result = SoundResult(
+        output_url=output,
+        duration_ms=duration_ms,
+        seed=request.seed,
+        layers=[describe(element) for element in elements],
+        recipes=[
+            RecipeUseResult(
+                name=recipe.name,
+                label=recipe.label,
+                family=recipe.family,
+                weight=round(share, 3),
+                layer=layer,
+            )
             for layer, recipe, share in scene.shares(elements)
         ],
-        "confidence": confidence(elements),
-    }
+        confidence=confidence(elements),
+    )
     return JobOutcome(result, credits_used=rates.for_generation(Operation.SOUND))

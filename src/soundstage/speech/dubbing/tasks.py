@@ -16,13 +16,14 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 
 from soundstage.core.audio import Audio, InvalidMedia, MediaInfo, iter_decode, probe
 from soundstage.jobs import inputs
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
 from soundstage.models import Voice
 from soundstage.speech.conversion.base import NothingToSay
 from soundstage.speech.dubbing import media, pipeline
@@ -31,7 +32,7 @@ from soundstage.speech.dubbing.fitting import Line
 from soundstage.speech.dubbing.limits import PARAM, check_length
 from soundstage.speech.dubbing.pipeline import Heard, Progress
 from soundstage.speech.dubbing.raw import BLOCK_FRAMES, RawAudio, RawWriter, mono_at, silent
-from soundstage.speech.dubbing.tiers import TIERS
+from soundstage.speech.dubbing.tiers import TIERS, TierName
 from soundstage.speech.dubbing.utterances import Utterance
 from soundstage.speech.engines.base import EngineVoice, Gender
 from soundstage.speech.speakers.audio16k import SAMPLE_RATE
@@ -61,10 +62,81 @@ STAGES: Final = {
 }
 
 
+class DubbingJob(inputs.KeptInputs):
+    """The job's request: the endpoint's DubbingRequest with the pair's primary subtags, and
+    its kept input."""
+
+    media_url: str
+    source_language: str
+    target_language: str
+    tier: TierName
+    preserve_voice: bool
+
+
+class TranslatorResult(JobResult):
+    name: str
+    via: list[str]
+
+
+class SpeakerResult(JobResult):
+    """A speaker of the source and the voice cast for it."""
+
+    speaker: str
+    voice_id: str
+    engine: str
+    engine_voice: str
+    gender: str
+    source_median_pitch_hz: float | None
+    pitch_shift_semitones: float
+    similarity: float | None
+
+
+class UtteranceResult(JobResult):
+    """A line of the source, its translation and where the dub put it."""
+
+    speaker: str
+    start_ms: int
+    end_ms: int
+    text: str
+    translation: str
+    output_start_ms: int
+    output_end_ms: int
+    time_ratio: float
+    engine_rate: float
+    spoken: bool
+
+
+class DubbingResult(JobResult):
+    output_url: MediaRef
+    duration_ms: int
+    source_transcript_url: MediaRef
+    target_transcript_url: MediaRef
+    source_language: str
+    target_language: str
+    tier: str
+    preserve_voice: bool
+    transcript: str
+    translator: TranslatorResult
+    speakers: list[SpeakerResult]
+    utterances: list[UtteranceResult]
+    # Each stage's wall time.
+    stage_ms: dict[str, int]
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """The stored output and the two SRT transcripts."""
+
+    output_url: MediaRef
+    duration_ms: int
+    source_transcript_url: MediaRef
+    target_transcript_url: MediaRef
+
+
 class _Stages:
     """Progress through the stages, and the wall time each took."""
 
-    def __init__(self, ctx: JobContext) -> None:
+    def __init__(self, ctx: JobContext[JobRequest]) -> None:
         self._ctx = ctx
         self._done = 0.0
         self.elapsed_ms: dict[str, int] = {}
@@ -105,13 +177,14 @@ class _Revoiced:
 
 @register(
     KIND,
+    request=DubbingJob,
+    result=DubbingResult,
     completed_event=COMPLETED_EVENT,
     failed_event=FAILED_EVENT,
     cancelled_event=CANCELLED_EVENT,
 )
-def dub(ctx: JobContext) -> JobOutcome:
-    request: dict[str, Any] = ctx.request
-    tier = TIERS[request["tier"]]
+def dub(ctx: JobContext[DubbingJob]) -> JobOutcome[DubbingResult]:
+    tier = TIERS[ctx.request.tier]
     stages = _Stages(ctx)
     source, pool = _input_and_voices(ctx)
     with stages.stage("decoding"):
@@ -127,17 +200,16 @@ def dub(ctx: JobContext) -> JobOutcome:
     with stages.stage("encoding"):
         lines = done.heard.utterances
         output = _mixed(stems.background, done.track)
-        result = _store(
+        stored = _store(
             ctx, source, info, output, stems.background, lines, done.translations, done.placed
         )
-    result.update(_description(request, done), stage_ms=stages.elapsed_ms)
-    return JobOutcome(result, credits_used=price)
+    return JobOutcome(_result(ctx.request, done, stored, stages.elapsed_ms), credits_used=price)
 
 
-def _input_and_voices(ctx: JobContext) -> tuple[Path, list[Candidate]]:
+def _input_and_voices(ctx: JobContext[DubbingJob]) -> tuple[Path, list[Candidate]]:
     """The stored input's path, and the voices that may say the target language."""
-    request, target_language = ctx.request, ctx.request["target_language"]
-    source = inputs.path(ctx, 0, request["media_url"], param=PARAM)
+    target_language = ctx.request.target_language
+    source = inputs.path(ctx, 0, ctx.request.media_url, param=PARAM)
     with ctx.db.read_session() as session:
         speaking = voices.active_voices(session, target_language)
         pool = candidates([(voice.id, _engine_voice(voice)) for voice in speaking])
@@ -149,7 +221,7 @@ def _input_and_voices(ctx: JobContext) -> tuple[Path, list[Candidate]]:
 
 
 def _revoice(
-    ctx: JobContext,
+    ctx: JobContext[DubbingJob],
     stages: _Stages,
     original: RawAudio,
     stems: pipeline.Isolated,
@@ -158,14 +230,14 @@ def _revoice(
     """The isolated voice heard (transcribed, speakers found), translated, cast and said
     again in the target language, each line in its span."""
     request = ctx.request
-    source_language, target_language = request["source_language"], request["target_language"]
+    source_language, target_language = request.source_language, request.target_language
     voice16 = mono_at(stems.voice, SAMPLE_RATE)
     with stages.stage("transcribing") as progress:
         transcript = pipeline.transcribe(
             voice16,
             mixture=lambda: mono_at(original, SAMPLE_RATE),
             language=source_language,
-            tier=TIERS[request["tier"]],
+            tier=TIERS[request.tier],
             settings=ctx.settings,
             progress=progress,
         )
@@ -180,7 +252,7 @@ def _revoice(
     with stages.stage("casting"):
         profiles = pipeline.speaker_profiles(lines, voice16)
         castings = pipeline.cast_voices(
-            profiles, pool, language=target_language, preserve_voice=request["preserve_voice"]
+            profiles, pool, language=target_language, preserve_voice=request.preserve_voice
         )
     del voice16
     track = silent(ctx.workdir / "dub.f32", stems.voice.sample_rate, 1, stems.voice.frames)
@@ -194,25 +266,32 @@ def _revoice(
     return _Revoiced(heard, pair, translations, profiles, castings, placed, track)
 
 
-def _description(request: dict[str, Any], done: _Revoiced) -> dict[str, Any]:
-    """The result's account of the dub, beside its media."""
+def _result(
+    request: DubbingJob, done: _Revoiced, stored: _Stored, stage_ms: dict[str, int]
+) -> DubbingResult:
+    """The job's result: its media, and its account of the dub."""
     lines = done.heard.utterances
-    return {
-        "source_language": request["source_language"],
-        "target_language": request["target_language"],
-        "tier": TIERS[request["tier"]].name,
-        "preserve_voice": request["preserve_voice"],
-        "transcript": done.heard.transcript.text,
-        "translator": {"name": done.pair.translator, "via": list(done.pair.via)},
-        "speakers": [_speaker(done.castings[p.speaker], p.median_hz) for p in done.profiles],
-        "utterances": [
+    return DubbingResult(
+        output_url=stored.output_url,
+        duration_ms=stored.duration_ms,
+        source_transcript_url=stored.source_transcript_url,
+        target_transcript_url=stored.target_transcript_url,
+        source_language=request.source_language,
+        target_language=request.target_language,
+        tier=TIERS[request.tier].name,
+        preserve_voice=request.preserve_voice,
+        transcript=done.heard.transcript.text,
+        translator=TranslatorResult(name=done.pair.translator, via=list(done.pair.via)),
+        speakers=[_speaker(done.castings[p.speaker], p.median_hz) for p in done.profiles],
+        utterances=[
             _utterance(line, text, spot)
             for line, text, spot in zip(lines, done.translations, done.placed, strict=True)
         ],
-    }
+        stage_ms=stage_ms,
+    )
 
 
-def _decoded(ctx: JobContext, source: Path, rate: int) -> RawAudio:
+def _decoded(ctx: JobContext[DubbingJob], source: Path, rate: int) -> RawAudio:
     """The input's audio at `rate`, in the work directory, refused (media_too_long) as soon
     as it runs over the limit: the header it was accepted by may understate it."""
     writer: RawWriter | None = None
@@ -244,7 +323,7 @@ def _engine_voice(voice: Voice) -> EngineVoice:
 
 
 def _store(
-    ctx: JobContext,
+    ctx: JobContext[DubbingJob],
     source: Path,
     info: MediaInfo,
     output: Iterator[Audio],
@@ -252,7 +331,7 @@ def _store(
     lines: list[Utterance],
     translations: list[str],
     placed: list[Line],
-) -> dict[str, Any]:
+) -> _Stored:
     """Write and store the output and the two SRT transcripts: their media references."""
     path, content_type = media.write(info, source, output, ctx.workdir)
     heard = [cues.Phrase(line.text, line.start_ms, line.end_ms, line.speaker) for line in lines]
@@ -264,37 +343,37 @@ def _store(
     source_srt, target_srt = ctx.workdir / "source.srt", ctx.workdir / "target.srt"
     source_srt.write_text(cues.to_srt(heard), encoding="utf-8")
     target_srt.write_text(cues.to_srt(said), encoding="utf-8")
-    return {
-        "output_url": ctx.save_file(path, content_type, background.duration_ms),
-        "duration_ms": background.duration_ms,
-        "source_transcript_url": ctx.save_file(source_srt, "application/x-subrip"),
-        "target_transcript_url": ctx.save_file(target_srt, "application/x-subrip"),
-    }
+    return _Stored(
+        output_url=ctx.save_file(path, content_type, background.duration_ms),
+        duration_ms=background.duration_ms,
+        source_transcript_url=ctx.save_file(source_srt, "application/x-subrip"),
+        target_transcript_url=ctx.save_file(target_srt, "application/x-subrip"),
+    )
 
 
-def _speaker(role: Casting, median_hz: float | None) -> dict[str, Any]:
-    return {
-        "speaker": role.speaker,
-        "voice_id": role.voice_id,
-        "engine": role.voice.engine,
-        "engine_voice": role.voice.voice,
-        "gender": role.voice.gender,
-        "source_median_pitch_hz": None if median_hz is None else round(median_hz, 1),
-        "pitch_shift_semitones": role.semitones,
-        "similarity": role.similarity,
-    }
+def _speaker(role: Casting, median_hz: float | None) -> SpeakerResult:
+    return SpeakerResult(
+        speaker=role.speaker,
+        voice_id=role.voice_id,
+        engine=role.voice.engine,
+        engine_voice=role.voice.voice,
+        gender=role.voice.gender,
+        source_median_pitch_hz=None if median_hz is None else round(median_hz, 1),
+        pitch_shift_semitones=role.semitones,
+        similarity=role.similarity,
+    )
 
 
-def _utterance(line: Utterance, translation: str, spot: Line) -> dict[str, Any]:
-    return {
-        "speaker": line.speaker,
-        "start_ms": line.start_ms,
-        "end_ms": line.end_ms,
-        "text": line.text,
-        "translation": translation,
-        "output_start_ms": spot.start_ms,
-        "output_end_ms": spot.end_ms,
-        "time_ratio": spot.time_ratio,
-        "engine_rate": spot.engine_rate,
-        "spoken": spot.spoken,
-    }
+def _utterance(line: Utterance, translation: str, spot: Line) -> UtteranceResult:
+    return UtteranceResult(
+        speaker=line.speaker,
+        start_ms=line.start_ms,
+        end_ms=line.end_ms,
+        text=line.text,
+        translation=translation,
+        output_start_ms=spot.start_ms,
+        output_end_ms=spot.end_ms,
+        time_ratio=spot.time_ratio,
+        engine_rate=spot.engine_rate,
+        spoken=spot.spoken,
+    )

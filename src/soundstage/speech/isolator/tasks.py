@@ -6,15 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import ExitStack
-from typing import Any, Final
+from typing import Final
 
-from soundstage.core.audio import Audio, FileEncoder, iter_decode, kept_rate, probe
-from soundstage.core.input_limits import check_input, decoded_duration_ms
-from soundstage.credits import rates
+from soundstage.core.audio import Audio, EncodeFormat, FileEncoder, iter_decode, kept_rate
 from soundstage.credits.rates import Operation
-from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome, register
+from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
 from soundstage.speech.separators.registry import get_separator
-from soundstage.storage import service as storage
 
 KIND = "isolation"
 PARAM: Final = "audio_url"
@@ -23,31 +21,40 @@ OPERATION: Final = "voice isolation"
 BLOCK_FRAMES: Final = 1 << 16
 
 
-@register(KIND)
-def isolate_voice(ctx: JobContext) -> JobOutcome:
-    request: dict[str, Any] = ctx.request
-    source = ctx.workdir / "input"
-    with ctx.db.read_session() as session:
-        storage.read_input(session, ctx.settings, request["audio_url"], source, param=PARAM)
-    info = probe(source, param=PARAM)
-    limit_ms = ctx.settings.isolation.max_duration_ms
-    check_input(info, limit_ms, param=PARAM, operation=OPERATION)
-    ctx.reserve_credits(rates.for_duration(Operation.ISOLATION, info.duration_ms))
-    ctx.progress(0.02, "decoding")
-    duration_ms = decoded_duration_ms(
-        source, limit_ms, param=PARAM, operation=OPERATION, block_frames=BLOCK_FRAMES
+class IsolationJob(JobRequest):
+    """The job's request: the endpoint's IsolationRequest as submitted."""
+
+    audio_url: str
+    format: EncodeFormat
+    return_background: bool
+
+
+class IsolationResult(JobResult):
+    duration_ms: int
+    sample_rate: int
+    vocals_url: MediaRef
+    # Only with `return_background`.
+    background_url: MediaRef | None = None
+
+
+@register(KIND, request=IsolationJob, result=IsolationResult)
+def isolate_voice(ctx: JobContext[IsolationJob]) -> JobOutcome[IsolationResult]:
+    request = ctx.request
+    rule = InputRule(PARAM, ctx.settings.isolation.max_duration_ms, OPERATION, Operation.ISOLATION)
+    opened = ctx.open_audio_input(
+        request.audio_url, rule, stage="decoding", block_frames=BLOCK_FRAMES
     )
-    price = ctx.price_of_decoded(Operation.ISOLATION, duration_ms)
+    source = opened.path
     ctx.progress(0.1, "separating")
 
     def blocks() -> Iterator[Audio]:
         return iter_decode(source, block_frames=BLOCK_FRAMES, param=PARAM)
 
-    fmt = request["format"]
+    fmt = request.format
     # The stems keep the input's rate (the separator answers at it) wherever the format can
     # hold it: every rate in WAV and FLAC, the nine MPEG rates (8 to 48 kHz) in MP3.
-    rate = kept_rate(fmt, info.sample_rate)
-    names = ["vocals", "background"] if request["return_background"] else ["vocals"]
+    rate = kept_rate(fmt, opened.info.sample_rate)
+    names = ["vocals", "background"] if request.return_background else ["vocals"]
     paths = {name: ctx.workdir / f"{name}.{fmt}" for name in names}
     with ExitStack() as stack:
         encoders = {
@@ -63,12 +70,15 @@ def isolate_voice(ctx: JobContext) -> JobOutcome:
                 encoders["background"].write(part.background)
         ctx.progress(0.98, "encoding")
         encoded = {name: encoder.close() for name, encoder in encoders.items()}
-    result: dict[str, Any] = {
-        "duration_ms": duration_ms,
-        "sample_rate": encoded["vocals"].sample_rate,
+    saved = {
+        name: ctx.save_file(paths[name], written.content_type, written.duration_ms)
+        for name, written in encoded.items()
     }
-    for name, written in encoded.items():
-        result[f"{name}_url"] = ctx.save_file(
-            paths[name], written.content_type, written.duration_ms
-        )
-    return JobOutcome(result, credits_used=price)
+    result = IsolationResult(
+        duration_ms=opened.duration_ms,
+        sample_rate=encoded["vocals"].sample_rate,
+        vocals_url=saved["vocals"],
+    )
+    if "background" in saved:
+        result.background_url = saved["background"]
+    return JobOutcome(result, credits_used=opened.price)

@@ -17,6 +17,7 @@ from soundstage.credits.rates import Operation
 from soundstage.jobs import inputs
 from soundstage.jobs import service as jobs
 from soundstage.jobs.schemas import JobAccepted
+from soundstage.models.jobs import JobStatus
 from soundstage.speech.stt import cues
 from soundstage.speech.stt.schemas import SttRequest, SttResponse
 from soundstage.speech.stt.tasks import KIND, OPERATION, PARAM
@@ -90,7 +91,7 @@ def subtitles(
     job = jobs.get(session, principal, job_id)
     if job.kind != KIND:
         raise InvalidField(f"Job {job_id} is not a speech-to-text job.", param="job_id")
-    if job.status != "completed" or job.result is None:
+    if job.status != JobStatus.COMPLETED or job.result is None:
         raise TranscriptNotReady(
             f"Job {job_id} is {job.status}; its transcript exists once it has completed.",
             param="job_id",

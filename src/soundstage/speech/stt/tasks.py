@@ -5,17 +5,18 @@ the transcript with words, speakers and subtitle segments."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Final
+from typing import Final
 
-from soundstage.core.audio import iter_decode, probe
-from soundstage.core.input_limits import check_input, within_duration
-from soundstage.credits import rates
+from soundstage.core.audio import iter_decode
+from soundstage.core.input_limits import within_duration
 from soundstage.credits.rates import Operation
 from soundstage.jobs import inputs
-from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome, register
+from soundstage.jobs.payloads import JobResult
 from soundstage.speech import longform
 from soundstage.speech.speakers.diarize import Diarizer, SpeakerTurn, assign_speakers
 from soundstage.speech.stt import cues
+from soundstage.speech.stt.schemas import Speaker, SpeakerSegment, SttWord, TranscriptSegment
 from soundstage.speech.transcribers import sphinx
 from soundstage.speech.transcribers.base import Segment, Word, bcp47_language, whisper_language
 from soundstage.speech.transcribers.registry import get_transcriber
@@ -29,26 +30,51 @@ WINDOW_SECONDS: Final = 600.0
 _BLOCK_FRAMES: Final = 1 << 18
 
 
-@register(KIND)
-def transcribe_audio(ctx: JobContext) -> JobOutcome:
-    request: dict[str, Any] = ctx.request
-    source = inputs.path(ctx, 0, request["audio_url"], param=PARAM)
-    info = probe(source, param=PARAM)
+class SttJob(inputs.KeptInputs):
+    """The job's request: the endpoint's SttRequest with its language settled (`auto` or a
+    supported tag), and the kept input when it was submitted asynchronously."""
+
+    audio_url: str
+    language: str
+    diarize: bool
+    timestamps: bool
+    num_speakers: int | None = None
+
+
+class SttResult(JobResult):
+    transcript: str
+    duration_ms: int
+    language: str
+    words: list[SttWord]
+    speakers: list[Speaker]
+    segments: list[TranscriptSegment]
+    # Only when the language was detected (`auto`).
+    language_probability: float | None = None
+
+
+@register(KIND, request=SttJob, result=SttResult)
+def transcribe_audio(ctx: JobContext[SttJob]) -> JobOutcome[SttResult]:
+    request = ctx.request
     limit_ms = ctx.settings.stt.max_duration_ms
-    check_input(info, limit_ms, param=PARAM, operation=OPERATION)
     # Priced from the container's duration before any work; the charge is the decoded one,
     # held before each window is transcribed (the header may understate the length).
-    ctx.reserve_credits(rates.for_duration(Operation.STT, info.duration_ms))
-    ctx.progress(0.02, "transcribing")
+    opened = ctx.open_audio_input(
+        request.audio_url,
+        InputRule(PARAM, limit_ms, OPERATION, Operation.STT),
+        stage="transcribing",
+        block_frames=None,
+        kept_media_id=inputs.kept_media_id(ctx, 0),
+    )
+    source, info = opened.path, opened.info
 
     transcriber = get_transcriber()
-    language: str | None = None if request["language"] == "auto" else request["language"]
+    language: str | None = None if request.language == "auto" else request.language
     detected_probability: float | None = None
     # What the transcript is in, as the model names it ("en" for en-GB): the first window's.
     transcribed: str | None = None
-    diarizer = Diarizer() if request["diarize"] else None
+    diarizer = Diarizer() if request.diarize else None
     # Words are timed when asked for, and to give each word its speaker.
-    with_words = bool(request["timestamps"] or request["diarize"])
+    with_words = request.timestamps or request.diarize
     segments: list[Segment] = []
     total = max(info.duration_ms, 1)
     blocks = within_duration(
@@ -76,7 +102,7 @@ def transcribe_audio(ctx: JobContext) -> JobOutcome:
             language, detected_probability = part.language, part.language_probability
         transcribed = transcribed or part.language
         timed = part.segments
-        if request["timestamps"]:
+        if request.timestamps:
             # Whisper's word times drift around pauses: English words are force-aligned.
             timed = tuple(sphinx.refine_segments(window.audio, timed, part.language))
         segments.extend(_shifted(segment, window.offset_ms) for segment in timed)
@@ -87,10 +113,10 @@ def transcribe_audio(ctx: JobContext) -> JobOutcome:
     turns: list[SpeakerTurn] = []
     if diarizer is not None:
         ctx.progress(0.93, "diarizing")
-        turns = diarizer.finish(num_speakers=request.get("num_speakers"))
+        turns = diarizer.finish(num_speakers=request.num_speakers)
     ctx.progress(0.97, "assembling")
     if transcribed is None:  # no audio at all
-        asked = request["language"]
+        asked = request.language
         transcribed = "en" if asked == "auto" else bcp47_language(whisper_language(asked))
     result = _result(
         segments,
@@ -98,8 +124,8 @@ def transcribe_audio(ctx: JobContext) -> JobOutcome:
         language=transcribed,
         language_probability=detected_probability,
         duration_ms=duration_ms,
-        timestamps=request["timestamps"],
-        diarize=request["diarize"],
+        timestamps=request.timestamps,
+        diarize=request.diarize,
     )
     return JobOutcome(result, credits_used=price)
 
@@ -127,40 +153,42 @@ def _result(
     duration_ms: int,
     timestamps: bool,
     diarize: bool,
-) -> dict[str, Any]:
+) -> SttResult:
     words: list[Word] = [word for segment in segments for word in segment.words]
     speakers_of_words = assign_speakers(words, turns) if diarize else [None] * len(words)
     phrases = cues.from_words(words, speakers_of_words) if words else cues.from_segments(segments)
     transcript = " ".join(segment.text.strip() for segment in segments if segment.text.strip())
-    result: dict[str, Any] = {
-        "transcript": transcript,
-        "duration_ms": duration_ms,
-        "language": language,
-        "words": [],
-        "speakers": [],
-        "segments": [phrase.as_dict() for phrase in phrases],
-    }
+    result = SttResult(
+        transcript=transcript,
+        duration_ms=duration_ms,
+        language=language,
+        words=[],
+        speakers=[],
+        segments=[TranscriptSegment.model_validate(phrase.as_dict()) for phrase in phrases],
+    )
     if language_probability is not None:
-        result["language_probability"] = round(language_probability, 4)
+        result.language_probability = round(language_probability, 4)
     if timestamps:
-        result["words"] = [
-            {
-                "word": word.word.strip(),
-                "start_ms": word.start_ms,
-                "end_ms": word.end_ms,
-                **({"speaker": speaker} if speaker else {}),
-            }
-            for word, speaker in zip(words, speakers_of_words, strict=True)
+        result.words = [
+            _timed(word, speaker) for word, speaker in zip(words, speakers_of_words, strict=True)
         ]
     if diarize:
-        result["speakers"] = _speakers(turns)
+        result.speakers = _speakers(turns)
     return result
 
 
-def _speakers(turns: list[SpeakerTurn]) -> list[dict[str, Any]]:
-    by_speaker: dict[str, list[dict[str, int]]] = {}
+def _timed(word: Word, speaker: str | None) -> SttWord:
+    """A word of the result; `speaker` only set (and stored) when there is one."""
+    timed = SttWord(word=word.word.strip(), start_ms=word.start_ms, end_ms=word.end_ms)
+    if speaker:
+        timed.speaker = speaker
+    return timed
+
+
+def _speakers(turns: list[SpeakerTurn]) -> list[Speaker]:
+    by_speaker: dict[str, list[SpeakerSegment]] = {}
     for turn in turns:
         by_speaker.setdefault(turn.speaker, []).append(
-            {"start_ms": turn.start_ms, "end_ms": turn.end_ms}
+            SpeakerSegment(start_ms=turn.start_ms, end_ms=turn.end_ms)
         )
-    return [{"speaker": name, "segments": spans} for name, spans in by_speaker.items()]
+    return [Speaker(speaker=name, segments=spans) for name, spans in by_speaker.items()]

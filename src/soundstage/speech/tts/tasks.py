@@ -6,20 +6,44 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from soundstage.core.audio import Audio, EncodeFormat, StreamEncoder
 from soundstage.jobs import streams
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
 from soundstage.speech import dsp
 from soundstage.speech.engines.base import SpeechSynthesizer
 from soundstage.speech.engines.registry import get_engine
 from soundstage.speech.tts import text as text_pieces
+from soundstage.speech.tts.schemas import TimedWord
 
 KIND = "tts"
 CONTENT_NAMES = {"mp3": "speech.mp3", "wav": "speech.wav", "flac": "speech.flac"}
 # Of the job's progress: synthesis up to here, then alignment (if asked) and encoding.
 _SYNTHESIS_SHARE = 0.8
+
+
+class TtsJob(JobRequest):
+    """The job's request: the endpoint's TtsRequest, with the voice resolved to its engine's
+    voice and language, and whether the audio is streamed."""
+
+    text: str
+    format: EncodeFormat
+    speed: float
+    pitch: int
+    timestamps: bool = False
+    engine: str
+    engine_voice: str
+    language: str | None = None
+    stream: bool = False
+
+
+class TtsResult(JobResult):
+    output_url: MediaRef
+    duration_ms: int
+    characters_processed: int
+    # Only with `timestamps`.
+    words: list[TimedWord] | None = None
 
 
 @dataclass(frozen=True)
@@ -42,7 +66,7 @@ class Reading:
 
 
 def _spoken_pieces(
-    ctx: JobContext, reading: Reading, pieces: list[text_pieces.Piece]
+    ctx: JobContext[TtsJob], reading: Reading, pieces: list[text_pieces.Piece]
 ) -> Iterator[Audio]:
     """Each sentence (or clause of a long one) spoken, faded and followed by its pause, at the
     engine's rate but not yet stretched or shifted."""
@@ -53,14 +77,14 @@ def _spoken_pieces(
         ctx.progress(_SYNTHESIS_SHARE * (index + 1) / len(pieces), "synthesizing")
 
 
-def _read_whole(ctx: JobContext, reading: Reading, text: str) -> Audio:
+def _read_whole(ctx: JobContext[TtsJob], reading: Reading, text: str) -> Audio:
     audio = dsp.concatenate(list(_spoken_pieces(ctx, reading, text_pieces.split(text))))
     # One Rubber Band pass over the whole reading: better than one per sentence.
     return dsp.stretch_and_shift(audio, time_ratio=reading.stretch, semitones=reading.pitch)
 
 
 def _read_streaming(
-    ctx: JobContext, reading: Reading, text: str, fmt: EncodeFormat, price: int
+    ctx: JobContext[TtsJob], reading: Reading, text: str, fmt: EncodeFormat, price: int
 ) -> Audio:
     """Stream each piece as it is spoken. The last piece's bytes are held back until the job
     is charged: a client never holds the whole audio of a job that was not charged."""
@@ -85,37 +109,32 @@ def _read_streaming(
     return dsp.concatenate(parts)
 
 
-@register(KIND)
-def synthesize_speech(ctx: JobContext) -> JobOutcome:
-    request: dict[str, Any] = ctx.request
+@register(KIND, request=TtsJob, result=TtsResult)
+def synthesize_speech(ctx: JobContext[TtsJob]) -> JobOutcome[TtsResult]:
+    request = ctx.request
     reading = Reading(
-        engine=get_engine(request["engine"]),
-        voice=request["engine_voice"],
-        speed=float(request["speed"]),
-        pitch=int(request["pitch"]),
+        engine=get_engine(request.engine),
+        voice=request.engine_voice,
+        speed=request.speed,
+        pitch=request.pitch,
     )
-    fmt, text = request["format"], request["text"]
+    fmt, text = request.format, request.text
     characters = len(text)
-    if request.get("stream"):
+    if request.stream:
         audio = _read_streaming(ctx, reading, text, fmt, characters)
     else:
         audio = _read_whole(ctx, reading, text)
-    result: dict[str, Any] = {}
-    if request.get("timestamps"):
+    words: list[TimedWord] | None = None
+    if request.timestamps:
         ctx.progress(_SYNTHESIS_SHARE, "aligning")
         # Imported here: the recognizer (CTranslate2) loads only for jobs that ask for words.
         from soundstage.speech.transcribers.align import align_words
 
-        words = align_words(audio, text, language=request.get("language"))
-        result["words"] = [
-            {"word": w.word, "start_ms": w.start_ms, "end_ms": w.end_ms} for w in words
-        ]
+        aligned = align_words(audio, text, language=request.language)
+        words = [TimedWord(word=w.word, start_ms=w.start_ms, end_ms=w.end_ms) for w in aligned]
     ctx.progress(0.95, "encoding")
     output, duration_ms = ctx.save_audio(audio, CONTENT_NAMES[fmt], fmt)
-    result = {
-        "output_url": output,
-        "duration_ms": duration_ms,
-        "characters_processed": characters,
-        **result,
-    }
+    result = TtsResult(output_url=output, duration_ms=duration_ms, characters_processed=characters)
+    if words is not None:
+        result.words = words
     return JobOutcome(result, credits_used=characters)

@@ -13,20 +13,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 import soxr
 
-from soundstage.core.audio import Audio, FileEncoder, Samples, iter_decode, probe
-from soundstage.core.input_limits import check_input, decoded_duration_ms
-from soundstage.credits import rates
+from soundstage.core.audio import Audio, EncodeFormat, FileEncoder, Samples, iter_decode
 from soundstage.credits.rates import Operation
-from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome, register
+from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
 from soundstage.speech.conversion.base import WORKING_RATE
 from soundstage.speech.conversion.registry import get_converter
 from soundstage.speech.separators.registry import get_separator
-from soundstage.storage import service as storage
 
 KIND = "voice_changer"
 CONTENT_NAMES = {"mp3": "voice.mp3", "wav": "voice.wav", "flac": "voice.flac"}
@@ -40,39 +38,51 @@ BLOCK_FRAMES: Final = 1 << 16
 _DECODED, _SEPARATED, _CONVERTED = 0.05, 0.3, 0.92
 
 
-@register(KIND)
-def change_voice(ctx: JobContext) -> JobOutcome:
-    request: dict[str, Any] = ctx.request
-    source = ctx.workdir / "input"
-    with ctx.db.read_session() as session:
-        storage.read_input(session, ctx.settings, request["audio_url"], source, param=PARAM)
-    info = probe(source, param=PARAM)
-    limit_ms = ctx.settings.voice_changer.max_duration_ms
-    check_input(info, limit_ms, param=PARAM, operation=OPERATION)
-    ctx.reserve_credits(rates.for_duration(Operation.VOICE_CHANGER, info.duration_ms))
-    ctx.progress(0.02, "decoding")
-    duration_ms = decoded_duration_ms(
-        source, limit_ms, param=PARAM, operation=OPERATION, block_frames=BLOCK_FRAMES
+class VoiceChangerJob(JobRequest):
+    """The job's request: the endpoint's VoiceChangerRequest, with the language settled and
+    the target voice resolved to its engine's voice."""
+
+    audio_url: str
+    format: EncodeFormat
+    remove_background_noise: bool
+    language: str
+    engine: str
+    engine_voice: str
+
+
+class VoiceChangerResult(JobResult):
+    output_url: MediaRef
+    duration_ms: int
+    transcript: str
+
+
+@register(KIND, request=VoiceChangerJob, result=VoiceChangerResult)
+def change_voice(ctx: JobContext[VoiceChangerJob]) -> JobOutcome[VoiceChangerResult]:
+    request = ctx.request
+    rule = InputRule(
+        PARAM, ctx.settings.voice_changer.max_duration_ms, OPERATION, Operation.VOICE_CHANGER
     )
-    price = ctx.price_of_decoded(Operation.VOICE_CHANGER, duration_ms)
-    rate = min(info.sample_rate, MAX_OUTPUT_RATE)
-    keep_background = not request["remove_background_noise"]
+    opened = ctx.open_audio_input(
+        request.audio_url, rule, stage="decoding", block_frames=BLOCK_FRAMES
+    )
+    rate = min(opened.info.sample_rate, MAX_OUTPUT_RATE)
+    keep_background = not request.remove_background_noise
     background = ctx.workdir / "background.f32"
     speech, channels, frames = _separated(
-        ctx, source, rate, background if keep_background else None
+        ctx, opened.path, rate, background if keep_background else None
     )
     converted = get_converter().convert(
         speech,
-        engine=request["engine"],
-        engine_voice=request["engine_voice"],
-        language=request["language"],
+        engine=request.engine,
+        engine_voice=request.engine_voice,
+        language=request.language,
         progress=lambda done: ctx.progress(
             _SEPARATED + (_CONVERTED - _SEPARATED) * done, "re-voicing"
         ),
     )
     del speech
     ctx.progress(_CONVERTED, "encoding")
-    fmt = request["format"]
+    fmt = request.format
     path = ctx.workdir / CONTENT_NAMES[fmt]
     voice = _resampled_blocks(converted.audio.samples[:, 0], WORKING_RATE, rate, frames)
     with FileEncoder(path, fmt) as encoder:
@@ -87,16 +97,16 @@ def change_voice(ctx: JobContext) -> JobOutcome:
             for block in voice:
                 encoder.write(Audio(block.reshape(-1, 1), rate))
         written = encoder.close()
-    result = {
-        "output_url": ctx.save_file(path, written.content_type, written.duration_ms),
-        "duration_ms": written.duration_ms,
-        "transcript": converted.text,
-    }
-    return JobOutcome(result, credits_used=price)
+    result = VoiceChangerResult(
+        output_url=ctx.save_file(path, written.content_type, written.duration_ms),
+        duration_ms=written.duration_ms,
+        transcript=converted.text,
+    )
+    return JobOutcome(result, credits_used=opened.price)
 
 
 def _separated(
-    ctx: JobContext, source: Path, rate: int, background: Path | None
+    ctx: JobContext[VoiceChangerJob], source: Path, rate: int, background: Path | None
 ) -> tuple[Audio, int, int]:
     """The input's voice, mono at the converter's working rate, with its channel count and
     its length at `rate`; its background (float32 at `rate`, interleaved) is written to
