@@ -1,0 +1,127 @@
+"""The model cache: one load per process however many threads ask first, failures not kept,
+clearing and warming, and a forked child that never uses its parent's models."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+
+from soundstage.engines.cache import MODELS, ModelCache, warm
+
+
+class Loads:
+    """A loader that counts its calls and takes a while, as a model does."""
+
+    def __init__(self, seconds: float = 0.05) -> None:
+        self.seconds = seconds
+        self.calls = 0
+
+    def __call__(self) -> object:
+        self.calls += 1
+        time.sleep(self.seconds)
+        return object()
+
+
+def test_concurrent_first_calls_load_once_and_share_the_model() -> None:
+    cache = ModelCache()
+    load = Loads()
+    got: list[object] = []
+    threads = [
+        threading.Thread(target=lambda: got.append(cache.get("test model", "m", load)))
+        for _ in range(8)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert load.calls == 1
+    assert len(got) == 8
+    assert all(model is got[0] for model in got)
+    assert cache.get("test model", "m", load) is got[0]
+    assert cache.loaded() == [("test model", "m")]
+
+
+def test_different_models_load_side_by_side() -> None:
+    cache = ModelCache()
+    loads = [Loads(0.3) for _ in range(4)]
+    threads = [
+        threading.Thread(target=cache.get, args=("test model", str(i), load))
+        for i, load in enumerate(loads)
+    ]
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [load.calls for load in loads] == [1, 1, 1, 1]
+    assert time.monotonic() - started < 1.0  # not 4 x 0.3 s one after the other
+
+
+def test_a_failed_load_is_not_kept() -> None:
+    cache = ModelCache()
+    attempts: list[int] = []
+
+    def flaky() -> str:
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise OSError("model.bin: busy")
+        return "loaded"
+
+    with pytest.raises(OSError, match="busy"):
+        cache.get("test model", "flaky", flaky)
+    assert cache.loaded() == []
+    assert cache.get("test model", "flaky", flaky) == "loaded"
+
+
+def test_clear_and_discard_make_the_next_call_load_again() -> None:
+    cache = ModelCache()
+    a, b = Loads(0), Loads(0)
+    first = cache.get("kind a", "m", a)
+    cache.get("kind b", "m", b)
+    cache.clear("kind a")
+    assert cache.loaded() == [("kind b", "m")]
+    assert cache.get("kind a", "m", a) is not first
+    cache.discard("kind b", "m")
+    cache.get("kind b", "m", b)
+    cache.clear()
+    assert cache.loaded() == []
+    assert (a.calls, b.calls) == (2, 2)
+
+
+def test_warm_loads_through_the_getters() -> None:
+    load = Loads(0)
+    key = ("test model", f"warm-{os.getpid()}-{time.monotonic_ns()}")
+
+    def getter() -> object:
+        return MODELS.get(*key, load)
+
+    try:
+        warm(getter, getter)
+        assert load.calls == 1
+        assert key in MODELS.loaded()
+        getter()
+        assert load.calls == 1
+    finally:
+        MODELS.discard(*key)
+
+
+def test_a_forked_child_loads_its_own_model() -> None:
+    cache = ModelCache()
+    parents = cache.get("test model", "m", object)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: answer whether it kept the parent's model, then leave at once
+        try:
+            kept = cache.loaded() != [] or cache.get("test model", "m", object) is parents
+            os.write(write, b"kept" if kept else b"fresh")
+        finally:
+            os._exit(0)
+    os.close(write)
+    answer = os.read(read, 16)
+    os.close(read)
+    os.waitpid(pid, 0)
+    assert answer == b"fresh"
+    assert cache.get("test model", "m", object) is parents  # the parent keeps its own
