@@ -4,11 +4,15 @@ clearing and warming, and a forked child that never uses its parent's models."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
+import soundstage
 from soundstage.engines.cache import MODELS, ModelCache, warm
 
 
@@ -108,20 +112,39 @@ def test_warm_loads_through_the_getters() -> None:
         MODELS.discard(*key)
 
 
+# Run in a fresh interpreter: forking the test process (its xdist and monitor threads, every
+# library's at-fork handlers) can hang the child, which is what the cache guards against.
+_FORK_SCRIPT = """
+import multiprocessing
+from soundstage.engines.cache import ModelCache
+
+cache = ModelCache()
+parents = cache.get("test model", "m", object)
+
+
+def child(answers):
+    kept = cache.loaded() != [] or cache.get("test model", "m", object) is parents
+    answers.put("kept" if kept else "fresh")
+
+
+context = multiprocessing.get_context("fork")  # as Huey forks its job processes
+answers = context.Queue()
+process = context.Process(target=child, args=(answers,))
+process.start()
+print(answers.get(timeout=60))
+process.join(60)
+print("parent kept" if cache.get("test model", "m", object) is parents else "parent lost")
+"""
+
+
 def test_a_forked_child_loads_its_own_model() -> None:
-    cache = ModelCache()
-    parents = cache.get("test model", "m", object)
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: answer whether it kept the parent's model, then leave at once
-        try:
-            kept = cache.loaded() != [] or cache.get("test model", "m", object) is parents
-            os.write(write, b"kept" if kept else b"fresh")
-        finally:
-            os._exit(0)
-    os.close(write)
-    answer = os.read(read, 16)
-    os.close(read)
-    os.waitpid(pid, 0)
-    assert answer == b"fresh"
-    assert cache.get("test model", "m", object) is parents  # the parent keeps its own
+    src = Path(soundstage.__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-c", _FORK_SCRIPT],
+        env={**os.environ, "PYTHONPATH": str(src)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert done.stdout.split("\n")[:2] == ["fresh", "parent kept"], done.stderr
