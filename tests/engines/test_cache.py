@@ -148,3 +148,17 @@ def test_a_forked_child_loads_its_own_model() -> None:
         check=True,
     )
     assert done.stdout.split("\n")[:2] == ["fresh", "parent kept"], done.stderr
+
+
+def test_names_asked_for_once_leave_nothing_behind() -> None:
+    cache = ModelCache()
+
+    def unknown() -> object:
+        raise LookupError("no such model")
+
+    for index in range(100):
+        with pytest.raises(LookupError):
+            cache.get("test model", f"nope-{index}", unknown)
+    cache.get("test model", "m", object)
+    cache.discard("test model", "m")
+    assert cache._loading == {}

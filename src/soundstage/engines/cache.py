@@ -17,13 +17,24 @@ from __future__ import annotations
 import os
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import TypeVar, cast
 
 T = TypeVar("T")
 
 ModelKey = tuple[str, str]  # (kind, name)
 _MISSING = object()
+
+
+@dataclass
+class _Turn:
+    """The lock of one model's load and how many threads hold or wait for it: dropped when
+    none does, so that names asked for once (an unknown model id) leave nothing behind."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    users: int = 0
 
 
 class ModelCache:
@@ -33,7 +44,7 @@ class ModelCache:
 
     def __init__(self) -> None:
         self._models: dict[ModelKey, object] = {}
-        self._loading: dict[ModelKey, threading.Lock] = {}
+        self._loading: dict[ModelKey, _Turn] = {}
         self._lock = threading.Lock()  # guards the two dicts, never held while loading
         cache = weakref.ref(self)
         os.register_at_fork(after_in_child=lambda: _forget(cache))
@@ -45,7 +56,7 @@ class ModelCache:
         model = self._models.get(key, _MISSING)
         if model is not _MISSING:
             return cast(T, model)
-        with self._key_lock(key):
+        with self._turn(key):
             # Held while loading, so that concurrent first calls load the model once.
             model = self._models.get(key, _MISSING)
             if model is _MISSING:
@@ -58,7 +69,7 @@ class ModelCache:
         """Forget one model (its factory was replaced); a load under way finishes first, so
         that what it loaded is forgotten too."""
         key = (kind, name)
-        with self._key_lock(key), self._lock:
+        with self._turn(key), self._lock:
             self._models.pop(key, None)
 
     def clear(self, kind: str | None = None) -> None:
@@ -73,9 +84,20 @@ class ModelCache:
         with self._lock:
             return list(self._models)
 
-    def _key_lock(self, key: ModelKey) -> threading.Lock:
+    @contextmanager
+    def _turn(self, key: ModelKey) -> Iterator[None]:
+        """Hold the key's lock: one load (or discard) of a model at a time."""
         with self._lock:
-            return self._loading.setdefault(key, threading.Lock())
+            turn = self._loading.setdefault(key, _Turn())
+            turn.users += 1
+        try:
+            with turn.lock:
+                yield
+        finally:
+            with self._lock:
+                turn.users -= 1
+                if turn.users == 0 and self._loading.get(key) is turn:
+                    del self._loading[key]
 
     def _after_fork(self) -> None:
         # The child has one thread: a lock its parent held mid-load would never be released.
