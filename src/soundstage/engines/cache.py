@@ -3,7 +3,10 @@ and kept until cleared. Every engine and registry loads its model through here.
 
 A model is known by its kind ("whisper model", "text-to-speech engine") and its name. Pure
 functions of constants (a mel filterbank, Whisper's language list) keep `functools.cache`:
-there is nothing in them to clear, warm or lose across a fork.
+there is nothing in them to clear, warm or lose across a fork. Two engines keep models
+outside it on purpose: PocketSphinx's decoder is not thread-safe, so transcribers/sphinx.py
+keeps one per thread; DeepFilterNet needs a fresh model per stream, so its separator (itself
+cached) keeps a pool of spare ones.
 
 Fork: a job process is forked from the worker's main process (Huey, worker_type="process").
 Models are loaded in the job processes, never in the main one before it forks; should one be
