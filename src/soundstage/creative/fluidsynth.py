@@ -7,7 +7,6 @@ from __future__ import annotations
 import ctypes
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final
@@ -15,6 +14,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from soundstage.engines.cache import MODELS
 from soundstage.speech.engines.base import EngineUnavailable
 
 # Debian's fluid-soundfont-gm, then whichever General MIDI soundfont the system's default is.
@@ -50,10 +50,13 @@ def find_soundfont(candidates: Sequence[Path] | None = None) -> Path:
     return found
 
 
-@lru_cache(maxsize=1)
 def _library() -> tuple[Any, Any]:
     """pyfluidsynth and its float renderer, typed for ctypes (pyfluidsynth only wraps the
-    16-bit one, which dithers)."""
+    16-bit one, which dithers), loaded once per process."""
+    return MODELS.get("synthesizer library", "fluidsynth", _load_library)
+
+
+def _load_library() -> tuple[Any, Any]:
     try:
         import fluidsynth
     except (ImportError, OSError) as exc:
@@ -91,8 +94,8 @@ class Synth:
                 "synth.reverb.active": 0,
                 "synth.chorus.active": 0,
                 "synth.polyphony": 512,
-                # Only the samples of the programs selected are read (a GM soundfont is
-                # 140 MB): a fresh synthesizer per render loads in 0.04 s instead of 0.35.
+                # Only the samples of the programs selected are read: a fresh synthesizer
+                # per render loads fast (docs/calibration.md, "FluidSynth sample loading").
                 "synth.dynamic-sample-loading": 1,
             },
         )

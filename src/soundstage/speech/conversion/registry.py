@@ -6,15 +6,14 @@ from collections.abc import Callable
 from typing import Final
 
 from soundstage.core.errors import AppError
-from soundstage.core.registry import Registry
+from soundstage.engines.registry import Registry
 from soundstage.speech.conversion.base import VoiceConverter
 from soundstage.speech.engines.base import EngineUnavailable
 
 ConverterFactory = Callable[[], VoiceConverter]
 
-# The only mode that makes the output sound like the target voice. A signal-processing mode
-# (Praat's "Change gender" toward the voice's pitch and formants) was measured and left out:
-# its output stayed closer to the input speaker than to the target voice for every voice.
+# The only mode that makes the output sound like the target voice (docs/calibration.md,
+# "Voice conversion", says which one was measured and left out).
 DEFAULT_CONVERTER: Final = "resynthesis"
 
 

@@ -22,12 +22,9 @@ _SILENCE_DB: Final = -40.0
 _FRAME_MS: Final = 10
 # Kept around the sound, so that soft onsets and releases are not clipped.
 _EDGE_MS: Final = 15
-# Bounds of the stretch between two word starts (output / synthesized duration). Readers
-# hold single words far longer than a synthesizer does ("how ... much": 560 ms where the
-# voice took 110), so they are wide; a word needing more lands a little early or late.
-# With 0.5..2 instead, word starts were up to 340 ms off on the LibriVox clips; with
-# 0.25..4, 60 ms for Festival slt and flite rms but 160 ms for flite awb, whose "how" is the
-# shortest; with 0.25..6, 70 ms for awb (output transcribed and force-aligned).
+# Bounds of the stretch between two word starts (output / synthesized duration): wide, as
+# readers hold single words far longer than a synthesizer does; a word needing more lands a
+# little early or late (docs/calibration.md, "Voice conversion").
 MIN_LOCAL_RATIO: Final = 0.25
 MAX_LOCAL_RATIO: Final = 6.0
 # A phrase takes Rubber Band well under a second; a minute means it hangs.

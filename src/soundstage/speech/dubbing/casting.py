@@ -41,13 +41,12 @@ _PITCH_PENALTY: Final = 0.01
 # At most this much of a speaker's speech is embedded (resemblyzer averages it anyway).
 MAX_PROFILE_S: Final = 60.0
 # The espeak variants speakers are cast from, in the order default voices are given out
-# (men and women in turn), and their word error rates: whisper-base transcribing five
-# Spanish lines said at dubbing's clear rate (fitting.CLEAR_RATE, WORD_GAP_MS): m3 21%,
-# m1 25%, m7 27%, m4 34%, f5 42%, f2 45%. Left out as less intelligible: m5 and m6 39%,
-# f1 52%, f3 (the catalog's Lucía) 55%.
+# (men and women in turn): the most intelligible (docs/calibration.md, "Dubbing voices and
+# speaking rate").
 _DEFAULT_VARIANTS: Final = ("m3", "f5", "m1", "f2", "m7", "m4")
 # With preserve_voice, a clearer voice gets a head start over a less clear one of about
-# the spread of the voices' similarities to one speaker: 0.3 x (50% - its error rate).
+# the spread of the voices' similarities to one speaker: 0.3 x (50% - its measured error
+# rate, docs/calibration.md, "Dubbing voices and speaking rate").
 _CLARITY_BONUS: Final = {
     variant: 0.3 * (0.5 - error)
     for variant, error in (

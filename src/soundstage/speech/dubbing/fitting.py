@@ -37,9 +37,8 @@ from soundstage.speech.engines.base import SpeechSynthesizer, SynthesisFailed, U
 from soundstage.speech.engines.espeak import EspeakEngine
 from soundstage.speech.engines.registry import get_engine
 
-# A little slower than espeak-ng's 175 words a minute, with short pauses between words:
-# whisper-base's word error rate on five Spanish lines (three of them Apertium's) said by
-# the variants m3, m7 and klatt fell from 34-46% (175 wpm) to 21-31% (150 wpm, 30 ms).
+# A little slower than espeak-ng's 175 words a minute, with short pauses between words: far
+# fewer words missed (docs/calibration.md, "Dubbing voices and speaking rate").
 CLEAR_RATE: Final = 0.85
 WORD_GAP_MS: Final = 30
 MAX_ENGINE_RATE: Final = 1.3

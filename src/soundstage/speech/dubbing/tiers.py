@@ -17,16 +17,15 @@ class Tier:
     # Whisper's beam when transcribing the source (1: greedy decoding).
     beam_size: int
     # English words placed by forced alignment (PocketSphinx) rather than Whisper's own
-    # word times (75 ms off on average; see ENGINES.md): utterance edges, and so where each
+    # word times (docs/calibration.md, "Dubbing tiers"): utterance edges, and so where each
     # dubbed line starts, follow the source more closely.
     align_words: bool
     # Passes of the voice isolation: the second runs the recording backwards and averages
-    # the two voice estimates (+0.5 dB SI-SDR on speech over music, at twice the cost).
+    # the two voice estimates (better on music, at twice the cost; docs/calibration.md).
     isolation_passes: int
-    # Seconds of work per second of media, measured by bench/dubbing_rtf.py on 2 cores
-    # shared with other work (load average 6-8): 0.88 standard, 1.98 premium; and the fixed
-    # cost of a job (model loads in a fresh worker, input and output). They make
-    # estimated_completion_ms.
+    # Seconds of work per second of media, and the fixed cost of a job (model loads in a
+    # fresh worker, input and output), measured (docs/calibration.md, "Dubbing tiers"). They
+    # make estimated_completion_ms.
     realtime_factor: float
     overhead_ms: int
 

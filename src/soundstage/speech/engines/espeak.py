@@ -1,6 +1,6 @@
 """espeak-ng (Debian espeak-ng): one formant voice for each of 24 languages other than English.
 
-Intelligible but robotic (Whisper WER 15% in English, see ENGINES.md); its value is the
+Intelligible but robotic (docs/calibration.md, "espeak-ng intelligibility"); its value is the
 languages. One voice per language, half female, half male, alternating down the list: espeak's
 default voices are male, and the `+f3` variant gives the female ones (the variant changes pitch
 and formants, not pronunciation). Left out: Japanese (espeak-ng 1.51 reads kana only and

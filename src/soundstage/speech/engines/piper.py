@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,7 @@ from piper import PiperVoice, SynthesisConfig
 
 from soundstage.config import Settings
 from soundstage.core.audio import Audio
+from soundstage.engines.cache import MODELS
 from soundstage.speech.engines.base import (
     EngineUnavailable,
     EngineVoice,
@@ -41,6 +41,7 @@ from soundstage.speech.engines.base import (
 )
 
 ENGINE: Final = "piper"
+_KIND: Final = "piper voice"
 log = logging.getLogger(__name__)
 
 _BUNDLED_ID: Final = "en_US-joe-medium"
@@ -55,13 +56,8 @@ _BUNDLED_VOICE: Final = EngineVoice(
 _DEFAULT_GENDER: Final[Gender] = "female"
 # Phonemizers that run offline on what piper-tts itself ships.
 _OFFLINE_PHONEME_TYPES: Final = frozenset({"espeak", "text"})
-# length_scale does not scale the duration in proportion: the model rounds every phoneme's
-# duration (and the pause token between phonemes) up to whole frames, so 0.5 gives 0.64 of the
-# duration, not 0.5. Measured on en_US-joe-medium (7 sentences x 8 runs): the length_scale
-# giving each duration factor (1 / rate), as (factor, length_scale). Other medium voices share
-# the frame size, so this is close for them too. Near 0.5 the curve is flat (every phoneme near
-# its one-frame minimum); whisper-base still got 86% of the words right at rate 2.0 (93% at
-# 1.0, 72 words), about what it gets from flite at 2.0.
+# The length_scale giving each duration factor (1 / rate), as (factor, length_scale): not
+# proportional, measured (docs/calibration.md, "Piper speaking rate").
 _LENGTH_SCALE_CURVE: Final = (
     (0.5, 0.24),
     (0.55, 0.355),
@@ -88,7 +84,7 @@ class _PiperModel:
 
 class PiperEngine:
     """Loads each voice's ONNX model on its first use (about 4 s for a medium voice) and keeps
-    it for the life of the process."""
+    it for the life of the process (the model cache, engines.cache)."""
 
     name = ENGINE
     supports_rate = True
@@ -112,8 +108,6 @@ class PiperEngine:
                     )
                     continue
                 self._models[model.voice.voice] = model
-        self._loaded: dict[str, PiperVoice] = {}
-        self._lock = threading.Lock()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> PiperEngine:
@@ -141,21 +135,17 @@ class PiperEngine:
         return spoken(samples, piper_voice.config.sample_rate, ENGINE)
 
     def _load(self, model: _PiperModel) -> PiperVoice:
-        loaded = self._loaded.get(model.voice.voice)
-        if loaded is not None:
-            return loaded
-        with self._lock:
-            # Held while loading, so that concurrent first calls load the model once.
-            loaded = self._loaded.get(model.voice.voice)
-            if loaded is None:
-                try:
-                    loaded = PiperVoice.load(model.model_path, config_path=model.config_path)
-                except (OSError, ValueError, RuntimeError) as exc:
-                    raise EngineUnavailable(
-                        f"The Piper voice {model.voice.voice} could not be loaded: {exc}"
-                    ) from exc
-                self._loaded[model.voice.voice] = loaded
-            return loaded
+        # Kept by its file: the same voice id in another deployment's directory is another model.
+        return MODELS.get(_KIND, str(model.model_path), lambda: _load_voice(model))
+
+
+def _load_voice(model: _PiperModel) -> PiperVoice:
+    try:
+        return PiperVoice.load(model.model_path, config_path=model.config_path)
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise EngineUnavailable(
+            f"The Piper voice {model.voice.voice} could not be loaded: {exc}"
+        ) from exc
 
 
 def _length_scale(rate: float) -> float:

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable
 
 from soundstage.config import get_settings
-from soundstage.core.registry import Registry
+from soundstage.engines.registry import Registry
 from soundstage.speech.engines.base import EngineUnavailable, EngineVoice, SpeechSynthesizer
 
 log = logging.getLogger(__name__)

@@ -32,9 +32,8 @@ MODEL_HOP: Final = 480
 # delays by 480 and its two frames of lookahead by 960. Cross-correlating output with input on
 # speech peaks there.
 MODEL_DELAY: Final = 3 * MODEL_HOP
-# DFN3 separates better from loud input: on 30 s of speech mixed at 0 dB with music (with pink
-# noise) at -30 dBFS, its vocals gain 6.3 (10.5) dB SI-SDR as they are, 8.6 (11.6) dB brought to
-# -15 dBFS; -12 and -18 do slightly worse, -40 much worse (4.4, 7.4).
+# The level input is brought to: DFN3 separates better from loud input (docs/calibration.md,
+# "DeepFilterNet voice isolation").
 TARGET_LEVEL_DB: Final = -15.0
 DEFAULT_BLOCK_FRAMES: Final = 1 << 18
 # The level is measured as EBU R 128 gates loudness (without its K-weighting): over 100 ms
@@ -45,12 +44,8 @@ _ABSOLUTE_GATE_DB: Final = -70.0
 _RELATIVE_GATE_DB: Final = -10.0
 # Quieter than 16-bit dither: silence, not a voice to bring up by 80 dB.
 _SILENCE_DB: Final = -95.0
-# Measured on the same mixtures and kept out, as no better or worse: DFN's post-filter (beta
-# 0.02: -0.1 dB), a second pass (-0.3 with music), a Wiener mask from the two stems (-1.1),
-# RNNoise after DFN (-2.5), before it (-9.4) or blended 1:3 (+0.5 with noise, -0.5 with music),
-# and a time-reversed pass averaged in (+0.5 with music, 0 with noise, at twice the cost).
 # No attenuation limit (the runtime reads >= 100 dB as none): a limit leaves music audible in
-# the vocals, and measured no better (+0.1 dB with music, -0.1 with noise at 30 dB).
+# the vocals (docs/calibration.md, "DeepFilterNet voice isolation", with the options left out).
 _NO_ATTENUATION_LIMIT: Final = 100.0
 # The loader thread's pause after a failed load, doubled after each failure in a row.
 LOAD_RETRY_S: Final = 0.5
@@ -160,11 +155,12 @@ class DeepFilterSeparator:
     the background.
 
     A model keeps its recurrent state from one stream to the next (the runtime has no reset),
-    which moved the first seconds of the next call's vocals by about -35 dB. So every channel
-    of every call gets a model that has seen nothing, and the same input always gives the same
-    stems, bit for bit. Used models are dropped; a background thread loads their replacements
-    (about 0.3 s each) while the call runs, keeping `spare` of them ready, so that a call
-    waits for a load only when calls come faster than that.
+    which moved the first seconds of the next call's vocals (docs/calibration.md,
+    "DeepFilterNet voice isolation"). So every channel of every call gets a model that has
+    seen nothing, and the same input always gives the same stems, bit for bit. Used models
+    are dropped; a background thread loads their replacements (about 0.3 s each) while the
+    call runs, keeping `spare` of them ready, so that a call waits for a load only when calls
+    come faster than that.
     """
 
     name = "deepfilternet"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from soundstage.core.registry import Registry
+from soundstage.engines.registry import Registry
 from soundstage.speech.separators.base import Separator, SeparatorUnavailable
 
 SeparatorFactory = Callable[[], Separator]

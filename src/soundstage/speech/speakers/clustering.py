@@ -22,29 +22,20 @@ from scipy.cluster.hierarchy import fcluster, linkage
 Vectors = npt.NDArray[np.float32]
 Labels = npt.NDArray[np.int64]
 
-# Cosine distance between the centroids of two halves from which they are two speakers,
-# measured on windows averaged over 1.2 s (diarize's context). Calibrated on the pyannote
-# sample (its two speakers split at 0.094), a LibriVox reader alone (0.069), each English
-# TTS voice alone reading two texts (at most 0.063 with a half of 5 s or more), and
-# conversations of two or three of those voices (0.11 to 0.42 between voices, at most 0.062
-# within one): the middle of 0.070..0.090, where every one of them comes out right.
+# Cosine distance between the centroids of two halves from which they are two speakers
+# (docs/calibration.md, "Speaker clustering thresholds", as are the bounds below).
 SPLIT_DISTANCE: Final = 0.08
 # A speaker found automatically has at least MIN_SPEAKER_S of windows (a region of speech
 # holds 0.8 s less of window starts than its length: two turns of 3 s give 4.4 s). A half
-# smaller than SURE_SPEAKER_S has a noisier centroid, and one voice split off 3 s of itself at 0.086
-# (flite's rms): such a half must lie further off, by sqrt(SURE_SPEAKER_S / its length).
+# smaller than SURE_SPEAKER_S has a noisier centroid: it must lie further off, by
+# sqrt(SURE_SPEAKER_S / its length).
 MIN_SPEAKER_S: Final = 2.0
 SURE_SPEAKER_S: Final = 5.0
 # People talk in turns: a half of a split is a speaker only if it holds speech this long on
-# average between changes. In 27 minutes of three TTS voices, a half of odd windows from all
-# three (phrase starts) came to 0.7-0.9 s, voices to 3.4 s and more; pyannote's two speakers
-# to 2.4 and 2.6 s.
+# average between changes (odd windows from phrase starts come to less).
 MIN_MEAN_TURN_S: Final = 1.2
-# Halves this far apart are different voices, not one voice's phrase starts (two voices
-# measured 0.20 to 0.46 apart, one voice's halves at most 0.09): they may talk in shorter
-# turns. Two voices answering each other in single sentences of about 2.5 s, each cut by a
-# comma, came to 1.0-1.05 s of window starts a turn, and were merged at 1.2 in a third of
-# the runs.
+# Halves this far apart are different voices, not one voice's phrase starts: they may talk
+# in shorter turns, down to MIN_MEAN_TURN_FAR_S.
 FAR_DISTANCE: Final = 0.2
 MIN_MEAN_TURN_FAR_S: Final = 0.9
 # Clusters seeding a split must each hold this share of the cluster being split: smaller

@@ -10,7 +10,6 @@ import functools
 import importlib.metadata
 import importlib.util
 import sys
-import threading
 import types
 from collections.abc import Iterable, Sequence
 from typing import Any, Final
@@ -19,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from soundstage.core.audio import Audio
+from soundstage.engines.cache import MODELS
 from soundstage.speech.engines.base import EngineUnavailable
 from soundstage.speech.speakers.audio16k import SAMPLE_RATE, Mono, mono_16k, mono_blocks
 from soundstage.speech.speakers.base import NoSpeech, Progress, Region
@@ -38,9 +38,6 @@ _MIN_SPEECH_S: Final = 0.3
 _BATCH_WINDOWS: Final = 128
 
 Embedding = npt.NDArray[np.float32]
-
-_LOCK = threading.Lock()
-_ENCODER: Any = None
 
 
 def embed(audio: Audio) -> Embedding:
@@ -162,8 +159,8 @@ def _embed_batch(windows: list[Mono]) -> Embedding:
 
 def _mel_spectrograms(windows: Mono) -> Mono:
     """resemblyzer's wav_to_mel_spectrogram for a batch of equal windows at once: the same
-    numbers (power mel spectrogram, 25 ms frames every 10 ms), 50 times faster than one
-    librosa call per window, whose filterbank product alone took 11 ms."""
+    numbers (power mel spectrogram, 25 ms frames every 10 ms), far faster than one librosa
+    call per window (docs/calibration.md, "Speaker embeddings: batched mel spectrograms")."""
     import librosa
 
     n_fft, hop, basis = _mel_setup()
@@ -203,19 +200,17 @@ def _unit(vector: Embedding) -> Embedding:
 
 def _encoder() -> Any:
     """The process's one VoiceEncoder (on the CPU), loaded on first use."""
-    global _ENCODER
-    if _ENCODER is None:
-        with _LOCK:
-            if _ENCODER is None:
-                import torch
+    return MODELS.get("speaker encoder", "resemblyzer", _load_encoder)
 
-                resemblyzer = _resemblyzer()
-                # One thread: the encoder's LSTM runs step by step on small batches, and with
-                # two OpenMP threads on two busy cores it ran 10x slower (measured); worker
-                # processes are the unit of parallelism. silero-vad's import does the same.
-                torch.set_num_threads(1)
-                _ENCODER = resemblyzer.VoiceEncoder("cpu", verbose=False)
-    return _ENCODER
+
+def _load_encoder() -> Any:
+    import torch
+
+    resemblyzer = _resemblyzer()
+    # One thread: worker processes are the unit of parallelism, and more ran slower
+    # (docs/calibration.md, "Speaker encoder and sentence embedder: one torch thread").
+    torch.set_num_threads(1)
+    return resemblyzer.VoiceEncoder("cpu", verbose=False)
 
 
 def _resemblyzer() -> Any:

@@ -4,21 +4,18 @@ audio, streamed so that hours of audio take bounded memory."""
 from __future__ import annotations
 
 import copy
-import threading
 from typing import Any, Final
 
 import numpy as np
 
 from soundstage.core.audio import Audio
+from soundstage.engines.cache import MODELS
 from soundstage.speech.engines.base import EngineUnavailable
 from soundstage.speech.speakers.audio16k import SAMPLE_RATE, mono_blocks
 from soundstage.speech.speakers.base import Progress, Region
 
 # silero-vad's frame at 16 kHz.
 _FRAME: Final = 512
-
-_LOCK = threading.Lock()
-_MODEL: Any = None
 
 
 def speech_regions(audio: Audio, *, progress: Progress | None = None) -> list[Region]:
@@ -65,12 +62,9 @@ def _probabilities(model: Any, samples: np.ndarray[Any, np.dtype[np.float32]]) -
 def _model() -> Any:
     """The process's one silero-vad model (ONNX: twice as fast as the JIT one here), loaded
     from the package's own data on first use."""
-    global _MODEL
-    if _MODEL is None:
-        with _LOCK:
-            if _MODEL is None:
-                _MODEL = _vad().load_silero_vad(onnx=True)
-    return _MODEL
+    return MODELS.get(
+        "voice activity detector", "silero-vad", lambda: _vad().load_silero_vad(onnx=True)
+    )
 
 
 def _vad() -> Any:

@@ -1,13 +1,14 @@
-"""The speech-to-text models by name: created on first use and kept for the life of the process,
-so that a model loads once per worker process, never per request."""
+"""The speech-to-text models by name: created on first use and kept for the life of the process
+in the model cache (engines.cache), so that a model loads once per worker process, never per
+request."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
 from soundstage.config import Settings, get_settings
+from soundstage.engines.cache import MODELS
 from soundstage.speech.transcribers.base import Transcriber, TranscriberUnavailable, UnknownModel
 from soundstage.speech.transcribers.models import TINY_EN, WHISPER_BASE
 
@@ -40,8 +41,7 @@ def _configured(directory: Path) -> TranscriberFactory:
     return load
 
 
-_TRANSCRIBERS: dict[str, Transcriber] = {}
-_LOCK = threading.Lock()
+_KIND = "speech-to-text model"
 
 
 def _factories(settings: Settings) -> dict[str, TranscriberFactory]:
@@ -66,26 +66,21 @@ def get_transcriber(name: str | None = None, *, settings: Settings | None = None
     loaded (a failure is not remembered: the next call tries again).
     """
     settings = settings or get_settings()
-    name = name or settings.stt.default_model
-    transcriber = _TRANSCRIBERS.get(name)
-    if transcriber is not None:
-        return transcriber
-    with _LOCK:
-        # Held while creating, so that concurrent first calls load the model once.
-        transcriber = _TRANSCRIBERS.get(name)
-        if transcriber is None:
-            factory = _factories(settings).get(name)
-            if factory is None:
-                raise UnknownModel(f"There is no speech-to-text model named {name!r}.")
-            try:
-                transcriber = factory(settings)
-            except ImportError as exc:
-                raise TranscriberUnavailable(
-                    f"The speech-to-text model {name} is not installed: {exc}."
-                ) from exc
-            except OSError as exc:
-                raise TranscriberUnavailable(
-                    f"The speech-to-text model {name} could not be prepared: {exc}."
-                ) from exc
-            _TRANSCRIBERS[name] = transcriber
-        return transcriber
+    chosen = name or settings.stt.default_model
+    return MODELS.get(_KIND, chosen, lambda: _create(chosen, settings))
+
+
+def _create(name: str, settings: Settings) -> Transcriber:
+    factory = _factories(settings).get(name)
+    if factory is None:
+        raise UnknownModel(f"There is no speech-to-text model named {name!r}.")
+    try:
+        return factory(settings)
+    except ImportError as exc:
+        raise TranscriberUnavailable(
+            f"The speech-to-text model {name} is not installed: {exc}."
+        ) from exc
+    except OSError as exc:
+        raise TranscriberUnavailable(
+            f"The speech-to-text model {name} could not be prepared: {exc}."
+        ) from exc

@@ -4,7 +4,6 @@ tiny.en, or any CTranslate2 Whisper model directory a deployment configures."""
 from __future__ import annotations
 
 import os
-import threading
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from faster_whisper import WhisperModel
 
 from soundstage.config import SttSettings
 from soundstage.core.audio import Audio
+from soundstage.engines.cache import MODELS
 from soundstage.speech.transcribers.base import (
     Progress,
     Segment,
@@ -33,41 +33,36 @@ from soundstage.speech.transcribers.windows import Chunking, Window, windows
 # 223 tokens of a prompt.
 _PROMPT_CHARACTERS: Final = 400
 
-_MODELS: dict[str, WhisperModel] = {}
-_MODELS_LOCK = threading.Lock()
+_KIND: Final = "whisper model"
 
 
 def load_model(name: str, directory: Path, *, cpu_threads: int | None = None) -> WhisperModel:
-    """The process's one copy of the named model, loaded from directory on first use (about
-    0.5 s for whisper-base); TranscriberUnavailable if it cannot be loaded."""
-    model = _MODELS.get(name)
-    if model is not None:
-        return model
-    with _MODELS_LOCK:
-        # Held while loading, so that concurrent first calls load the model once.
-        model = _MODELS.get(name)
-        if model is None:
-            # Checked first: faster-whisper takes a path that is not a directory for a model
-            # name to download from the Hugging Face hub.
-            missing = [f for f in ("model.bin", *MODEL_FILES) if not (directory / f).is_file()]
-            if missing:
-                raise TranscriberUnavailable(
-                    f"The speech-to-text model {name} lacks {', '.join(missing)} in {directory}."
-                )
-            try:
-                model = WhisperModel(
-                    str(directory),
-                    device="cpu",
-                    compute_type="int8",
-                    cpu_threads=cpu_threads or os.cpu_count() or 1,
-                    local_files_only=True,
-                )
-            except (RuntimeError, ValueError, OSError) as exc:
-                raise TranscriberUnavailable(
-                    f"The speech-to-text model {name} could not be loaded: {exc}"
-                ) from exc
-            _MODELS[name] = model
-        return model
+    """The process's one copy of the named model (the model cache, engines.cache), loaded
+    from directory on first use (about 0.5 s for whisper-base); TranscriberUnavailable if it
+    cannot be loaded."""
+    return MODELS.get(_KIND, name, lambda: _load(name, directory, cpu_threads))
+
+
+def _load(name: str, directory: Path, cpu_threads: int | None) -> WhisperModel:
+    # Checked first: faster-whisper takes a path that is not a directory for a model name to
+    # download from the Hugging Face hub.
+    missing = [f for f in ("model.bin", *MODEL_FILES) if not (directory / f).is_file()]
+    if missing:
+        raise TranscriberUnavailable(
+            f"The speech-to-text model {name} lacks {', '.join(missing)} in {directory}."
+        )
+    try:
+        return WhisperModel(
+            str(directory),
+            device="cpu",
+            compute_type="int8",
+            cpu_threads=cpu_threads or os.cpu_count() or 1,
+            local_files_only=True,
+        )
+    except (RuntimeError, ValueError, OSError) as exc:
+        raise TranscriberUnavailable(
+            f"The speech-to-text model {name} could not be loaded: {exc}"
+        ) from exc
 
 
 class WhisperTranscriber:

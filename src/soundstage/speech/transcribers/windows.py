@@ -24,10 +24,9 @@ _QUIET_FRAMES: Final = 15
 @dataclass(frozen=True)
 class Chunking:
     """How audio too long for one pass is cut. faster-whisper computes the spectrogram of all
-    the audio it is given at once (more than a gigabyte of arrays per hour of audio: 246 MiB
-    of peak growth measured for 10 minutes, spectrogram and Silero VAD batches), so long
-    audio goes through in windows, each cut at the quietest moment of its last `search_ms`
-    so that no word is cut in two. Three minutes keep a pass under about 80 MiB."""
+    the audio it is given at once (more than a gigabyte of arrays per hour of audio; figures
+    in docs/calibration.md, "Whisper windows"), so long audio goes through in windows, each
+    cut at the quietest moment of its last `search_ms` so that no word is cut in two."""
 
     # Audio up to this long is transcribed in one pass.
     single_ms: int = 3 * 60_000

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from soundstage.config import get_settings
 from soundstage.core.errors import AppError
-from soundstage.core.registry import Registry
+from soundstage.engines.registry import Registry
 from soundstage.speech.translators.base import (
     LanguagePair,
     Translator,

@@ -87,8 +87,8 @@ class TalentFilters:
 def _has_tag(value: str) -> ColumnElement[bool]:
     """A correlated lookup of the tag's primary key per creator: listings walk an index of
     their order (ix_creator_created, ix_creator_rank) and stop at the page's end, rather than
-    first gathering every creator holding a common tag (`IN (…)`: 20 times slower for
-    `role=narrator&language=en` over 20,000 talents)."""
+    first gathering every creator holding a common tag (`IN (…)`: far slower, see
+    docs/calibration.md, "Talent search: tag filters")."""
     return exists().where(CreatorTag.tag == value, CreatorTag.creator_id == Creator.id)
 
 

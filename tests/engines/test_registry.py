@@ -10,7 +10,8 @@ from collections.abc import Callable
 import pytest
 
 from soundstage.core.errors import AppError
-from soundstage.core.registry import Registry
+from soundstage.engines.cache import ModelCache
+from soundstage.engines.registry import Registry
 
 
 class Unknown(AppError):
@@ -24,7 +25,10 @@ class Unavailable(AppError):
 
 
 def _registry(**factories: Callable[[], object]) -> Registry[object]:
-    return Registry("test engine", factories, unknown=Unknown, unavailable=Unavailable)
+    # A cache of its own: the registries of these tests share names.
+    return Registry(
+        "test engine", factories, unknown=Unknown, unavailable=Unavailable, cache=ModelCache()
+    )
 
 
 def test_concurrent_first_calls_create_one_instance() -> None:
