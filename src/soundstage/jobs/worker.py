@@ -22,9 +22,9 @@ from huey.consumer import Consumer
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.errors import AppError, InternalError, StorageFull, is_disk_full
-from soundstage.core.idempotency import IdempotencyStore
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
+from soundstage.idempotency import IdempotencyStore
 from soundstage.jobs import repository, streams, tasks, wiring, workdirs
 from soundstage.jobs.errors import JobCancelled, WorkerLost
 from soundstage.jobs.handlers import JobContext, JobKind, JobOutcome, get_kind
