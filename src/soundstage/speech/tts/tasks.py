@@ -12,9 +12,9 @@ from soundstage.core.audio import Audio, EncodeFormat, StreamEncoder
 from soundstage.jobs import streams
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.speech import dsp
+from soundstage.speech import text as text_pieces
 from soundstage.speech.engines.base import SpeechSynthesizer
 from soundstage.speech.engines.registry import get_engine
-from soundstage.speech.tts import text as text_pieces
 
 KIND = "tts"
 CONTENT_NAMES = {"mp3": "speech.mp3", "wav": "speech.wav", "flac": "speech.flac"}
