@@ -31,7 +31,6 @@ from soundstage.core.errors import (
     ParameterUnknown,
     RouteNotFound,
 )
-from soundstage.core.idempotency import IdempotencyMiddleware, IdempotencyStore
 from soundstage.core.middleware import GatewayMiddleware, RequestContextMiddleware
 from soundstage.core.params import refuse_unknown_parameters
 from soundstage.core.principal import Principal
@@ -41,6 +40,7 @@ from soundstage.creative.daw import endpoints as daw_endpoints
 from soundstage.creative.music import endpoints as music_endpoints
 from soundstage.creative.sound import endpoints as sound_endpoints
 from soundstage.credits import endpoints as credits_endpoints
+from soundstage.idempotency import IdempotencyMiddleware, IdempotencyStore
 from soundstage.jobs import endpoints as jobs_endpoints
 from soundstage.speech.dubbing import endpoints as dubbing_endpoints
 from soundstage.speech.isolator import endpoints as isolator_endpoints

@@ -14,7 +14,13 @@ from soundstage import app_tasks
 PACKAGE = Path(soundstage.__file__).parent
 JOBS = PACKAGE / "jobs"
 # What the job system may import from the service: the shared layers and itself.
-ALLOWED = ("soundstage.core", "soundstage.config", "soundstage.models", "soundstage.jobs")
+ALLOWED = (
+    "soundstage.core",
+    "soundstage.config",
+    "soundstage.models",
+    "soundstage.idempotency",
+    "soundstage.jobs",
+)
 
 
 def module_name(path: Path) -> str:

@@ -5,6 +5,8 @@ database at hand."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -503,6 +505,15 @@ def test_creators_written_by_anyone_are_indexed(
         creator.languages = ["de-DE"]
     assert ids_of(search(client, buyer, f"q={later}&language=de")) == [creator_id]
     assert ids_of(search(client, buyer, f"q={word}&language=pt")) == []
+
+
+@pytest.mark.parametrize("root", ["soundstage.app", "soundstage.cli"])
+def test_the_processes_that_write_creators_keep_the_index(root: str) -> None:
+    """The index's listener is registered by importing the talent package; the voice catalog
+    writes creators without importing it, so every composition root (the app; the CLI, which
+    runs the server, the worker and the catalog commands) must import it."""
+    check = f"import sys, {root}; assert 'soundstage.workforce.talent.indexing' in sys.modules"
+    subprocess.run([sys.executable, "-c", check], check=True)
 
 
 def assert_walks_index(session: Session, stmt: Select[Any], index: str) -> None:

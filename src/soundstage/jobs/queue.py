@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
+from typing import Any, Protocol
 
 from huey import Huey, RedisHuey, SqliteHuey
 
@@ -13,6 +13,16 @@ from soundstage.config import Settings
 from soundstage.jobs import tasks
 
 log = logging.getLogger("soundstage.jobs")
+
+
+class MessageRunner(Protocol):
+    """What a worker process does with a message: `jobs.worker` runs them, and hands itself to
+    the queue when it starts consuming (`JobQueue.consume`), so the queue, which submitters
+    import too, never imports the worker."""
+
+    def run_job(self, settings: Settings, job_id: str) -> None: ...
+
+    def run_task(self, settings: Settings, name: str, *args: str) -> None: ...
 
 
 class JobQueue:
@@ -24,11 +34,10 @@ class JobQueue:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.huey = make_huey(settings)
+        self._runner: MessageRunner | None = None
 
         def run_job(job_id: str) -> None:
-            from soundstage.jobs import worker
-
-            worker.run_job(worker.environment(settings), job_id)
+            self._running().run_job(settings, job_id)
 
         self._run_job = self.huey.task(name="soundstage.run_job")(run_job)
         self._tasks: dict[str, Any] = {}
@@ -41,10 +50,17 @@ class JobQueue:
         """Ask a worker to run the declared task `name` with `args` (ids)."""
         self._task(name)(*args)
 
-    def register_declared(self) -> None:
-        """Consumer side, at startup: make every declared task known to Huey by name."""
+    def consume(self, runner: MessageRunner) -> None:
+        """Consumer side, at startup: `runner` runs the messages this process takes (and the
+        worker processes it forks), and every declared task is known to Huey by name."""
+        self._runner = runner
         for name in tasks.names():
             self._task(name)
+
+    def _running(self) -> MessageRunner:
+        if self._runner is None:
+            raise RuntimeError("a message was taken by a process that is not a worker")
+        return self._runner
 
     def _task(self, name: str) -> Any:
         """The Huey task that runs the declared task `name` in a worker. The enqueuing
@@ -54,9 +70,7 @@ class JobQueue:
                 settings = self.settings
 
                 def run_task(*args: str) -> None:
-                    from soundstage.jobs import worker
-
-                    worker.run_task(worker.environment(settings), name, *args)
+                    self._running().run_task(settings, name, *args)
 
                 self._tasks[name] = self.huey.task(name=f"soundstage.{name}")(run_task)
             return self._tasks[name]

@@ -11,8 +11,8 @@ from typing import Any
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
+from soundstage import idempotency
 from soundstage.config import Settings
-from soundstage.core import idempotency
 from soundstage.core.db import Database, after_commit
 from soundstage.core.errors import AppError
 from soundstage.core.ids import new_id

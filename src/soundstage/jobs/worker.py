@@ -23,9 +23,9 @@ from pydantic import ValidationError
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.errors import AppError, InternalError, StorageFull, is_disk_full
-from soundstage.core.idempotency import IdempotencyStore
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
+from soundstage.idempotency import IdempotencyStore
 from soundstage.jobs import repository, streams, tasks, wiring, workdirs
 from soundstage.jobs.errors import JobCancelled, WorkerLost
 from soundstage.jobs.handlers import JobContext, JobKind, get_kind
@@ -361,12 +361,22 @@ class _Consumer(Consumer):  # type: ignore[misc]  # huey has no type hints
         super().stop(graceful)
 
 
+class _MessageRunner:
+    """The queue's messages, run in this worker process (jobs.queue.MessageRunner)."""
+
+    def run_job(self, settings: Settings, job_id: str) -> None:
+        run_job(environment(settings), job_id)
+
+    def run_task(self, settings: Settings, name: str, *args: str) -> None:
+        run_task(environment(settings), name, *args)
+
+
 def run_worker(settings: Settings, processes: int, companions: Sequence[Companion] = ()) -> None:
     """`soundstage worker`: a Huey consumer with `processes` worker processes, the sweeper,
     and `companions` in the main process."""
     tasks.load_modules(settings)
     queue = get_queue(settings)
-    queue.register_declared()  # the consumer knows every declared task by name
+    queue.consume(_MessageRunner())
     consumer = _Consumer(
         queue.huey,
         companions,

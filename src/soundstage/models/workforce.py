@@ -22,9 +22,8 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
-    event,
 )
-from sqlalchemy.orm import Mapped, Session, UOWTransaction, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column
 
 from soundstage.models.base import UNMANAGED_NAMES, Base, CustomerOwned, Timestamped
 
@@ -102,10 +101,11 @@ class CreatorTag(Base):
 
 class CreatorSearch(Base):
     """The creator's searchable text, normalized (case- and accent-folded tokens), derived
-    from the profile. Full-text indexes sit on top of it, created by the migration for the
-    database at hand: on SQLite the FTS5 table `creator_fts` (external content, kept in sync by
-    triggers on this table), on PostgreSQL the generated tsvector column `document` with a GIN
-    index. The integer key is the FTS5 rowid: it never changes, unlike an implicit rowid."""
+    from the profile (kept in step by workforce/talent/indexing.py). Full-text indexes sit on
+    top of it, created by the migration for the database at hand: on SQLite the FTS5 table
+    `creator_fts` (external content, kept in sync by triggers on this table), on PostgreSQL the
+    generated tsvector column `document` with a GIN index. The integer key is the FTS5 rowid: it
+    never changes, unlike an implicit rowid."""
 
     __tablename__ = "creator_search"
 
@@ -209,22 +209,3 @@ class LicensedMedia(CustomerOwned, Timestamped, Base):
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     license_id: Mapped[str] = mapped_column(ForeignKey("license.id"), index=True)
     demo_id: Mapped[str] = mapped_column(ForeignKey("talent_demo.id"))
-
-
-@event.listens_for(Session, "after_flush")
-def _index_changed_creators(session: Session, _flush: UOWTransaction) -> None:
-    """Keep the search rows and filter tags of creators in step with their profiles, however
-    a creator is written through the ORM (the voice catalog, a talent import, an operator):
-    after the flush that writes it, in the same transaction. Bulk imports index their rows
-    themselves (workforce/talent/repository.insert_index)."""
-    changed = [
-        obj
-        for obj in (*session.new, *session.dirty)
-        if isinstance(obj, Creator) and (obj in session.new or session.is_modified(obj))
-    ]
-    if changed:
-        # The derived rows have one writer, the talent repository (imported here, lazily,
-        # because models are imported before any feature).
-        from soundstage.workforce.talent import repository
-
-        repository.reindex(session.connection(), changed)

@@ -17,8 +17,8 @@ from soundstage.core.audio import encode
 from soundstage.core.db import Database
 from soundstage.models import Voice
 from soundstage.speech import dsp
+from soundstage.speech import text as text_pieces
 from soundstage.speech.engines.registry import get_engine
-from soundstage.speech.tts import text as text_pieces
 from soundstage.voices import repository
 
 # What each voice says, by base language; others say the English one.

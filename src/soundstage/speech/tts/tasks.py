@@ -12,9 +12,9 @@ from soundstage.jobs import streams
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
 from soundstage.speech import dsp
+from soundstage.speech import text as text_pieces
 from soundstage.speech.engines.base import SpeechSynthesizer
 from soundstage.speech.engines.registry import get_engine
-from soundstage.speech.tts import text as text_pieces
 from soundstage.speech.tts.schemas import TimedWord
 
 KIND = "tts"

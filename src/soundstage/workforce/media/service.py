@@ -17,7 +17,6 @@ from soundstage.models import License, LicensedMedia, TalentDemo
 from soundstage.workforce.errors import LicensedMediaNotFound
 from soundstage.workforce.media import repository
 from soundstage.workforce.media.schemas import LicensedMediaOut, LicenseTermsOut
-from soundstage.workforce.talent import demos
 from soundstage.workforce.talent import service as talent
 
 
@@ -67,7 +66,7 @@ def list_held(
 def _out(
     settings: Settings, row: LicensedMedia, license_: License, demo: TalentDemo
 ) -> LicensedMediaOut:
-    url, expires_at = demos.signed_url(settings, demo)
+    url, expires_at = talent.signed_demo_url(settings, demo)
     # Only completed licenses are listed, and completion sets the term.
     assert license_.starts_at is not None
     assert license_.ends_at is not None

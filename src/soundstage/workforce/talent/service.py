@@ -5,6 +5,7 @@ about creators."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from sqlalchemy.orm import Session
 
@@ -169,3 +170,9 @@ def demos_of(session: Session, creator_id: str) -> list[TalentDemo]:
 
 def demos_by_id(session: Session, demo_ids: Sequence[str]) -> dict[str, TalentDemo]:
     return repository.demos_by_id(session, demo_ids)
+
+
+def signed_demo_url(settings: Settings, demo: TalentDemo) -> tuple[str, datetime]:
+    """The demo's URL, valid for `media.url_ttl_seconds`, and when it expires (licensed media
+    lists its demos by it)."""
+    return demos.signed_url(settings, demo)

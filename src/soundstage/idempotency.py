@@ -8,7 +8,10 @@ fingerprinted, and handed on from there: an upload is never held whole in memory
 holds its key under a lease it renews every `idempotency_heartbeat_seconds`; once the lease
 has run out its request is dead and a retry takes the key over at once. A job submitted under
 the key is bound to it in the job's own transaction (`bind_job`), so the retry of a request
-that died resumes that job (`take_resumed_job`) instead of running and charging it twice."""
+that died resumes that job (`take_resumed_job`) instead of running and charging it twice.
+
+It keeps its records in a table (`models.IdempotencyRecord`), so it sits above `models`, outside
+`core`, which `models` build on: the app and the job system import it, `core` never does."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Cutting text into the pieces an engine speaks at once, with the pause that follows each."""
+"""Cutting text into the pieces an engine speaks at once, with the pause that follows each:
+shared by the speech features and the voice previews, as `speech/dsp.py` is."""
 
 from __future__ import annotations
 
