@@ -1,4 +1,5 @@
-"""FastAPI dependencies shared by every feature: the request's session and the caller."""
+"""FastAPI dependencies shared by every feature: the app's database and settings, the
+request's session and the caller."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
+from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.errors import MissingApiKey, SandboxOnly
 from soundstage.core.principal import Principal
@@ -20,6 +22,16 @@ _bearer = HTTPBearer(auto_error=False, description="Secret key: sk_sandbox_… o
 def database(request: Request) -> Database:
     db: Database = request.app.state.db
     return db
+
+
+# Asynchronous, so FastAPI calls them on the event loop rather than through a worker thread.
+async def _app_database(request: Request) -> Database:
+    return database(request)
+
+
+async def _app_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
 
 
 def request_session(request: Request) -> Iterator[Session]:
@@ -42,6 +54,10 @@ async def current_principal(
     return principal
 
 
+# The app's (create_app puts them in its state); for endpoints that open their own units of
+# work (jobs waited for, uploads, streams) or read configuration.
+DatabaseDep = Annotated[Database, Depends(_app_database)]
+SettingsDep = Annotated[Settings, Depends(_app_settings)]
 SessionDep = Annotated[Session, Depends(request_session, scope="function")]
 PrincipalDep = Annotated[Principal, Depends(current_principal)]
 

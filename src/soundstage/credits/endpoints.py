@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends
 
-from soundstage.core.deps import PrincipalDep, SandboxPrincipalDep, SessionDep
+from soundstage.core.deps import PrincipalDep, SandboxPrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
 from soundstage.credits import service
@@ -77,11 +77,11 @@ def _transaction_out(t: CreditTransaction, entries: list[CreditEntry]) -> Credit
     tags=["Sandbox"],
 )
 def top_up_sandbox(
-    body: SandboxTopUp, request: Request, session: SessionDep, principal: SandboxPrincipalDep
+    body: SandboxTopUp, session: SessionDep, principal: SandboxPrincipalDep, settings: SettingsDep
 ) -> CreditBalanceOut:
     """Sandbox only: add test credits (a `grant` in the ledger). The sandbox balance
     (available plus reserved) holds at most `credits.sandbox_max_balance` credits, 10,000,000
     by default: a top-up past it is 422 `sandbox_balance_limit` naming `amount`."""
-    max_balance = request.app.state.settings.credits.sandbox_max_balance
+    max_balance = settings.credits.sandbox_max_balance
     service.top_up_sandbox(session, principal, body.amount, max_balance)
     return _balance_out(service.get_balance(session, principal.account_id, principal.environment))

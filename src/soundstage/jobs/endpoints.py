@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Query
 
-from soundstage.core.deps import PrincipalDep, SessionDep
+from soundstage.core.deps import PrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
 from soundstage.jobs import service
@@ -16,23 +16,24 @@ router = APIRouter(tags=["Jobs"])
 
 
 @router.get("/jobs/{job_id}", response_model=JobOut)
-def get_job(job_id: str, request: Request, session: SessionDep, principal: PrincipalDep) -> JobOut:
+def get_job(
+    job_id: str, session: SessionDep, principal: PrincipalDep, settings: SettingsDep
+) -> JobOut:
     """A job at any time: status, progress, result or error, credits."""
-    return service.job_out(service.get(session, principal, job_id), request.app.state.settings)
+    return service.job_out(service.get(session, principal, job_id), settings)
 
 
 @router.get("/jobs", response_model=ListResponse[JobOut])
 def list_jobs(
-    request: Request,
     session: SessionDep,
     principal: PrincipalDep,
+    settings: SettingsDep,
     page: Annotated[PageParams, Depends(page_params)],
     status: Annotated[JobStatus | None, Query(description="Only jobs in this state.")] = None,
     kind: Annotated[str | None, Query(max_length=40, description="Only jobs of this kind.")] = None,
 ) -> ListResponse[JobOut]:
     """The caller's jobs, newest first."""
     jobs, has_more = service.list_jobs(session, principal, page, status=status, kind=kind)
-    settings = request.app.state.settings
     return ListResponse[JobOut](
         data=[service.job_out(j, settings) for j in jobs], has_more=has_more
     )
@@ -40,10 +41,9 @@ def list_jobs(
 
 @router.post("/jobs/{job_id}/cancel", response_model=JobOut, responses=errors(409))
 def cancel_job(
-    job_id: str, request: Request, session: SessionDep, principal: PrincipalDep
+    job_id: str, session: SessionDep, principal: PrincipalDep, settings: SettingsDep
 ) -> JobOut:
     """Cancel a queued or running job. A cancelled job is never charged; an asynchronous
     one announces it by webhook: `dubbing.cancelled`, `daw.cancelled`, or `job.cancelled`
     for the other kinds (speech-to-text with `Prefer: respond-async`)."""
-    settings = request.app.state.settings
     return service.job_out(service.cancel(session, settings, principal, job_id), settings)

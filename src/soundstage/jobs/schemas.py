@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, Field
 
@@ -76,3 +76,29 @@ class JobAccepted(BaseModel):
         "or cancellation."
     )
     created_at: Timestamp
+
+
+class CompletedJob(BaseModel):
+    """What every synchronous operation answers once its job has completed: the job, its
+    status and its charge. Each feature's answer extends it with the fields of its job's
+    `result` (`output_url`, `duration_ms`, …), which GET /api/v1/jobs/{job_id} shows too."""
+
+    object: Literal["job"] = "job"
+    job_id: str
+    status: Literal["completed"]
+    credits_used: int
+
+    @classmethod
+    def of(cls, job: JobOut, **fields: Any) -> Self:
+        """The answer for a completed job (see jobs.service.run): its id and charge, and its
+        result's fields, `fields` replacing or adding some (a result stored before a field
+        existed, answered from the others)."""
+        return cls.model_validate(
+            {
+                **(job.result or {}),
+                **fields,
+                "job_id": job.job_id,
+                "status": "completed",
+                "credits_used": job.credits_used or 0,
+            }
+        )

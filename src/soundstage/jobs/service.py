@@ -101,6 +101,26 @@ def _resumed_job(session: Session, principal: Principal, kind: str) -> Job | Non
     return job if job is not None and job.kind == kind else None
 
 
+async def run(
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    kind: str,
+    request: dict[str, Any],
+    *,
+    credits_needed: int,
+) -> JobOut:
+    """What a synchronous endpoint does with its job: submit it (reserving `credits_needed`,
+    402 before any work), wait for its end and answer it completed (for the feature's
+    `CompletedJob.of`). A failed job is raised as the error a direct call would have
+    answered, a cancelled one is 409, and one past `jobs.sync_timeout_seconds` is cancelled,
+    not charged, and 504 `job_timeout`."""
+    job = await submit_and_wait(
+        db, settings, principal, kind, request, credits_needed=credits_needed
+    )
+    return await run_in_threadpool(raise_for_failure, db, job)
+
+
 async def submit_and_wait(
     db: Database,
     settings: Settings,

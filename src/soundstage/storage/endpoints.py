@@ -11,7 +11,7 @@ from fastapi.responses import FileResponse
 from starlette.concurrency import run_in_threadpool
 
 from soundstage.config import Settings
-from soundstage.core.deps import PrincipalDep, SessionDep
+from soundstage.core.deps import DatabaseDep, PrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.params import raw_query
 from soundstage.models import MediaObject
@@ -40,7 +40,8 @@ def media_out(settings: Settings, media: MediaObject) -> MediaOut:
 
 @router.post("/uploads", response_model=MediaOut, responses=errors(413, 422))
 async def upload_media(
-    request: Request,
+    db: DatabaseDep,
+    settings: SettingsDep,
     principal: PrincipalDep,
     file: Annotated[UploadFile, File(description="An audio or video file.")],
 ) -> MediaOut:
@@ -48,8 +49,6 @@ async def upload_media(
     `audio_url` or `media_url` is taken. Files that no decoder can read are 422; a file
     that would pass the account's storage quota is 413 `storage_quota_exceeded`. Uploads
     expire (`expires_at`) after the storage retention, 30 days by default."""
-    settings: Settings = request.app.state.settings
-    db = request.app.state.db
 
     def store() -> MediaOut:
         with tempfile.TemporaryDirectory(dir=_tmp_root(settings)) as tmp:
@@ -72,11 +71,11 @@ def _tmp_root(settings: Settings) -> Path:
 
 @router.get("/media/{media_id}", response_model=MediaOut, responses=errors(404, 410))
 def get_media(
-    media_id: str, request: Request, session: SessionDep, principal: PrincipalDep
+    media_id: str, session: SessionDep, principal: PrincipalDep, settings: SettingsDep
 ) -> MediaOut:
     """A media object of the caller's, with a freshly signed URL; 410 `media_expired` once
     past its `expires_at`."""
-    return media_out(request.app.state.settings, service.get_owned(session, principal, media_id))
+    return media_out(settings, service.get_owned(session, principal, media_id))
 
 
 @public_router.get(
@@ -91,11 +90,12 @@ def get_media(
     },
 )
 @raw_query
-def download_media(media_id: str, filename: str, request: Request) -> FileResponse:
+def download_media(
+    media_id: str, filename: str, request: Request, db: DatabaseDep, settings: SettingsDep
+) -> FileResponse:
     """A signed media URL (no API key: the signature is the credential). Tampered or expired
     URLs are 403; media past their retention (`expires_at`) are 410 `media_expired`."""
-    settings: Settings = request.app.state.settings
-    with request.app.state.db.read_session() as session:
+    with db.read_session() as session:
         media = service.open_signed(session, settings, media_id, filename, request.url.query)
     return FileResponse(
         service.served_path(settings, media),

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Query
 from fastapi.responses import FileResponse
 
-from soundstage.core.deps import SessionDep, current_principal
+from soundstage.core.deps import DatabaseDep, SessionDep, SettingsDep, current_principal
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
 from soundstage.voices import service
@@ -30,7 +30,7 @@ LANGUAGE_RANGE = r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$"
 @router.get("/voices", response_model=ListResponse[VoiceOut])
 def list_voices(
     session: SessionDep,
-    request: Request,
+    settings: SettingsDep,
     page: Annotated[PageParams, Depends(page_params)],
     language: Annotated[
         str | None,
@@ -45,15 +45,15 @@ def list_voices(
 ) -> ListResponse[VoiceOut]:
     """The catalog's voices, newest first. Pass a `voice_id` to POST /api/v1/speech/tts."""
     voices, has_more = service.list_voices(
-        session, request.app.state.settings, page, language=language, gender=gender
+        session, settings, page, language=language, gender=gender
     )
     return ListResponse[VoiceOut](data=voices, has_more=has_more)
 
 
 @router.get("/voices/{voice_id}", response_model=VoiceOut)
-def get_voice(voice_id: str, session: SessionDep, request: Request) -> VoiceOut:
+def get_voice(voice_id: str, session: SessionDep, settings: SettingsDep) -> VoiceOut:
     """One voice of the catalog (404 `voice_not_found` for an unknown or retired one)."""
-    return service.get_voice(session, request.app.state.settings, voice_id)
+    return service.get_voice(session, settings, voice_id)
 
 
 @public_router.get(
@@ -64,10 +64,9 @@ def get_voice(voice_id: str, session: SessionDep, request: Request) -> VoiceOut:
         **errors(404, 503),
     },
 )
-async def voice_preview(voice_id: str, request: Request) -> FileResponse:
+async def voice_preview(voice_id: str, db: DatabaseDep, settings: SettingsDep) -> FileResponse:
     """A short sample of the voice, rendered by a worker on first request and kept."""
-    state = request.app.state
-    path = await service.preview_file(state.db, state.settings, voice_id)
+    path = await service.preview_file(db, settings, voice_id)
     return FileResponse(
         path,
         media_type="audio/mpeg",

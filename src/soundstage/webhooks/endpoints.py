@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Query
 
-from soundstage.config import Settings
-from soundstage.core.deps import PrincipalDep, SessionDep
+from soundstage.core.deps import PrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
 from soundstage.models import Event, WebhookDeliveryAttempt, WebhookEndpoint
@@ -27,14 +26,6 @@ from soundstage.webhooks.service import DeliveryWithAttempts
 
 router = APIRouter()
 PageDep = Annotated[PageParams, Depends(page_params)]
-
-
-def _settings(request: Request) -> Settings:
-    settings: Settings = request.app.state.settings
-    return settings
-
-
-SettingsDep = Annotated[Settings, Depends(_settings)]
 
 
 def _endpoint_fields(endpoint: WebhookEndpoint) -> dict[str, object]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
-from soundstage.core.deps import PrincipalDep
+from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.creative.daw import service
 from soundstage.creative.daw.schemas import DawExportRequest
@@ -16,7 +16,7 @@ router = APIRouter(tags=["Creative"])
 
 @router.post("/creative/daw", response_model=JobAccepted, responses=errors(402, 422))
 async def export_to_daw(
-    body: DawExportRequest, request: Request, principal: PrincipalDep
+    body: DawExportRequest, db: DatabaseDep, settings: SettingsDep, principal: PrincipalDep
 ) -> JobAccepted:
     """Compile tracks into a DAW project: broadcast WAVE stems of equal length and an AAF or
     OMF session, in one ZIP. Asynchronous: every track is fetched and measured first (a
@@ -33,5 +33,4 @@ async def export_to_daw(
     `daw.max_session_ms` (30 min) and the export weighs at most `daw.max_output_bytes`
     (2 GiB): 422 `session_too_long` / `export_too_large` at submit. The ZIP expires with the
     storage retention (`outputs_expire_at`)."""
-    state = request.app.state
-    return await run_in_threadpool(service.submit_export, state.db, state.settings, principal, body)
+    return await run_in_threadpool(service.submit_export, db, settings, principal, body)

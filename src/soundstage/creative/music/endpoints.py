@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
-from soundstage.core.deps import PrincipalDep
+from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.creative.music import service
 from soundstage.creative.music.schemas import MusicRequest, MusicResponse
@@ -19,11 +19,10 @@ router = APIRouter(tags=["Creative"])
     responses=errors(402, 404, 409, 504),
 )
 async def generate_music(
-    body: MusicRequest, request: Request, principal: PrincipalDep
+    body: MusicRequest, db: DatabaseDep, settings: SettingsDep, principal: PrincipalDep
 ) -> MusicResponse:
     """Compose, arrange, render and master a piece from a text prompt, optionally with a sung
     vocal line. Charged 750 credits per minute of output (per started second), only when the
     audio is ready. Generated music is licensed for commercial use under the caller's active
     API plan terms."""
-    state = request.app.state
-    return await service.generate(state.db, state.settings, principal, body)
+    return await service.generate(db, settings, principal, body)

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from soundstage.core.schemas import RequestModel
+from soundstage.jobs.schemas import CompletedJob
 
 MAX_PROMPT_CHARACTERS = 500
 MIN_SECONDS, MAX_SECONDS, DEFAULT_SECONDS = 10, 300, 30
@@ -101,10 +102,7 @@ def music_license() -> dict[str, str]:
     return MusicLicense().model_dump()
 
 
-class MusicResponse(BaseModel):
-    object: Literal["job"] = "job"
-    job_id: str
-    status: Literal["completed"]
+class MusicResponse(CompletedJob):
     output_url: str = Field(description="Signed URL of the music; expires 24 h after issue.")
     duration_ms: int = Field(description="The real duration of the file: the requested one.")
     credits_used: int = Field(description="750 credits per minute of output, per started second.")

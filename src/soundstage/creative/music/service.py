@@ -43,16 +43,10 @@ async def generate(
         "seed": body.seed if body.seed is not None else secrets.randbelow(MAX_SEED + 1),
         "singer": None if body.instrumental else await run_in_threadpool(_singer, db, body),
     }
-    job = await jobs.submit_and_wait(
+    job = await jobs.run(
         db, settings, principal, KIND, request, credits_needed=price(body.duration_seconds)
     )
-    await run_in_threadpool(jobs.raise_for_failure, db, job)
-    return MusicResponse(
-        job_id=job.job_id,
-        status="completed",
-        credits_used=job.credits_used or 0,
-        **(job.result or {}),
-    )
+    return MusicResponse.of(job)
 
 
 def _singer(db: Database, body: MusicRequest) -> dict[str, str]:

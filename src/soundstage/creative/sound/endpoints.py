@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
-from soundstage.core.deps import PrincipalDep
+from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import PageDep, paginate_items
 from soundstage.creative.sound import service
@@ -20,7 +20,7 @@ router = APIRouter(tags=["Creative"])
     responses=errors(402, 409, 504),
 )
 async def generate_sound(
-    body: SoundRequest, request: Request, principal: PrincipalDep
+    body: SoundRequest, db: DatabaseDep, settings: SettingsDep, principal: PrincipalDep
 ) -> SoundResponse:
     """Generate a sound effect from a text prompt: one or several layered sounds (every ESC-50
     class, vehicles, crowds, production, sci-fi and interface effects), steered by
@@ -29,8 +29,7 @@ async def generate_sound(
     `confidence`; 422 only for an empty prompt (no letter or digit), one over 500
     characters, or another field out of bounds. Charged 150 credits a generation, only when
     the audio is ready; the signed `output_url` expires 24 h after issue."""
-    state = request.app.state
-    return await service.generate(state.db, state.settings, principal, body)
+    return await service.generate(db, settings, principal, body)
 
 
 @router.get("/creative/sound/recipes", response_model=SoundRecipeList)

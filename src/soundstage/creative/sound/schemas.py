@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from soundstage.core.schemas import RequestModel
 from soundstage.creative.sound.recipes.base import Family
+from soundstage.jobs.schemas import CompletedJob
 
 MAX_PROMPT_CHARACTERS = 500
 MAX_SEED = 2**32 - 1
@@ -82,10 +83,7 @@ class SoundRecipeUse(BaseModel):
     layer: int = Field(description="The index of the layer (in `layers`) it is part of.")
 
 
-class SoundResponse(BaseModel):
-    object: Literal["job"] = "job"
-    job_id: str
-    status: Literal["completed"]
+class SoundResponse(CompletedJob):
     output_url: str = Field(
         description="Signed URL of the audio (44.1 kHz stereo); expires 24 h after issue."
     )

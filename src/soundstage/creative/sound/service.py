@@ -6,18 +6,14 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
-
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.principal import Principal
 from soundstage.creative.sound.recipes import RECIPES
 from soundstage.creative.sound.schemas import (
     MAX_SEED,
-    SoundLayer,
     SoundRecipe,
     SoundRecipeList,
-    SoundRecipeUse,
     SoundRequest,
     SoundResponse,
 )
@@ -35,18 +31,11 @@ async def generate(
     seed = body.seed if body.seed is not None else secrets.randbelow(MAX_SEED + 1)
     request = {**body.model_dump(), "seed": seed}
     credits = rates.for_generation(Operation.SOUND)
-    job = await jobs.submit_and_wait(db, settings, principal, KIND, request, credits_needed=credits)
-    await run_in_threadpool(jobs.raise_for_failure, db, job)
+    job = await jobs.run(db, settings, principal, KIND, request, credits_needed=credits)
     result = job.result or {}
-    return SoundResponse(
-        job_id=job.job_id,
-        status="completed",
-        output_url=result["output_url"],
-        duration_ms=result["duration_ms"],
-        credits_used=job.credits_used or 0,
-        seed=result["seed"],
-        layers=[SoundLayer(**layer) for layer in result["layers"]],
-        recipes=[SoundRecipeUse(**used) for used in result.get("recipes") or _recipes(result)],
+    return SoundResponse.of(
+        job,
+        recipes=result.get("recipes") or _recipes(result),
         confidence=result.get("confidence", _confidence(result)),
     )
 

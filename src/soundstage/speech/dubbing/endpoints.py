@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
-from soundstage.core.deps import PrincipalDep, SessionDep
+from soundstage.core.deps import DatabaseDep, PrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import PageDep, paginate_items
 from soundstage.jobs.schemas import JobAccepted
@@ -16,7 +16,9 @@ router = APIRouter(tags=["Speech"])
 
 
 @router.post("/speech/dubbing", response_model=JobAccepted, responses=errors(402))
-async def dub(body: DubbingRequest, request: Request, principal: PrincipalDep) -> JobAccepted:
+async def dub(
+    body: DubbingRequest, db: DatabaseDep, settings: SettingsDep, principal: PrincipalDep
+) -> JobAccepted:
     """Translate and re-voice audio or video into another language, keeping each speaker's
     voice characteristics and the timing. Asynchronous: the answer (200, the accepted job:
     `processing`, `estimated_completion_ms`, `credits_reserved`) comes once the media is
@@ -25,8 +27,7 @@ async def dub(body: DubbingRequest, request: Request, principal: PrincipalDep) -
     source and target transcripts as SRT), `dubbing.failed` the error, `dubbing.cancelled`
     a cancellation. Charged 1,500 (standard) or 3,000 (premium) credits per minute of
     media, per started second, only when the dub is ready."""
-    state = request.app.state
-    return await service.submit(state.db, state.settings, principal, body)
+    return await service.submit(db, settings, principal, body)
 
 
 @router.get("/speech/dubbing/languages", response_model=LanguagePairList)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
-from soundstage.core.deps import PrincipalDep
+from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.speech.isolator import service
 from soundstage.speech.isolator.schemas import IsolationRequest, IsolationResponse
@@ -19,12 +19,11 @@ router = APIRouter(tags=["Speech"])
     responses=errors(402, 409, 504),
 )
 async def isolate_voice(
-    body: IsolationRequest, request: Request, principal: PrincipalDep
+    body: IsolationRequest, db: DatabaseDep, settings: SettingsDep, principal: PrincipalDep
 ) -> IsolationResponse:
     """Separate the voice from background music and noise. Charged 750 credits per minute of
     audio (per started second), only when the stems are ready; their signed URLs expire 24 h
     after issue. The stems keep the input's sample rate in WAV and FLAC, and in MP3 when it
     is an MPEG rate (8 to 48 kHz); otherwise MP3 stems are at 44.1 or 48 kHz: `sample_rate`
     in the answer states it."""
-    state = request.app.state
-    return await service.isolate(state.db, state.settings, principal, body)
+    return await service.isolate(db, settings, principal, body)

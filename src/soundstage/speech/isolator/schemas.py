@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from soundstage.core.schemas import MediaUrl, RequestModel
+from soundstage.jobs.schemas import CompletedJob
 
 
 class IsolationRequest(RequestModel):
@@ -20,10 +21,7 @@ class IsolationRequest(RequestModel):
     )
 
 
-class IsolationResponse(BaseModel):
-    object: Literal["job"] = "job"
-    job_id: str
-    status: Literal["completed"]
+class IsolationResponse(CompletedJob):
     vocals_url: str = Field(description="Signed URL of the voice alone; expires 24 h after issue.")
     background_url: str | None = Field(
         default=None,
@@ -38,4 +36,3 @@ class IsolationResponse(BaseModel):
         "not one of the nine MPEG rates (8, 11.025, 12, 16, 22.05, 24, 32, 44.1, 48 kHz): "
         "then 44.1 kHz for rates of the 44.1 kHz family (88.2, 176.4 kHz), else 48 kHz."
     )
-    credits_used: int

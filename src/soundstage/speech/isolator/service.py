@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from starlette.concurrency import run_in_threadpool
-
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.principal import Principal
@@ -16,13 +14,5 @@ async def isolate(
     db: Database, settings: Settings, principal: Principal, body: IsolationRequest
 ) -> IsolationResponse:
     # Priced by the audio's duration, which the job measures and reserves before working.
-    job = await jobs.submit_and_wait(
-        db, settings, principal, KIND, body.model_dump(), credits_needed=0
-    )
-    await run_in_threadpool(jobs.raise_for_failure, db, job)
-    return IsolationResponse(
-        job_id=job.job_id,
-        status="completed",
-        credits_used=job.credits_used or 0,
-        **(job.result or {}),
-    )
+    job = await jobs.run(db, settings, principal, KIND, body.model_dump(), credits_needed=0)
+    return IsolationResponse.of(job)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Request, Response
+from fastapi import APIRouter, Header, Response
 from fastapi.responses import PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
-from soundstage.core.deps import PrincipalDep, SessionDep
+from soundstage.core.deps import DatabaseDep, PrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.jobs.schemas import JobAccepted
 from soundstage.speech.stt import service
@@ -32,7 +32,8 @@ router = APIRouter(tags=["Speech"])
 )
 async def speech_to_text(
     body: SttRequest,
-    request: Request,
+    db: DatabaseDep,
+    settings: SettingsDep,
     principal: PrincipalDep,
     response: Response,
     prefer: Annotated[
@@ -49,13 +50,10 @@ async def speech_to_text(
 ) -> SttResponse | JobAccepted:
     """Transcribe audio with punctuation; optionally word timestamps and speakers. Charged
     250 credits per minute of audio (per started second), only when the transcript is ready."""
-    state = request.app.state
     if prefer is not None and "respond-async" in prefer.lower():
         response.headers["Preference-Applied"] = "respond-async"
-        return await run_in_threadpool(
-            service.submit_async, state.db, state.settings, principal, body
-        )
-    return await service.transcribe(state.db, state.settings, principal, body)
+        return await run_in_threadpool(service.submit_async, db, settings, principal, body)
+    return await service.transcribe(db, settings, principal, body)
 
 
 @router.get(

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from soundstage.core.schemas import MediaUrl, RequestModel
+from soundstage.jobs.schemas import CompletedJob
 from soundstage.speech.speakers.diarize import MAX_SPEAKERS
 
 
@@ -64,13 +63,9 @@ class TranscriptSegment(BaseModel):
     speaker: str | None = Field(default=None, description="Only with `diarize: true`.")
 
 
-class SttResponse(BaseModel):
-    object: Literal["job"] = "job"
-    job_id: str
-    status: Literal["completed"]
+class SttResponse(CompletedJob):
     transcript: str = Field(description="Punctuated; empty when nothing was said.")
     duration_ms: int = Field(description="Duration of the input audio.")
-    credits_used: int
     language: str = Field(description="The language transcribed (Whisper's code: `en`, `es`).")
     language_probability: float | None = Field(
         default=None, description="With `language: auto`: how sure the detection is, 0..1."

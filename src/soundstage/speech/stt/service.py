@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from sqlalchemy.orm import Session
-from starlette.concurrency import run_in_threadpool
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
@@ -52,14 +51,8 @@ async def transcribe(
 ) -> SttResponse:
     request = _job_request(body)
     # Priced by the audio's duration, which the job measures and reserves before working.
-    job = await jobs.submit_and_wait(db, settings, principal, KIND, request, credits_needed=0)
-    await run_in_threadpool(jobs.raise_for_failure, db, job)
-    return SttResponse(
-        job_id=job.job_id,
-        status="completed",
-        credits_used=job.credits_used or 0,
-        **(job.result or {}),
-    )
+    job = await jobs.run(db, settings, principal, KIND, request, credits_needed=0)
+    return SttResponse.of(job)
 
 
 def submit_async(

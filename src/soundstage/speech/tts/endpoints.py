@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 
 from soundstage.core.audio import CONTENT_TYPES
-from soundstage.core.deps import PrincipalDep
+from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.speech.tts import service
 from soundstage.speech.tts.schemas import TtsRequest, TtsResponse
@@ -23,13 +23,11 @@ JOB_ID_HEADER = "Soundstage-Job-Id"
     responses=errors(402, 409, 504),
 )
 async def text_to_speech(
-    body: TtsRequest, request: Request, principal: PrincipalDep
+    body: TtsRequest, db: DatabaseDep, settings: SettingsDep, principal: PrincipalDep
 ) -> TtsResponse:
     """Convert text to speech with a voice of the catalog. Charged 1 credit per character,
     only when the audio is ready; the signed `output_url` expires 24 h after issue."""
-    return await service.synthesize(
-        request.app.state.db, request.app.state.settings, principal, body
-    )
+    return await service.synthesize(db, settings, principal, body)
 
 
 @router.post(
@@ -47,7 +45,7 @@ async def text_to_speech(
     },
 )
 async def text_to_speech_stream(
-    body: TtsRequest, request: Request, principal: PrincipalDep
+    body: TtsRequest, db: DatabaseDep, settings: SettingsDep, principal: PrincipalDep
 ) -> StreamingResponse:
     """Beyond the spec: the same request as POST /speech/tts, answered with the audio itself
     while it is being synthesized; the first bytes come after the first sentence. Same
@@ -56,7 +54,7 @@ async def text_to_speech_stream(
     the first byte (402, an unknown voice, text the engine refuses) are answered as JSON as
     usual. The stream's header carries no length: WAV sizes read 0xFFFFFFFF, FLAC's total is
     unknown."""
-    speech = await service.stream(request.app.state.db, request.app.state.settings, principal, body)
+    speech = await service.stream(db, settings, principal, body)
     return StreamingResponse(
         speech.body(),
         media_type=speech.content_type,

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from soundstage.core.schemas import RequestModel
+from soundstage.jobs.schemas import CompletedJob
 
 MAX_TEXT_CHARACTERS = 5000
 
@@ -41,14 +42,10 @@ class TimedWord(BaseModel):
     end_ms: int
 
 
-class TtsResponse(BaseModel):
-    object: Literal["job"] = "job"
-    job_id: str
-    status: Literal["completed"]
+class TtsResponse(CompletedJob):
     output_url: str = Field(description="Signed URL of the audio; expires 24 h after issue.")
     duration_ms: int = Field(description="The real duration of the audio file.")
     characters_processed: int
-    credits_used: int
     words: list[TimedWord] | None = Field(
         default=None,
         description="Only with `timestamps: true` (absent otherwise): every word of the text in "

@@ -17,7 +17,7 @@ from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.jobs import service as jobs
 from soundstage.jobs.streams import Relay
-from soundstage.speech.tts.schemas import TimedWord, TtsRequest, TtsResponse
+from soundstage.speech.tts.schemas import TtsRequest, TtsResponse
 from soundstage.speech.tts.tasks import KIND
 from soundstage.voices import service as voices
 
@@ -40,19 +40,8 @@ async def synthesize(
 ) -> TtsResponse:
     request = await _job_request(db, body, stream=False)
     credits = rates.for_characters(Operation.TTS, len(body.text))
-    job = await jobs.submit_and_wait(db, settings, principal, KIND, request, credits_needed=credits)
-    await run_in_threadpool(jobs.raise_for_failure, db, job)
-    result = job.result or {}
-    words = result.get("words")
-    return TtsResponse(
-        job_id=job.job_id,
-        status="completed",
-        output_url=result["output_url"],
-        duration_ms=result["duration_ms"],
-        characters_processed=result["characters_processed"],
-        credits_used=job.credits_used or 0,
-        words=None if words is None else [TimedWord(**word) for word in words],
-    )
+    job = await jobs.run(db, settings, principal, KIND, request, credits_needed=credits)
+    return TtsResponse.of(job)
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
-from soundstage.core.deps import PrincipalDep
+from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.speech.voice_changer import service
 from soundstage.speech.voice_changer.schemas import VoiceChangerRequest, VoiceChangerResponse
@@ -18,11 +18,10 @@ router = APIRouter(tags=["Speech"])
     responses=errors(402, 404, 409, 504),
 )
 async def change_voice(
-    body: VoiceChangerRequest, request: Request, principal: PrincipalDep
+    body: VoiceChangerRequest, db: DatabaseDep, settings: SettingsDep, principal: PrincipalDep
 ) -> VoiceChangerResponse:
     """Say the same words, with the same timing and intonation, in another voice of the
     catalog. The background is kept under the new voice unless `remove_background_noise`.
     Charged 1,000 credits per minute of input (per started second), only when the audio is
     ready; the signed `output_url` expires 24 h after issue."""
-    state = request.app.state
-    return await service.change_voice(state.db, state.settings, principal, body)
+    return await service.change_voice(db, settings, principal, body)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from soundstage.core.schemas import MediaUrl, RequestModel
+from soundstage.jobs.schemas import CompletedJob
 
 
 class VoiceChangerRequest(RequestModel):
@@ -32,11 +33,7 @@ class VoiceChangerRequest(RequestModel):
     )
 
 
-class VoiceChangerResponse(BaseModel):
-    object: Literal["job"] = "job"
-    job_id: str
-    status: Literal["completed"]
+class VoiceChangerResponse(CompletedJob):
     output_url: str = Field(description="Signed URL of the audio; expires 24 h after issue.")
     duration_ms: int = Field(description="The output's duration: the input's, exactly.")
-    credits_used: int
     transcript: str = Field(description="Beyond the spec: the words re-voiced.")

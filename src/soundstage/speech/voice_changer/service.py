@@ -33,11 +33,5 @@ async def change_voice(
 
     request = await run_in_threadpool(job_request)
     # Priced by the input's duration, which the job measures and reserves before working.
-    job = await jobs.submit_and_wait(db, settings, principal, KIND, request, credits_needed=0)
-    await run_in_threadpool(jobs.raise_for_failure, db, job)
-    return VoiceChangerResponse(
-        job_id=job.job_id,
-        status="completed",
-        credits_used=job.credits_used or 0,
-        **(job.result or {}),
-    )
+    job = await jobs.run(db, settings, principal, KIND, request, credits_needed=0)
+    return VoiceChangerResponse.of(job)

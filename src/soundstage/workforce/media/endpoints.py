@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Query
 
 from soundstage.accounts.verification import VerifiedBuyerDep
-from soundstage.core.deps import SessionDep
+from soundstage.core.deps import SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
 from soundstage.workforce.media import service
@@ -21,7 +21,7 @@ router = APIRouter(tags=["Workforce"])
 )
 def list_licensed_media(
     session: SessionDep,
-    request: Request,
+    settings: SettingsDep,
     buyer: VerifiedBuyerDep,
     page: Annotated[PageParams, Depends(page_params)],
     creator_id: Annotated[
@@ -37,7 +37,7 @@ def list_licensed_media(
     (403 `buyer_not_verified`)."""
     media, has_more = service.list_held(
         session,
-        request.app.state.settings,
+        settings,
         buyer,
         page,
         creator_id=creator_id,

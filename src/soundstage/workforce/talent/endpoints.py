@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import FileResponse
 
 from soundstage.accounts.verification import VerifiedBuyerDep
-from soundstage.core.deps import SessionDep
+from soundstage.core.deps import DatabaseDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
 from soundstage.core.params import QueryBool, raw_query
@@ -85,7 +85,7 @@ def _search_filters(
 @router.get("/workforce/discover", response_model=ListResponse[CreatorOut], responses=errors(403))
 def discover_talent(
     session: SessionDep,
-    request: Request,
+    settings: SettingsDep,
     _buyer: VerifiedBuyerDep,
     page: Annotated[PageParams, Depends(page_params)],
     filters: Annotated[TalentFilters, Depends(_filters)],
@@ -93,7 +93,7 @@ def discover_talent(
     """Browse voice talent, newest first, with cursor pagination. Each creator carries its
     rate card, signed demo URLs and the catalog `voice_ids` it performs. Requires a verified
     buyer account (403 `buyer_not_verified`)."""
-    creators, has_more = service.discover(session, request.app.state.settings, page, filters)
+    creators, has_more = service.discover(session, settings, page, filters)
     return ListResponse[CreatorOut](data=creators, has_more=has_more)
 
 
@@ -102,7 +102,7 @@ def discover_talent(
 )
 def search_talent(
     session: SessionDep,
-    request: Request,
+    settings: SettingsDep,
     _buyer: VerifiedBuyerDep,
     page: Annotated[PageParams, Depends(page_params)],
     filters: Annotated[TalentFilters, Depends(_search_filters)],
@@ -115,17 +115,17 @@ def search_talent(
     (unrated last), then by `creator_id`. Cursor pagination: `starting_after` / `ending_before`
     take a `creator_id` of this search's results (404 if it is not one). Requires a verified
     buyer account (403 `buyer_not_verified`)."""
-    hits, has_more = service.search(session, request.app.state.settings, q, filters, page)
+    hits, has_more = service.search(session, settings, q, filters, page)
     return ListResponse[CreatorSearchHit](data=hits, has_more=has_more)
 
 
 @router.get("/workforce/creators/{creator_id}", response_model=CreatorOut, responses=errors(403))
 def get_creator(
-    creator_id: CreatorId, session: SessionDep, request: Request, _buyer: VerifiedBuyerDep
+    creator_id: CreatorId, session: SessionDep, settings: SettingsDep, _buyer: VerifiedBuyerDep
 ) -> CreatorOut:
     """One creator's profile (404 `creator_not_found`). Requires a verified buyer account
     (403 `buyer_not_verified`)."""
-    return service.get_creator(session, request.app.state.settings, creator_id)
+    return service.get_creator(session, settings, creator_id)
 
 
 @public_router.get(
@@ -141,11 +141,12 @@ async def demo_audio(
     demo_id: Annotated[str, Path(max_length=40)],
     filename: Annotated[str, Path(max_length=255)],
     request: Request,
+    db: DatabaseDep,
+    settings: SettingsDep,
 ) -> FileResponse:
     """A demo's signed URL (no API key: the signature is the credential). Tampered or expired
     URLs are 403. The first request has a worker render the demo."""
-    state = request.app.state
-    path = await demos.demo_file(state.db, state.settings, demo_id, filename, request.url.query)
+    path = await demos.demo_file(db, settings, demo_id, filename, request.url.query)
     return FileResponse(
         path, media_type=demos.CONTENT_TYPE, filename=filename, content_disposition_type="inline"
     )
