@@ -80,7 +80,7 @@ def reference(speech: np.ndarray, data_dir: Path) -> float:
     """The bare chain's wall time (models loaded before the clock starts)."""
     from faster_whisper import WhisperModel
 
-    from soundstage.speech.transcribers.models import whisper_base_dir
+    from soundstage.engines.transcribers.models import whisper_base_dir
 
     model = WhisperModel(str(whisper_base_dir(data_dir)), device="cpu", compute_type="int8")
     list(model.transcribe(speech[: RATE * 5], language="en")[0])  # warm up

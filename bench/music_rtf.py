@@ -89,7 +89,7 @@ def main() -> None:
             reference.append(fluidsynth_cli(midi, seconds))
 
     from soundstage.creative.music.generator import Singer, generate
-    from soundstage.speech.engines.registry import get_engine
+    from soundstage.engines.tts.registry import get_engine
 
     singer = Singer(get_engine("piper"), "en_US-joe-medium", "male") if args.vocals else None
     stages: dict[str, list[float]] = {}

@@ -69,8 +69,8 @@ def main() -> None:
                 assert abs(answer.json()["duration_ms"] - SECONDS * 1000) <= 10
 
     from soundstage.creative.sound import scene
-    from soundstage.creative.sound.embedder import get_embedder
     from soundstage.creative.sound.interpret import index_for, interpret
+    from soundstage.engines.embedder import get_embedder
 
     index = index_for(get_embedder())
     bare: list[float] = []

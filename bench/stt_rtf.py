@@ -63,7 +63,7 @@ def main() -> None:
     from faster_whisper import WhisperModel
 
     from soundstage.config import Settings
-    from soundstage.speech.transcribers.models import whisper_base_dir
+    from soundstage.engines.transcribers.models import whisper_base_dir
 
     settings = Settings(data_dir=data_dir)
     model = WhisperModel(

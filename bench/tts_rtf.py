@@ -62,7 +62,7 @@ def main() -> None:
 
     from soundstage.config import Settings
     from soundstage.core.db import Database
-    from soundstage.speech.engines.registry import get_engine
+    from soundstage.engines.tts.registry import get_engine
     from soundstage.voices import service as voices
 
     with Database(Settings(data_dir=data_dir)).read_session() as session:

@@ -48,10 +48,10 @@ def bare_chain(
 ) -> dict[str, list[float]]:
     sys.path.insert(0, str(ROOT / "src"))
     from soundstage.config import Settings
-    from soundstage.core.audio import Audio
-    from soundstage.speech.conversion.resynthesis import ResynthesisConverter
-    from soundstage.speech.separators.registry import get_separator
-    from soundstage.speech.transcribers.registry import get_transcriber
+    from soundstage.engines.conversion.resynthesis import ResynthesisConverter
+    from soundstage.engines.separators.registry import get_separator
+    from soundstage.engines.transcribers.registry import get_transcriber
+    from soundstage.media.audio import Audio
 
     settings = Settings(data_dir=Path(tempfile.mkdtemp()))
     converter = ResynthesisConverter(get_transcriber(settings=settings))

@@ -126,7 +126,7 @@ class TtsSettings(BaseModel):
     """Text-to-speech engines."""
 
     # Directories of extra Piper voices, each a `<voice>.onnx` next to its `<voice>.onnx.json`
-    # (see speech/engines/piper.py), read once per worker process. As JSON in the
+    # (see engines/tts/piper.py), read once per worker process. As JSON in the
     # environment: SOUNDSTAGE_TTS__PIPER_VOICE_DIRS='["/srv/piper-voices"]'.
     piper_voice_dirs: list[Path] = Field(default_factory=list)
 

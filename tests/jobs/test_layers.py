@@ -16,6 +16,7 @@ JOBS = PACKAGE / "jobs"
 # What the job system may import from the service: the shared layers and itself.
 ALLOWED = (
     "soundstage.core",
+    "soundstage.media",
     "soundstage.config",
     "soundstage.models",
     "soundstage.idempotency",

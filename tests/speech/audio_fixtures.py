@@ -12,7 +12,7 @@ import jiwer
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio, decode
+from soundstage.media.audio import Audio, decode
 
 LIBRIVOX_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "librivox"
 

@@ -11,7 +11,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from soundstage.core.audio import Audio, decode
+from soundstage.media.audio import Audio, decode
 
 Signal = npt.NDArray[np.float32]
 

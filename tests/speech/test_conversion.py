@@ -16,25 +16,25 @@ import pytest
 import soxr
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio
-from soundstage.speech.conversion.base import Converted
-from soundstage.speech.conversion.intonation import pitch_track, semitones
-from soundstage.speech.conversion.phrases import PAUSE_MS, phrases
-from soundstage.speech.conversion.registry import UnknownConverter, get_converter
-from soundstage.speech.conversion.resynthesis import ResynthesisConverter
-from soundstage.speech.conversion.timing import (
+from soundstage.engines.conversion.base import Converted
+from soundstage.engines.conversion.intonation import pitch_track, semitones
+from soundstage.engines.conversion.phrases import PAUSE_MS, phrases
+from soundstage.engines.conversion.registry import UnknownConverter, get_converter
+from soundstage.engines.conversion.resynthesis import ResynthesisConverter
+from soundstage.engines.conversion.timing import (
     MAX_LOCAL_RATIO,
     MIN_LOCAL_RATIO,
     KeyFrame,
     bounded_key_frames,
 )
-from soundstage.speech.engines.base import UnknownVoice
-from soundstage.speech.engines.registry import get_engine
-from soundstage.speech.speakers.audio16k import SAMPLE_RATE, mono_16k
-from soundstage.speech.speakers.embeddings import Embedding, embed, similarity
-from soundstage.speech.transcribers import sphinx
-from soundstage.speech.transcribers.base import Transcriber, Word
-from soundstage.speech.transcribers.registry import get_transcriber
+from soundstage.engines.speakers.audio16k import SAMPLE_RATE, mono_16k
+from soundstage.engines.speakers.embeddings import Embedding, embed, similarity
+from soundstage.engines.transcribers import sphinx
+from soundstage.engines.transcribers.base import Transcriber, Word
+from soundstage.engines.transcribers.registry import get_transcriber
+from soundstage.engines.tts.base import UnknownVoice
+from soundstage.engines.tts.registry import get_engine
+from soundstage.media.audio import Audio
 from tests.speech.audio_fixtures import librivox_clips, word_error_rate
 
 pytestmark = pytest.mark.slow

@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio
-from soundstage.speech.engines.base import (
+from soundstage.engines.tts.base import (
     EngineUnavailable,
     SynthesisFailed,
     UnknownVoice,
 )
-from soundstage.speech.engines.piper import PiperEngine
-from soundstage.speech.engines.registry import all_voices, engine_names, get_engine
+from soundstage.engines.tts.piper import PiperEngine
+from soundstage.engines.tts.registry import all_voices, engine_names, get_engine
+from soundstage.media.audio import Audio
 
 pytestmark = pytest.mark.slow
 

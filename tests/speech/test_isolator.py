@@ -13,8 +13,8 @@ import soundfile
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio
 from soundstage.core.db import Database
+from soundstage.media.audio import Audio
 from tests.speech import mixtures
 from tests.speech.audio_fixtures import download_audio
 from tests.speech.mixtures import mix, music, pink_noise, rms, si_sdr, speech

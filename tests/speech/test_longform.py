@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from soundstage.core.audio import Audio
+from soundstage.media.audio import Audio
 from soundstage.speech.longform import windows
 
 RATE = 16_000

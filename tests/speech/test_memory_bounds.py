@@ -24,8 +24,8 @@ import soxr
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio, decode
 from soundstage.core.db import Database
+from soundstage.media.audio import Audio, decode
 from soundstage.models import Job
 from soundstage.voices.service import CatalogCounts
 from tests.speech.audio_fixtures import download_audio, librivox_clips

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from soundstage.core.audio import Audio
-from soundstage.speech.conversion import intonation
-from soundstage.speech.conversion.intonation import pitch_track
+from soundstage.engines.conversion import intonation
+from soundstage.engines.conversion.intonation import pitch_track
+from soundstage.media.audio import Audio
 from tests.speech.audio_fixtures import librivox_clips
 from tests.speech.dubbing.helpers import joined_clips
 
@@ -26,8 +26,8 @@ _MEASURE = """
 import sys
 from pathlib import Path
 import numpy as np
-from soundstage.core.audio import Audio
-from soundstage.speech.conversion.intonation import pitch_track
+from soundstage.media.audio import Audio
+from soundstage.engines.conversion.intonation import pitch_track
 
 def hwm_kib():
     for line in Path("/proc/self/status").read_text().splitlines():

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from soundstage.core.audio import Audio
 from soundstage.core.db import Database
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
+from soundstage.media.audio import Audio
 from tests.support.api import assert_error
 from tests.support.audio import understated_mkv
 from tests.support.factories import create_customer

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from soundstage.speech.separators import deepfilter
-from soundstage.speech.separators.base import SeparatorUnavailable
-from soundstage.speech.separators.deepfilter import DeepFilterSeparator
+from soundstage.engines.separators import deepfilter
+from soundstage.engines.separators.base import SeparatorUnavailable
+from soundstage.engines.separators.deepfilter import DeepFilterSeparator
 
 pytestmark = pytest.mark.slow
 

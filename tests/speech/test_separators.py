@@ -10,10 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from soundstage.core.audio import Audio
-from soundstage.speech.separators.base import Separation, Separator, SeparatorUnavailable
-from soundstage.speech.separators.deepfilter import DeepFilterSeparator
-from soundstage.speech.separators.registry import get_separator
+from soundstage.engines.separators.base import Separation, Separator, SeparatorUnavailable
+from soundstage.engines.separators.deepfilter import DeepFilterSeparator
+from soundstage.engines.separators.registry import get_separator
+from soundstage.media.audio import Audio
 from tests.speech.mixtures import Mixture, db, mix, music, pink_noise, rms, si_sdr, speech
 
 pytestmark = pytest.mark.slow

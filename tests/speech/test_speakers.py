@@ -12,18 +12,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from soundstage.core.audio import Audio, decode
-from soundstage.speech.engines.registry import get_engine
-from soundstage.speech.speakers.base import NoSpeech, Region
-from soundstage.speech.speakers.diarize import (
+from soundstage.engines.speakers.base import NoSpeech, Region
+from soundstage.engines.speakers.diarize import (
     MAX_SPEAKERS,
     Diarizer,
     SpeakerTurn,
     assign_speakers,
     diarize,
 )
-from soundstage.speech.speakers.embeddings import embed, embed_windows, similarity
-from soundstage.speech.speakers.vad import speech_regions
+from soundstage.engines.speakers.embeddings import embed, embed_windows, similarity
+from soundstage.engines.speakers.vad import speech_regions
+from soundstage.engines.tts.registry import get_engine
+from soundstage.media.audio import Audio, decode
 
 pytestmark = pytest.mark.slow
 

@@ -17,9 +17,9 @@ import pytest
 from fastapi.testclient import TestClient
 from scipy.signal import butter, resample_poly, sosfilt
 
-from soundstage.core.audio import Audio
 from soundstage.core.db import Database
-from soundstage.speech.engines.registry import get_engine
+from soundstage.engines.tts.registry import get_engine
+from soundstage.media.audio import Audio
 from tests.speech.audio_fixtures import Clip, librivox_clips, word_error_rate
 from tests.support.api import assert_error
 from tests.support.audio import audio_bytes

@@ -11,9 +11,8 @@ import pytest
 import soxr
 
 from soundstage.config import Settings, SttSettings
-from soundstage.core.audio import Audio
-from soundstage.speech.transcribers.align import TimedWord, align_words
-from soundstage.speech.transcribers.base import (
+from soundstage.engines.transcribers.align import TimedWord, align_words
+from soundstage.engines.transcribers.base import (
     Segment,
     Transcriber,
     TranscriberUnavailable,
@@ -25,10 +24,11 @@ from soundstage.speech.transcribers.base import (
     whisper_language,
     whisper_languages,
 )
-from soundstage.speech.transcribers.models import MODEL_FILES, tiny_en_dir, whisper_base_dir
-from soundstage.speech.transcribers.registry import get_transcriber, transcriber_names
-from soundstage.speech.transcribers.whisper import WhisperTranscriber, load_model
-from soundstage.speech.transcribers.windows import Chunking, windows
+from soundstage.engines.transcribers.models import MODEL_FILES, tiny_en_dir, whisper_base_dir
+from soundstage.engines.transcribers.registry import get_transcriber, transcriber_names
+from soundstage.engines.transcribers.whisper import WhisperTranscriber, load_model
+from soundstage.engines.transcribers.windows import Chunking, windows
+from soundstage.media.audio import Audio
 from tests.speech.audio_fixtures import Clip, librivox_clips, word_error_rate
 
 pytestmark = pytest.mark.slow

@@ -11,9 +11,9 @@ import soundfile
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio
 from soundstage.core.db import Database
-from soundstage.speech.transcribers.registry import get_transcriber
+from soundstage.engines.transcribers.registry import get_transcriber
+from soundstage.media.audio import Audio
 from soundstage.voices.service import CatalogCounts
 from tests.speech.audio_fixtures import word_error_rate
 from tests.support.factories import Customer, create_customer

@@ -8,9 +8,9 @@ import itertools
 import numpy as np
 import pytest
 
-from soundstage.speech.engines.base import EngineVoice
-from soundstage.speech.engines.registry import all_voices, get_engine
-from soundstage.speech.speakers.embeddings import embed, similarity
+from soundstage.engines.speakers.embeddings import embed, similarity
+from soundstage.engines.tts.base import EngineVoice
+from soundstage.engines.tts.registry import all_voices, get_engine
 
 pytestmark = pytest.mark.slow
 

@@ -189,7 +189,7 @@ def test_remote_inputs_go_through_the_safe_fetcher(
     import http.server
     import threading
 
-    from soundstage.core.fetch import UrlNotAllowed
+    from soundstage.media.fetch import UrlNotAllowed
 
     payload = wav_bytes(0.5)
 

@@ -11,7 +11,7 @@ import av
 import numpy as np
 import soundfile
 
-from soundstage.core.audio import Audio
+from soundstage.media.audio import Audio
 
 
 def wav_bytes(seconds: float = 1.0, rate: int = 16000) -> bytes:

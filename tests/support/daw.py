@@ -16,7 +16,7 @@ import soundfile
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio, encode
+from soundstage.media.audio import Audio, encode
 from tests.support.audio import wav_bytes
 from tests.support.factories import Customer
 from tests.support.jobs import wait_for_job

@@ -12,7 +12,7 @@ import mido
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio, decode
+from soundstage.media.audio import Audio, decode
 from tests.support.factories import Customer
 
 MUSIC = "/api/v1/creative/music"

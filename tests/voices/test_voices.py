@@ -16,9 +16,9 @@ from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.ids import random_token
 from soundstage.core.timeutil import utcnow
+from soundstage.engines.tts.base import EngineVoice
+from soundstage.engines.tts.registry import all_voices
 from soundstage.models import Creator, Voice
-from soundstage.speech.engines.base import EngineVoice
-from soundstage.speech.engines.registry import all_voices
 from soundstage.studios.demo import DEMO_STUDIOS
 from soundstage.voices import service as voices
 from soundstage.voices.demo import build_demo_catalog, load_demo_catalog

@@ -14,11 +14,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio
 from soundstage.core.db import Database
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.jobs.schemas import JobAccepted
+from soundstage.media.audio import Audio
 from soundstage.voices.service import CatalogCounts
 from tests.support.audio import audio_bytes
 from tests.support.factories import Customer, create_customer

@@ -15,9 +15,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
-from soundstage.core.audio import decode
 from soundstage.core.db import Database
 from soundstage.core.timeutil import travel
+from soundstage.media.audio import decode
 from tests.support.api import assert_error
 from tests.support.factories import Customer, add_talent, profile
 from tests.support.workforce import act, completed_license, request_license

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio, EncodeFormat, MediaInfo, encode, probe
 from soundstage.core.db import Database
-from soundstage.core.input_limits import check_input, decoded_duration_ms
 from soundstage.core.principal import Principal
 from soundstage.jobs import wiring
 from soundstage.jobs.errors import JobCancelled
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
+from soundstage.media.audio import Audio, EncodeFormat, MediaInfo, encode, probe
+from soundstage.media.input_limits import check_input, decoded_duration_ms
 
 # Covariant: a context for a kind's request is one for any request it extends (helpers that
 # read only what every request has take JobContext[JobRequest]).

@@ -4,10 +4,10 @@ respond-async`) answers a bad input with 422 naming its field, reserves its cred
 what the inputs measure, and answers the same JobAccepted.
 
 `submit` runs in a thread (never on the event loop). Each input is brought into
-`data_dir/tmp` (swept if the process dies) through core/fetch.py, the SSRF-safe fetcher,
+`data_dir/tmp` (swept if the process dies) through media/fetch.py, the SSRF-safe fetcher,
 with its byte limit and timeout (no database session held meanwhile), or read from storage
 when it is one of this service's media URLs (the caller's own media are used where they
-are, not copied). It is probed and checked with core.input_limits.check_input (sample rate,
+are, not copied). It is probed and checked with media.input_limits.check_input (sample rate,
 channels, the operation's duration; a header without a duration is refused, it would price
 nothing), then the feature plans the job from what the inputs are (its checks, price,
 estimate). Only then, in one unit of work, each fetched input is kept in the media store
@@ -27,16 +27,16 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from soundstage.config import Settings
-from soundstage.core import fetch
-from soundstage.core.audio import InvalidMedia, MediaInfo, probe
 from soundstage.core.db import Database
-from soundstage.core.input_limits import check_input
 from soundstage.core.principal import Principal
 from soundstage.jobs import service as jobs
 from soundstage.jobs import wiring
 from soundstage.jobs.handlers import JobContext
 from soundstage.jobs.payloads import JobRequest
 from soundstage.jobs.schemas import JobAccepted
+from soundstage.media import fetch
+from soundstage.media.audio import InvalidMedia, MediaInfo, probe
+from soundstage.media.input_limits import check_input
 
 # Where a submitted job's request lists its kept inputs, in the order they were asked for
 # (KeptInputs.input_media_ids).

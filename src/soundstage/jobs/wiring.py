@@ -18,10 +18,10 @@ from typing import Any, Protocol
 from sqlalchemy.orm import Session
 
 from soundstage.config import Settings
-from soundstage.core.audio import MediaInfo
 from soundstage.core.db import Database
-from soundstage.core.fetch import FetchPolicy
 from soundstage.core.principal import Principal
+from soundstage.media.audio import MediaInfo
+from soundstage.media.fetch import FetchPolicy
 
 
 class Billing(Protocol):

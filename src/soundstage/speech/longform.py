@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from soundstage.core.audio import Audio
+from soundstage.media.audio import Audio
 
 # The quietest 50 ms within the last SEARCH seconds of a full window is where it is cut.
 _FRAME_SECONDS = 0.05

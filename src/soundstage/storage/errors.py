@@ -1,7 +1,7 @@
 """Errors of the storage feature."""
 
 from soundstage.core.errors import AppError, NotFound, PayloadTooLarge
-from soundstage.core.fetch import MediaUnreachable
+from soundstage.media.fetch import MediaUnreachable
 
 __all__ = [
     "InputMediaExpired",

@@ -11,10 +11,10 @@ from urllib.parse import urlsplit
 from sqlalchemy.orm import Session
 
 from soundstage.config import Settings
-from soundstage.core import fetch
-from soundstage.core.audio import MediaInfo
 from soundstage.core.db import Database
 from soundstage.core.principal import Principal
+from soundstage.media import fetch
+from soundstage.media.audio import MediaInfo
 from soundstage.storage import service as storage
 from soundstage.storage.errors import MediaExpired, MediaNotFound, MediaUnreachable
 

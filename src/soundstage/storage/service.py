@@ -13,11 +13,12 @@ from urllib.parse import unquote, urlsplit
 from sqlalchemy.orm import Session
 
 from soundstage.config import Settings
-from soundstage.core import fetch, tenancy
+from soundstage.core import tenancy
 from soundstage.core.db import Database, after_commit, after_rollback
 from soundstage.core.ids import new_id
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import rfc3339, utcnow
+from soundstage.media import fetch
 from soundstage.models import MediaObject
 from soundstage.storage import repository, signing
 from soundstage.storage.backend import make_store
@@ -343,7 +344,7 @@ def save_upload(
     session: Session, settings: Settings, principal: Principal, path: Path, filename: str | None
 ) -> MediaObject:
     """Keep an uploaded file if a decoder can read its audio (422 `invalid_media` if not)."""
-    from soundstage.core import audio
+    from soundstage.media import audio
 
     info = audio.probe(path, param="file")
     return save(

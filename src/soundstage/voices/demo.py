@@ -22,8 +22,8 @@ from typing import Final
 
 from sqlalchemy.orm import Session
 
-from soundstage.speech.engines.base import EngineVoice, Gender
-from soundstage.speech.engines.registry import all_voices
+from soundstage.engines.tts.base import EngineVoice, Gender
+from soundstage.engines.tts.registry import all_voices
 from soundstage.voices import service
 from soundstage.voices.service import CatalogCounts, CatalogCreator, CatalogVoice
 

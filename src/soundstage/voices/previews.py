@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Final
 
 from soundstage.config import Settings
-from soundstage.core.audio import encode
 from soundstage.core.db import Database
+from soundstage.engines import dsp
+from soundstage.engines.tts import text as text_pieces
+from soundstage.engines.tts.registry import get_engine
+from soundstage.media.audio import encode
 from soundstage.models import Voice
-from soundstage.speech import dsp
-from soundstage.speech import text as text_pieces
-from soundstage.speech.engines.registry import get_engine
 from soundstage.voices import repository
 
 # What each voice says, by base language; others say the English one.

@@ -25,13 +25,13 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from soundstage.config import Settings, WebhookSettings
-from soundstage.core import fetch
 from soundstage.core.db import after_commit
 from soundstage.core.ids import new_id
 from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import rfc3339, utcnow
 from soundstage.jobs import service as jobs
+from soundstage.media import fetch
 from soundstage.models import Event, Job, WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint
 from soundstage.webhooks import repository
 from soundstage.webhooks.errors import (
@@ -94,7 +94,7 @@ def new_secret() -> str:
 
 
 def endpoint_policy(allow_hosts: list[str], timeout_seconds: float) -> fetch.FetchPolicy:
-    """Webhook URLs obey the rules of media fetching (core/fetch.py)."""
+    """Webhook URLs obey the rules of media fetching (media/fetch.py)."""
     return fetch.FetchPolicy(
         timeout_seconds=timeout_seconds,
         connect_timeout_seconds=min(10.0, timeout_seconds),

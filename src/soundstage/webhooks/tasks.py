@@ -11,9 +11,9 @@ from standardwebhooks import Webhook
 
 from soundstage import __version__
 from soundstage.config import Settings, WebhookSettings
-from soundstage.core import fetch
 from soundstage.core.db import Database
 from soundstage.core.timeutil import utcnow
+from soundstage.media import fetch
 from soundstage.webhooks import service
 from soundstage.webhooks.service import AttemptResult, OutgoingRequest
 

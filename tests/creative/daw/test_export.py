@@ -21,10 +21,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio, decode
 from soundstage.core.db import Database
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
+from soundstage.media.audio import Audio, decode
 from tests.creative.daw.omf_reader import OmfFile, read_composition
 from tests.support.api import assert_error
 from tests.support.daw import DAW, Wave, download, export, file_bytes, noise, parse_wave
@@ -77,7 +77,7 @@ def zip_member(archive: zipfile.ZipFile, name: str) -> bytes:
 
 
 def reference(url_audio: tuple[str, Audio], files: FileServer, rate: int) -> np.ndarray:
-    """The input decoded by core.audio at the export rate (swresample): what the stem holds,
+    """The input decoded by media.audio at the export rate (swresample): what the stem holds,
     up to the resampler's difference."""
     name = url_audio[0].rsplit("/", 1)[1]
     return decode(files.root / name, sample_rate=rate).samples.astype(np.float64)

@@ -13,8 +13,8 @@ from fastapi.testclient import TestClient
 
 from soundstage.app import create_app
 from soundstage.config import DawSettings, Settings
-from soundstage.core.audio import Audio
 from soundstage.core.db import Database
+from soundstage.media.audio import Audio
 from tests.support.api import assert_error
 from tests.support.daw import DAW, file_bytes
 from tests.support.factories import create_customer

@@ -13,10 +13,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio
 from soundstage.core.db import Database
 from soundstage.creative.daw import limits
 from soundstage.creative.daw.schemas import DawExportRequest
+from soundstage.media.audio import Audio
 from tests.support.api import assert_error
 from tests.support.audio import wav_bytes
 from tests.support.daw import DAW, file_bytes

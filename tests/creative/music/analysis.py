@@ -8,7 +8,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from soundstage.core.audio import Audio
+from soundstage.media.audio import Audio
 
 NOTE_NAMES: Final = ("C", "C#", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B")
 # Krumhansl & Kessler (1982) probe-tone ratings, tonic first.

@@ -10,7 +10,6 @@ import weakref
 import numpy as np
 import pyloudnorm
 
-from soundstage.core.audio import Audio
 from soundstage.creative.music.mastering import (
     PEAK_CEILING_DB,
     TARGET_LUFS,
@@ -18,6 +17,7 @@ from soundstage.creative.music.mastering import (
     master,
     true_peak,
 )
+from soundstage.media.audio import Audio
 
 RATE = 44_100
 ROLES = ("drums", "bass", "chords", "pad", "lead")

@@ -12,8 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio
 from soundstage.core.db import Database
+from soundstage.media.audio import Audio
 from tests.creative.music import analysis
 from tests.support.api import Answer, assert_error
 from tests.support.factories import Customer, create_customer

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from soundstage.creative.sound.embedder import get_embedder
 from soundstage.creative.sound.interpret import RecipeIndex, index_for
+from soundstage.engines.embedder import get_embedder
 
 
 @pytest.fixture(scope="session")

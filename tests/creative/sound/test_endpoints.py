@@ -12,8 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio, decode
 from soundstage.core.db import Database
+from soundstage.media.audio import Audio, decode
 from tests.support.api import assert_error, every_page
 from tests.support.factories import Customer, create_customer
 from tests.support.sound import level_db

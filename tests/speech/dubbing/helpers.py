@@ -14,7 +14,7 @@ import numpy as np
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio, decode
+from soundstage.media.audio import Audio, decode
 from tests.speech.audio_fixtures import Clip, ReferenceWord
 from tests.support.factories import Customer
 

@@ -14,11 +14,11 @@ import soxr
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio, decode
 from soundstage.core.db import Database
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
-from soundstage.speech.transcribers.registry import get_transcriber
+from soundstage.engines.transcribers.registry import get_transcriber
+from soundstage.media.audio import Audio, decode
 from soundstage.voices.service import CatalogCounts
 from tests.speech.audio_fixtures import librivox_clips, word_error_rate
 from tests.speech.dubbing.helpers import (

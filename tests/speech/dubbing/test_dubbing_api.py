@@ -11,10 +11,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio
 from soundstage.core.db import Database
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
+from soundstage.media.audio import Audio
 from soundstage.voices.service import CatalogCounts
 from tests.speech.audio_fixtures import librivox_clips
 from tests.speech.dubbing.helpers import DUBBING, submit, video_with, wait

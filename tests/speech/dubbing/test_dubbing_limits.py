@@ -11,8 +11,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio
 from soundstage.core.db import Database
+from soundstage.media.audio import Audio
 from soundstage.voices.service import CatalogCounts
 from tests.speech.dubbing.helpers import DUBBING, submit, wait
 from tests.support.api import assert_error

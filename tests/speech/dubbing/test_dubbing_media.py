@@ -12,11 +12,11 @@ from fastapi.testclient import TestClient
 from scipy.signal import resample_poly
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio, decode
 from soundstage.core.db import Database
-from soundstage.speech.engines.registry import get_engine
-from soundstage.speech.speakers.embeddings import embed, similarity
-from soundstage.speech.transcribers.registry import get_transcriber
+from soundstage.engines.speakers.embeddings import embed, similarity
+from soundstage.engines.transcribers.registry import get_transcriber
+from soundstage.engines.tts.registry import get_engine
+from soundstage.media.audio import Audio, decode
 from soundstage.voices.service import CatalogCounts
 from tests.speech import mixtures
 from tests.speech.audio_fixtures import librivox_clips

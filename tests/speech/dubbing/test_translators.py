@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from soundstage.speech.engines.espeak import EspeakEngine
-from soundstage.speech.translators import registry
-from soundstage.speech.translators.apertium import ApertiumTranslator, parse_modes, tidy
-from soundstage.speech.translators.base import (
+from soundstage.engines.translators import registry
+from soundstage.engines.translators.apertium import ApertiumTranslator, parse_modes, tidy
+from soundstage.engines.translators.base import (
     LanguagePair,
     SourceUtterance,
     UnsupportedLanguagePair,
     language_code,
 )
+from soundstage.engines.tts.espeak import EspeakEngine
 from tests.support.processes import stand_in_program
 
 LISTING = "  eco-es-fr\n  eng-spa\n  es-fr\n  es-pt\n  es-pt_BR\n  pt-es\n  spa-eng_US\n"

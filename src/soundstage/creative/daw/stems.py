@@ -15,11 +15,11 @@ import numpy as np
 import numpy.typing as npt
 import soxr
 
-from soundstage.core.audio import Samples, iter_decode
 from soundstage.core.errors import InvalidField
-from soundstage.core.input_limits import within_duration
 from soundstage.creative.daw.bwf import BroadcastInfo, BwfWriter, WaveLayout, max_frames
 from soundstage.creative.daw.errors import ExportTooLarge, StemTooLarge
+from soundstage.media.audio import Samples, iter_decode
+from soundstage.media.input_limits import within_duration
 
 _BLOCK_FRAMES: Final = 1 << 17
 OPERATION: Final = "a DAW track"
@@ -94,7 +94,7 @@ def check_pannable(spec: StemSpec) -> None:
 
 
 def expected_frames(source_frames: int, source_rate: int, rate: int) -> int:
-    """The length at the new rate, rounded half up, as core.audio counts it."""
+    """The length at the new rate, rounded half up, as media.audio counts it."""
     return int(Fraction(source_frames * rate, source_rate) + Fraction(1, 2))
 
 

@@ -11,8 +11,6 @@ from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
 from soundstage.config import Settings
-from soundstage.core.audio import MediaInfo, probe
-from soundstage.core.input_limits import check_input
 from soundstage.creative.daw import limits, package
 from soundstage.creative.daw.aaf import write_aaf
 from soundstage.creative.daw.bwf import BroadcastInfo, BwfWriter
@@ -32,6 +30,8 @@ from soundstage.credits.rates import Operation
 from soundstage.jobs import inputs
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
+from soundstage.media.audio import MediaInfo, probe
+from soundstage.media.input_limits import check_input
 from soundstage.storage import service as storage
 
 KIND = "daw"

@@ -12,7 +12,6 @@ from typing import Final
 
 import numpy as np
 
-from soundstage.core.audio import Audio
 from soundstage.creative.music.arrangement import arrange
 from soundstage.creative.music.composition import Composition, compose
 from soundstage.creative.music.mastering import Master, master
@@ -26,7 +25,8 @@ from soundstage.creative.music.vocals import (
     sing,
     write_vocal_part,
 )
-from soundstage.speech.engines.base import Gender, SpeechSynthesizer
+from soundstage.engines.tts.base import Gender, SpeechSynthesizer
+from soundstage.media.audio import Audio
 
 MAX_FADE_S: Final = 3.0
 MIN_FADE_S: Final = 1.0

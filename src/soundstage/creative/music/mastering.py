@@ -15,7 +15,7 @@ from pedalboard._pedalboard import Pedalboard
 from pedalboard_native import Compressor, HighpassFilter, Limiter, PeakFilter, Plugin, Reverb
 from scipy.signal import resample_poly
 
-from soundstage.core.audio import Audio
+from soundstage.media.audio import Audio
 
 TARGET_LUFS: Final = -14.0
 PEAK_CEILING_DB: Final = -1.0

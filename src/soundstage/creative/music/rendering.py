@@ -7,16 +7,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final, Protocol
 
-from soundstage.core.audio import Audio
-from soundstage.creative.fluidsynth import (
+from soundstage.creative.music.score import Score
+from soundstage.engines.fluidsynth import (
     DRUM_BANK,
     Played,
     RendererUnavailable,
     Synth,
     find_soundfont,
 )
-from soundstage.creative.music.score import Score
 from soundstage.engines.registry import Registry
+from soundstage.media.audio import Audio
 
 SAMPLE_RATE: Final = 44_100
 _GAIN: Final = 0.4

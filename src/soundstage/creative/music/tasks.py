@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from soundstage.core.audio import EncodeFormat
 from soundstage.creative.music.generator import Piece, Singer, generate
 from soundstage.creative.music.instruments import program_name
 from soundstage.creative.music.schemas import MusicLicense, music_license
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
+from soundstage.engines.tts.base import Gender
+from soundstage.engines.tts.registry import get_engine
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
-from soundstage.speech.engines.base import Gender
-from soundstage.speech.engines.registry import get_engine
+from soundstage.media.audio import EncodeFormat
 
 KIND = "music"
 MIDI_CONTENT_TYPE = "audio/midi"

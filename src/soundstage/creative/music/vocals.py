@@ -14,12 +14,12 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from soundstage.core.audio import Audio
 from soundstage.creative.music import lyrics
 from soundstage.creative.music.composition import STEPS_PER_BAR, Composition, Section
 from soundstage.creative.music.melody import Motif, realize
 from soundstage.creative.music.score import Note, Track
-from soundstage.speech.engines.base import SpeechSynthesizer
+from soundstage.engines.tts.base import SpeechSynthesizer
+from soundstage.media.audio import Audio
 
 VOCAL_PROGRAM: Final = 52  # Choir Aahs: what a MIDI player shows the sung line as
 RANGES: Final = {"male": (48, 62), "female": (57, 72)}

@@ -10,8 +10,8 @@ from typing import Final
 
 import numpy as np
 
-from soundstage.creative.fluidsynth import Played, Synth
 from soundstage.creative.sound.dsp import RATE, Signal
+from soundstage.engines.fluidsynth import Played, Synth
 
 _GAIN: Final = 0.6
 

@@ -22,14 +22,14 @@ from typing import Final
 
 import numpy as np
 
-from soundstage.core.audio import Audio
-from soundstage.speech.conversion.intonation import REFERENCE_TEXT, pitch_track
-from soundstage.speech.engines.base import EngineVoice, SynthesisFailed
-from soundstage.speech.engines.espeak import ENGINE as ESPEAK
-from soundstage.speech.engines.espeak import variant_voices
-from soundstage.speech.engines.registry import get_engine
-from soundstage.speech.speakers.base import NoSpeech
-from soundstage.speech.speakers.embeddings import Embedding, embed, similarity
+from soundstage.engines.conversion.intonation import REFERENCE_TEXT, pitch_track
+from soundstage.engines.speakers.base import NoSpeech
+from soundstage.engines.speakers.embeddings import Embedding, embed, similarity
+from soundstage.engines.tts.base import EngineVoice, SynthesisFailed
+from soundstage.engines.tts.espeak import ENGINE as ESPEAK
+from soundstage.engines.tts.espeak import variant_voices
+from soundstage.engines.tts.registry import get_engine
+from soundstage.media.audio import Audio
 
 # Below this median pitch a voice is taken for a man's (between typical male ~120 Hz and
 # female ~210 Hz).

@@ -24,18 +24,18 @@ from typing import Final
 
 import numpy as np
 
-from soundstage.core.audio import Audio, Samples
-from soundstage.speech.conversion.timing import (
+from soundstage.engines.conversion.timing import (
     match_level,
     place,
     resampled_mono,
     trim_silence,
 )
-from soundstage.speech.dsp import stretch_and_shift
+from soundstage.engines.dsp import stretch_and_shift
+from soundstage.engines.tts.base import SpeechSynthesizer, SynthesisFailed, UnknownVoice
+from soundstage.engines.tts.espeak import EspeakEngine
+from soundstage.engines.tts.registry import get_engine
+from soundstage.media.audio import Audio, Samples
 from soundstage.speech.dubbing.raw import RawAudio
-from soundstage.speech.engines.base import SpeechSynthesizer, SynthesisFailed, UnknownVoice
-from soundstage.speech.engines.espeak import EspeakEngine
-from soundstage.speech.engines.registry import get_engine
 
 # A little slower than espeak-ng's 175 words a minute, with short pauses between words: far
 # fewer words missed (docs/calibration.md, "Dubbing voices and speaking rate").

@@ -1,5 +1,5 @@
 """How long a media a dub takes (`dubbing.max_duration_ms`); the header and the caps every
-audio input has are checked at submit (jobs.inputs, core.input_limits), the decoded length
+audio input has are checked at submit (jobs.inputs, media.input_limits), the decoded length
 by the job."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Final
 
 from soundstage.config import Settings
-from soundstage.core.input_limits import MediaTooLong, check_duration
+from soundstage.media.input_limits import MediaTooLong, check_duration
 
 __all__ = ["OPERATION", "PARAM", "MediaTooLong", "check_length"]
 

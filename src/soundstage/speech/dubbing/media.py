@@ -20,7 +20,7 @@ from av.packet import Packet
 from av.stream import Disposition
 from av.video.stream import VideoStream
 
-from soundstage.core.audio import (
+from soundstage.media.audio import (
     Audio,
     EncodeFormat,
     FileEncoder,
@@ -39,7 +39,7 @@ AAC_BIT_RATE: Final = 192_000
 
 @dataclass(frozen=True)
 class OutputPlan:
-    """What the output is: `encode` for core.audio.encode's formats, `mux` for PyAV."""
+    """What the output is: `encode` for media.audio.encode's formats, `mux` for PyAV."""
 
     how: Literal["encode", "mux"]
     filename: str

@@ -12,22 +12,22 @@ from pathlib import Path
 import numpy as np
 
 from soundstage.config import Settings
-from soundstage.core.audio import Audio, Samples
+from soundstage.engines.separators.registry import get_separator
+from soundstage.engines.speakers.audio16k import SAMPLE_RATE
+from soundstage.engines.speakers.diarize import assign_speakers, diarize
+from soundstage.engines.speakers.vad import speech_regions
+from soundstage.engines.transcribers import sphinx
+from soundstage.engines.transcribers.base import Transcriber, Transcript
+from soundstage.engines.transcribers.registry import get_transcriber
+from soundstage.engines.transcribers.whisper import WhisperTranscriber
+from soundstage.engines.translators.base import LanguagePair, SourceUtterance, Translator
+from soundstage.media.audio import Audio, Samples
 from soundstage.speech.dubbing import casting
 from soundstage.speech.dubbing.casting import Candidate, Casting, SpeakerProfile
 from soundstage.speech.dubbing.fitting import Line, say_in_span, span_of, voice_of
 from soundstage.speech.dubbing.raw import RawAudio, RawWriter, silent
 from soundstage.speech.dubbing.tiers import Tier
 from soundstage.speech.dubbing.utterances import Utterance, snapped, utterances
-from soundstage.speech.separators.registry import get_separator
-from soundstage.speech.speakers.audio16k import SAMPLE_RATE
-from soundstage.speech.speakers.diarize import assign_speakers, diarize
-from soundstage.speech.speakers.vad import speech_regions
-from soundstage.speech.transcribers import sphinx
-from soundstage.speech.transcribers.base import Transcriber, Transcript
-from soundstage.speech.transcribers.registry import get_transcriber
-from soundstage.speech.transcribers.whisper import WhisperTranscriber
-from soundstage.speech.translators.base import LanguagePair, SourceUtterance, Translator
 
 Progress = Callable[[float], None]
 

@@ -14,7 +14,7 @@ from typing import BinaryIO, Final
 import numpy as np
 import soxr
 
-from soundstage.core.audio import Audio, Samples
+from soundstage.media.audio import Audio, Samples
 
 # 64 Ki frames: 2 MiB a block at 8 channels.
 BLOCK_FRAMES: Final = 1 << 16

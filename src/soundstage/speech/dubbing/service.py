@@ -13,6 +13,14 @@ from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.principal import Principal
 from soundstage.credits import rates
+from soundstage.engines.transcribers.base import (
+    UnsupportedLanguage,
+    bcp47_language,
+    whisper_language,
+    whisper_languages,
+)
+from soundstage.engines.translators.base import UnsupportedLanguagePair, language_code
+from soundstage.engines.translators.registry import available_pairs, route
 from soundstage.jobs import inputs
 from soundstage.jobs.schemas import JobAccepted
 from soundstage.speech.dubbing import media
@@ -20,14 +28,6 @@ from soundstage.speech.dubbing.limits import OPERATION, PARAM
 from soundstage.speech.dubbing.schemas import DubbingRequest, LanguagePairOut
 from soundstage.speech.dubbing.tasks import KIND
 from soundstage.speech.dubbing.tiers import TIERS, estimated_completion_ms
-from soundstage.speech.transcribers.base import (
-    UnsupportedLanguage,
-    bcp47_language,
-    whisper_language,
-    whisper_languages,
-)
-from soundstage.speech.translators.base import UnsupportedLanguagePair, language_code
-from soundstage.speech.translators.registry import available_pairs, route
 from soundstage.voices import service as voices
 
 

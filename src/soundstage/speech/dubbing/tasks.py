@@ -20,12 +20,17 @@ from typing import Final
 
 import numpy as np
 
-from soundstage.core.audio import Audio, InvalidMedia, MediaInfo, iter_decode, probe
+from soundstage.engines.conversion.base import NothingToSay
+from soundstage.engines.speakers.audio16k import SAMPLE_RATE
+from soundstage.engines.speakers.base import NoSpeech
+from soundstage.engines.translators.base import LanguagePair, UnsupportedLanguagePair
+from soundstage.engines.translators.registry import route
+from soundstage.engines.tts.base import EngineVoice, Gender
 from soundstage.jobs import inputs
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
+from soundstage.media.audio import Audio, InvalidMedia, MediaInfo, iter_decode, probe
 from soundstage.models import Voice
-from soundstage.speech.conversion.base import NothingToSay
 from soundstage.speech.dubbing import media, pipeline
 from soundstage.speech.dubbing.casting import Candidate, Casting, SpeakerProfile, candidates
 from soundstage.speech.dubbing.fitting import Line
@@ -34,12 +39,7 @@ from soundstage.speech.dubbing.pipeline import Heard, Progress
 from soundstage.speech.dubbing.raw import BLOCK_FRAMES, RawAudio, RawWriter, mono_at, silent
 from soundstage.speech.dubbing.tiers import TIERS, TierName
 from soundstage.speech.dubbing.utterances import Utterance
-from soundstage.speech.engines.base import EngineVoice, Gender
-from soundstage.speech.speakers.audio16k import SAMPLE_RATE
-from soundstage.speech.speakers.base import NoSpeech
 from soundstage.speech.stt import cues
-from soundstage.speech.translators.base import LanguagePair, UnsupportedLanguagePair
-from soundstage.speech.translators.registry import route
 from soundstage.voices import service as voices
 
 KIND: Final = "dubbing"

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
-from soundstage.speech.conversion.phrases import phrases
-from soundstage.speech.speakers.base import Region
-from soundstage.speech.transcribers.base import Word
+from soundstage.engines.conversion.phrases import phrases
+from soundstage.engines.speakers.base import Region
+from soundstage.engines.transcribers.base import Word
 
 # A pause this long ends an utterance even mid-sentence: the dub must be silent where the
 # source is. Shorter pauses stay inside, so that a sentence is translated whole.

@@ -8,11 +8,11 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import Final
 
-from soundstage.core.audio import Audio, EncodeFormat, FileEncoder, iter_decode, kept_rate
 from soundstage.credits.rates import Operation
+from soundstage.engines.separators.registry import get_separator
 from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome, register
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
-from soundstage.speech.separators.registry import get_separator
+from soundstage.media.audio import Audio, EncodeFormat, FileEncoder, iter_decode, kept_rate
 
 KIND = "isolation"
 PARAM: Final = "audio_url"

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from soundstage.speech.transcribers.base import Segment, Word
+from soundstage.engines.transcribers.base import Segment, Word
 
 # Netflix-style limits: two lines of 42 characters, at most 7 seconds on screen.
 MAX_CHARACTERS: Final = 84

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from soundstage.core.schemas import MediaUrl, RequestModel
+from soundstage.engines.speakers.diarize import MAX_SPEAKERS
 from soundstage.jobs.schemas import CompletedJob
-from soundstage.speech.speakers.diarize import MAX_SPEAKERS
 
 
 class SttRequest(RequestModel):

@@ -13,6 +13,7 @@ from soundstage.core.errors import Conflict, InvalidField
 from soundstage.core.principal import Principal
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
+from soundstage.engines.transcribers.base import whisper_language
 from soundstage.jobs import inputs
 from soundstage.jobs import service as jobs
 from soundstage.jobs.schemas import JobAccepted
@@ -20,7 +21,6 @@ from soundstage.models.jobs import JobStatus
 from soundstage.speech.stt import cues
 from soundstage.speech.stt.schemas import SttRequest, SttResponse
 from soundstage.speech.stt.tasks import KIND, OPERATION, PARAM
-from soundstage.speech.transcribers.base import whisper_language
 
 AUTO = "auto"
 # A rough estimate of an asynchronous transcription: seconds of work per second of audio on

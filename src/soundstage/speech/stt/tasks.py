@@ -7,19 +7,19 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Final
 
-from soundstage.core.audio import iter_decode
-from soundstage.core.input_limits import within_duration
 from soundstage.credits.rates import Operation
+from soundstage.engines.speakers.diarize import Diarizer, SpeakerTurn, assign_speakers
+from soundstage.engines.transcribers import sphinx
+from soundstage.engines.transcribers.base import Segment, Word, bcp47_language, whisper_language
+from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.jobs import inputs
 from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome, register
 from soundstage.jobs.payloads import JobResult
+from soundstage.media.audio import iter_decode
+from soundstage.media.input_limits import within_duration
 from soundstage.speech import longform
-from soundstage.speech.speakers.diarize import Diarizer, SpeakerTurn, assign_speakers
 from soundstage.speech.stt import cues
 from soundstage.speech.stt.schemas import Speaker, SpeakerSegment, SttWord, TranscriptSegment
-from soundstage.speech.transcribers import sphinx
-from soundstage.speech.transcribers.base import Segment, Word, bcp47_language, whisper_language
-from soundstage.speech.transcribers.registry import get_transcriber
 
 KIND = "stt"
 PARAM: Final = "audio_url"

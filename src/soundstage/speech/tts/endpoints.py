@@ -5,9 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 
-from soundstage.core.audio import CONTENT_TYPES
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
+from soundstage.media.audio import CONTENT_TYPES
 from soundstage.speech.tts import service
 from soundstage.speech.tts.schemas import TtsRequest, TtsResponse
 

@@ -10,13 +10,13 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 
 from soundstage.config import Settings
-from soundstage.core.audio import CONTENT_TYPES
 from soundstage.core.db import Database
 from soundstage.core.principal import Principal
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.jobs import service as jobs
 from soundstage.jobs.streams import Relay
+from soundstage.media.audio import CONTENT_TYPES
 from soundstage.speech.tts.schemas import TtsRequest, TtsResponse
 from soundstage.speech.tts.tasks import KIND
 from soundstage.voices import service as voices

@@ -7,14 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from soundstage.core.audio import Audio, EncodeFormat, StreamEncoder
+from soundstage.engines import dsp
+from soundstage.engines.tts import text as text_pieces
+from soundstage.engines.tts.base import SpeechSynthesizer
+from soundstage.engines.tts.registry import get_engine
 from soundstage.jobs import streams
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
-from soundstage.speech import dsp
-from soundstage.speech import text as text_pieces
-from soundstage.speech.engines.base import SpeechSynthesizer
-from soundstage.speech.engines.registry import get_engine
+from soundstage.media.audio import Audio, EncodeFormat, StreamEncoder
 from soundstage.speech.tts.schemas import TimedWord
 
 KIND = "tts"
@@ -128,7 +128,7 @@ def synthesize_speech(ctx: JobContext[TtsJob]) -> JobOutcome[TtsResult]:
     if request.timestamps:
         ctx.progress(_SYNTHESIS_SHARE, "aligning")
         # Imported here: the recognizer (CTranslate2) loads only for jobs that ask for words.
-        from soundstage.speech.transcribers.align import align_words
+        from soundstage.engines.transcribers.align import align_words
 
         aligned = align_words(audio, text, language=request.language)
         words = [TimedWord(word=w.word, start_ms=w.start_ms, end_ms=w.end_ms) for w in aligned]

@@ -9,8 +9,8 @@ from starlette.concurrency import run_in_threadpool
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.principal import Principal
+from soundstage.engines.transcribers.base import whisper_language
 from soundstage.jobs import service as jobs
-from soundstage.speech.transcribers.base import whisper_language
 from soundstage.speech.voice_changer.schemas import VoiceChangerRequest, VoiceChangerResponse
 from soundstage.speech.voice_changer.tasks import KIND
 from soundstage.voices import service as voices

@@ -18,13 +18,13 @@ from typing import Final
 import numpy as np
 import soxr
 
-from soundstage.core.audio import Audio, EncodeFormat, FileEncoder, Samples, iter_decode
 from soundstage.credits.rates import Operation
+from soundstage.engines.conversion.base import WORKING_RATE
+from soundstage.engines.conversion.registry import get_converter
+from soundstage.engines.separators.registry import get_separator
 from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome, register
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
-from soundstage.speech.conversion.base import WORKING_RATE
-from soundstage.speech.conversion.registry import get_converter
-from soundstage.speech.separators.registry import get_separator
+from soundstage.media.audio import Audio, EncodeFormat, FileEncoder, Samples, iter_decode
 
 KIND = "voice_changer"
 CONTENT_NAMES = {"mp3": "voice.mp3", "wav": "voice.wav", "flac": "voice.flac"}
@@ -179,7 +179,7 @@ def _stream(source_rate: int, rate: int) -> soxr.ResampleStream | None:
 
 
 def _frames_at(frames: int, source_rate: int, rate: int) -> int:
-    """The length at another rate, rounded half up, as core.audio counts it."""
+    """The length at another rate, rounded half up, as media.audio counts it."""
     return (2 * frames * rate + source_rate) // (2 * source_rate)
 
 

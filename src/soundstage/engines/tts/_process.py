@@ -1,0 +1,112 @@
+"""Running a command-line synthesizer (espeak-ng, Festival, flite) and reading the WAV it wrote."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+import unicodedata
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Final
+
+from soundstage.engines.tts.base import EngineUnavailable, SynthesisFailed, spoken
+from soundstage.media.audio import Audio, InvalidMedia, decode
+
+# A piece of text is a sentence or short paragraph, spoken in well under a second of CPU by
+# each of these tools; a minute means the tool hangs, not that the text is long.
+TOOL_TIMEOUT_SECONDS: Final = 60.0
+_STDERR_TAIL: Final = 300
+# Festival and flite read bytes as ASCII/Latin-1: typographic quotes and dashes in UTF-8 come
+# out as stray letters (Festival spells them, adding a second of noise), so they are mapped to
+# their ASCII forms first.
+_ASCII_PUNCTUATION: Final = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+        "\u2013": ", ",
+        "\u2014": ", ",
+        "\u2026": "...",
+        "\u00a0": " ",
+    }
+)
+
+
+def require_binary(program: str, engine: str) -> str:
+    """The absolute path of program, or EngineUnavailable when it is not installed."""
+    path = shutil.which(program)
+    if path is None:
+        raise EngineUnavailable(
+            f"The {engine} text-to-speech engine is not installed ({program} is missing)."
+        )
+    return path
+
+
+def run_tool(
+    command: Sequence[str], *, engine: str, stdin_text: str | None = None, encoding: str = "utf-8"
+) -> str:
+    """Run command (never through a shell), feeding stdin_text; returns its standard output.
+
+    A missing program or a hang is EngineUnavailable; a failing exit is SynthesisFailed."""
+    try:
+        result = subprocess.run(
+            list(command),
+            input=None if stdin_text is None else stdin_text.encode(encoding, errors="replace"),
+            capture_output=True,
+            timeout=TOOL_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise EngineUnavailable(
+            f"The {engine} engine did not answer within {TOOL_TIMEOUT_SECONDS:.0f} s."
+        ) from exc
+    except OSError as exc:  # removed or not executable since the engine was set up
+        raise EngineUnavailable(f"The {engine} engine could not be started: {exc}.") from exc
+    if result.returncode != 0:
+        detail = result.stderr.decode("utf-8", errors="replace").strip()[-_STDERR_TAIL:]
+        raise SynthesisFailed(
+            f"The {engine} engine failed on this text (exit {result.returncode}): {detail}",
+            param="text",
+        )
+    return result.stdout.decode("utf-8", errors="replace")
+
+
+@contextmanager
+def scratch_dir() -> Iterator[Path]:
+    """A private directory for one call's input and output files, removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="soundstage-tts-") as name:
+        yield Path(name)
+
+
+def read_speech(path: Path, engine: str) -> Audio:
+    """Decode the WAV a tool wrote into mono Audio at its own rate."""
+    if not path.is_file() or path.stat().st_size == 0:
+        raise SynthesisFailed(f"The {engine} engine produced no audio for this text.", param="text")
+    try:
+        audio = decode(path, channels=1, param="text")
+    except InvalidMedia as exc:
+        raise SynthesisFailed(
+            f"The {engine} engine produced no audio for this text.", param="text"
+        ) from exc
+    return spoken(audio.samples, audio.sample_rate, engine)
+
+
+def ascii_text(text: str) -> str:
+    """text as the English-only engines can read it: accents dropped ("café" -> "cafe"),
+    typographic punctuation made ASCII, anything else (other scripts) left out."""
+    decomposed = unicodedata.normalize("NFKD", text.translate(_ASCII_PUNCTUATION))
+    return decomposed.encode("ascii", errors="ignore").decode("ascii")
+
+
+def stretch(rate: float) -> str:
+    """The duration factor for a speed of speech, as a plain decimal both Festival's Scheme and
+    flite's --setf parse."""
+    return f"{1.0 / rate:.4f}"

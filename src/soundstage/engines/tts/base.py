@@ -1,0 +1,115 @@
+"""What every text-to-speech engine offers: the SpeechSynthesizer protocol, voices and errors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Final, Literal, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from soundstage.core.errors import AppError
+from soundstage.media.audio import Audio
+
+Gender = Literal["female", "male"]
+
+MIN_RATE: Final = 0.5
+MAX_RATE: Final = 2.0
+# Below this peak the "speech" is silence (or dither): the engine said nothing.
+_SILENT_PEAK: Final = 1e-3
+
+
+@dataclass(frozen=True)
+class EngineVoice:
+    """One voice of one engine, as the voice catalog sees it."""
+
+    engine: str
+    # The engine's own id of the voice, passed back to synthesize().
+    voice: str
+    # BCP-47: en-US, es-ES, cmn, ...
+    language: str
+    gender: Gender
+    # How the speaker sounds to a listener: "American", "Scottish", "Castilian", ...
+    accent: str
+    # The name shown to people.
+    label: str
+
+
+class SpeechSynthesizer(Protocol):
+    """A text-to-speech engine. Instances are long-lived (one per worker process, see
+    registry.get_engine) and must be safe to call from several threads."""
+
+    name: str
+    # Whether synthesize() applies `rate` itself (speed of speech; pitch kept). Engines
+    # without it leave the audio at rate 1.0 for the caller to time-stretch.
+    supports_rate: bool
+
+    def voices(self) -> list[EngineVoice]:
+        """The voices this engine can speak with on this machine."""
+        ...
+
+    def synthesize(
+        self, text: str, voice: str, *, rate: float = 1.0, deterministic: bool = False
+    ) -> Audio:
+        """Speak one sentence or short paragraph: mono float32 at the engine's native sample
+        rate. rate is the speed of speech, 1.0 normal, MIN_RATE..MAX_RATE. With
+        `deterministic` the same text gives the same samples every time (for generators
+        that take a seed): an engine that samples noise (Piper's VITS) leaves it out then;
+        the others are deterministic anyway and ignore it. Off by default, so that speech
+        keeps its natural variation.
+
+        Raises UnknownVoice, SynthesisFailed (nothing speakable, engine error on this text)
+        or EngineUnavailable (the engine is missing or stuck); ValueError for a rate out of
+        bounds (the endpoint validates it first).
+        """
+        ...
+
+
+class EngineUnavailable(AppError):
+    """The engine (its program or model) is missing or did not answer: not the user's fault."""
+
+    status = 503
+    type = "api_error"
+    code = "engine_unavailable"
+
+
+class SynthesisFailed(AppError):
+    """The engine could not speak this text (nothing speakable in it, or it failed on it)."""
+
+    status = 422
+    code = "synthesis_failed"
+
+
+class UnknownVoice(SynthesisFailed):
+    """The voice's speech engine has no such voice on this server (a catalog voice whose
+    engine voice is not installed)."""
+
+    code = "voice_unavailable"
+
+
+def check_rate(rate: float) -> None:
+    if not MIN_RATE <= rate <= MAX_RATE:
+        raise ValueError(f"rate must be {MIN_RATE}..{MAX_RATE}, not {rate}")
+
+
+def check_text(text: str) -> None:
+    if not text.strip():
+        raise SynthesisFailed("The text contains nothing to say.", param="text")
+
+
+def find_voice(voices: Iterable[EngineVoice], voice: str, engine: str) -> EngineVoice:
+    for candidate in voices:
+        if candidate.voice == voice:
+            return candidate
+    raise UnknownVoice(f"The {engine} engine has no voice {voice!r}.", param="voice_id")
+
+
+def spoken(samples: npt.NDArray[Any], sample_rate: int, engine: str) -> Audio:
+    """Wrap an engine's mono output as Audio, refusing output with nothing in it."""
+    mono = np.ascontiguousarray(samples, dtype=np.float32).reshape(-1, 1)
+    if mono.shape[0] == 0 or float(np.max(np.abs(mono))) < _SILENT_PEAK:
+        raise SynthesisFailed(
+            f"The {engine} engine produced no speech for this text.", param="text"
+        )
+    return Audio(mono, sample_rate)

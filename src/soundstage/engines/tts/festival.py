@@ -1,0 +1,121 @@
+"""Festival (Debian festival + festvox-*): the HTS voice cmu_us_slt_arctic_hts and the diphone
+voice kal_diphone, American English.
+
+Each call runs text2wave in its own process (0.3-0.6 s of start-up, most of it loading the
+voice): Festival keeps global state per utterance, so a shared server process would serialise
+every request anyway and could be left in a bad state by one of them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from soundstage.engines.tts._process import (
+    ascii_text,
+    read_speech,
+    require_binary,
+    run_tool,
+    scratch_dir,
+    stretch,
+)
+from soundstage.engines.tts.base import (
+    EngineUnavailable,
+    EngineVoice,
+    SynthesisFailed,
+    check_rate,
+    check_text,
+    find_voice,
+)
+from soundstage.media.audio import Audio
+
+ENGINE: Final = "festival"
+
+
+@dataclass(frozen=True)
+class _FestivalVoice:
+    voice: EngineVoice
+    # HTS voices ignore Duration_Stretch; their speed is hts_engine's -r option instead.
+    hts: bool
+
+
+_CATALOG: Final = (
+    _FestivalVoice(
+        EngineVoice(
+            engine=ENGINE,
+            voice="cmu_us_slt_arctic_hts",
+            language="en-US",
+            gender="female",
+            accent="American",
+            label="Sally",
+        ),
+        hts=True,
+    ),
+    _FestivalVoice(
+        EngineVoice(
+            engine=ENGINE,
+            voice="kal_diphone",
+            language="en-US",
+            gender="male",
+            accent="American",
+            label="Kal",
+        ),
+        hts=False,
+    ),
+)
+_SYMBOL: Final = re.compile(r"[A-Za-z0-9_]+")
+
+
+class FestivalEngine:
+    """text2wave per call; output at the voice's rate (32 kHz slt-hts, 16 kHz kal)."""
+
+    name = ENGINE
+    supports_rate = True
+
+    def __init__(self) -> None:
+        self._text2wave = require_binary("text2wave", ENGINE)
+        installed = self._installed_voices(require_binary("festival", ENGINE))
+        self._catalog = {
+            entry.voice.voice: entry for entry in _CATALOG if entry.voice.voice in installed
+        }
+
+    def voices(self) -> list[EngineVoice]:
+        return [entry.voice for entry in self._catalog.values()]
+
+    def synthesize(
+        self, text: str, voice: str, *, rate: float = 1.0, deterministic: bool = False
+    ) -> Audio:
+        # Deterministic anyway: `deterministic` changes nothing.
+        check_rate(rate)
+        check_text(text)
+        entry = self._catalog[find_voice(self.voices(), voice, ENGINE).voice]
+        readable = ascii_text(text)
+        check_text(readable)
+        if entry.hts:
+            speed = (
+                f'(set! hts_engine_params (append hts_engine_params (list (list "-r" {rate:.4f}))))'
+            )
+        else:
+            speed = f"(Parameter.set 'Duration_Stretch {stretch(rate)})"
+        with scratch_dir() as workdir:
+            wav = workdir / "speech.wav"
+            # The voice is chosen before the speed: selecting a voice resets its parameters.
+            # The text goes to stdin, which text2wave reads as text, never as Scheme.
+            run_tool(
+                [self._text2wave, "-eval", f"(voice_{voice})", "-eval", speed, "-o", str(wav)],
+                engine=ENGINE,
+                stdin_text=readable,
+                encoding="ascii",
+            )
+            return read_speech(wav, ENGINE)
+
+    @staticmethod
+    def _installed_voices(festival: str) -> set[str]:
+        try:
+            listing = run_tool(
+                [festival, "--pipe"], engine=ENGINE, stdin_text="(print (voice.list))\n"
+            )
+        except SynthesisFailed as exc:
+            raise EngineUnavailable(f"Festival cannot list its voices: {exc.message}") from exc
+        return set(_SYMBOL.findall(listing))

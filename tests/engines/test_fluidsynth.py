@@ -1,0 +1,94 @@
+"""The FluidSynth layer music and sound effects share, with the real synthesizer and soundfont:
+notes sound where they are placed, a fresh synthesizer gives the same samples every time, and
+a missing or broken soundfont is a typed 503 for both features."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from soundstage.creative.music.arrangement import arrange
+from soundstage.creative.music.composition import compose
+from soundstage.creative.music.prompt import read_prompt
+from soundstage.creative.music.rendering import (
+    DEFAULT_RENDERER,
+    fluidsynth_renderer,
+    get_renderer,
+    register_renderer,
+    renderer_names,
+)
+from soundstage.creative.sound import gm
+from soundstage.engines import fluidsynth
+from soundstage.engines.fluidsynth import (
+    SOUNDFONTS,
+    Played,
+    RendererUnavailable,
+    Synth,
+    find_soundfont,
+)
+
+RATE = 44_100
+
+
+def test_a_note_sounds_from_its_start_and_the_same_notes_give_the_same_samples() -> None:
+    notes = [Played(0.5, 0.9, 60, 100), Played(0.7, 1.0, 67, 90)]
+    renders = []
+    for _ in range(2):
+        with Synth(RATE, gain=0.4) as synth:
+            renders.append(synth.play(0, 0, 0, notes, RATE * 3 // 2))
+    first, second = renders
+    assert first.shape == (RATE * 3 // 2, 2)
+    assert first.dtype == np.float32
+    assert first.tobytes() == second.tobytes()
+    assert not first[: RATE // 2].any()
+    assert float(np.max(np.abs(first[RATE // 2 : RATE // 2 + RATE // 10]))) > 0.01
+
+
+def test_the_soundfont_is_the_first_one_installed(tmp_path: Path) -> None:
+    installed = next(path for path in SOUNDFONTS if path.is_file())
+    assert find_soundfont((tmp_path / "missing.sf2", installed)) == installed
+    with pytest.raises(RendererUnavailable) as missing:
+        find_soundfont((tmp_path / "missing.sf2",))
+    assert (missing.value.status, missing.value.code) == (503, "engine_unavailable")
+
+
+def test_a_broken_soundfont_is_unavailable_not_a_crash(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.sf2"
+    broken.write_bytes(b"RIFF\x04\x00\x00\x00sfbk" + bytes(64))
+    with pytest.raises(RendererUnavailable, match="could not load"):
+        Synth(RATE, gain=0.4, soundfont=broken)
+
+
+def test_without_a_soundfont_music_and_sound_effects_are_503(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A machine without fluid-soundfont-gm: both features raise the same typed error."""
+    monkeypatch.setattr(fluidsynth, "SOUNDFONTS", (tmp_path / "FluidR3_GM.sf2",))
+    with pytest.raises(RendererUnavailable):
+        gm.play(124, [gm.Note(0.1, 60, 100, 0.5)], 1.0)
+    # Registered again, so that the process's renderer is made anew (and finds nothing).
+    register_renderer(DEFAULT_RENDERER, fluidsynth_renderer)
+    try:
+        with pytest.raises(RendererUnavailable):
+            get_renderer()
+    finally:
+        monkeypatch.undo()
+        register_renderer(DEFAULT_RENDERER, fluidsynth_renderer)
+
+
+def test_the_renderer_is_made_once_per_process_and_unknown_ones_are_503() -> None:
+    assert DEFAULT_RENDERER in renderer_names()
+    renderer = get_renderer()
+    assert get_renderer(DEFAULT_RENDERER) is renderer
+    brief = read_prompt("a happy pop song")
+    rng = random.Random(0)
+    score = arrange(compose(brief, 10, rng), brief, rng, vocals=False).score
+    stems = renderer.render(score)
+    assert set(stems) == {track.name for track in score.tracks}
+    assert {audio.frames for audio in stems.values()} == {10 * 44_100}
+    with pytest.raises(RendererUnavailable) as unknown:
+        get_renderer("theremin")
+    assert unknown.value.status == 503
