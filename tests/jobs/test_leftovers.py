@@ -3,6 +3,7 @@ directory (its fetched inputs) and stream files nobody relays any more."""
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import signal
@@ -19,6 +20,7 @@ from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.timeutil import travel
 from soundstage.jobs import service as jobs
+from soundstage.jobs import workdirs
 from soundstage.jobs.streams import end_path, stream_path
 from soundstage.jobs.worker import WorkerEnvironment, sweep
 from soundstage.models import IdempotencyRecord
@@ -135,3 +137,18 @@ def test_expired_idempotency_keys_and_stale_upload_files_are_swept(
         sweep(env)
     assert stored_keys() == 0
     shutil.rmtree(live)
+
+
+def test_a_work_directory_is_not_left_when_its_owner_cannot_be_written(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The disk fills between the directory and its owner file (seen in the full-disk fault
+    # test): the directory goes with the error, never left for a sweeper that cannot place it.
+    def disk_full(_path: Path, *_args: Any, **_kwargs: Any) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", disk_full)
+    with pytest.raises(OSError, match="No space left") as raised:
+        workdirs.create(settings, "job_diskfull", "owner-1")
+    assert raised.value.errno == errno.ENOSPC
+    assert [p.name for p in workdirs.work_root(settings).glob("job_diskfull.*")] == []

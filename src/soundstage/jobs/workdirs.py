@@ -35,7 +35,13 @@ def work_root(settings: Settings) -> Path:
 def create(settings: Settings, job_id: str, owner: str) -> Path:
     """A fresh work directory for `owner`'s attempt at job `job_id`."""
     workdir = Path(tempfile.mkdtemp(prefix=f"{job_id}.", dir=work_root(settings)))
-    (workdir / OWNER_FILE).write_text(owner)
+    try:
+        (workdir / OWNER_FILE).write_text(owner)
+    except OSError:
+        # A full disk fits the directory but not its owner's name: without it the sweeper
+        # could not tell whose it is, so it must not stay.
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
     return workdir
 
 
