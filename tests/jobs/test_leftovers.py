@@ -152,3 +152,26 @@ def test_a_work_directory_is_not_left_when_its_owner_cannot_be_written(
         workdirs.create(settings, "job_diskfull", "owner-1")
     assert raised.value.errno == errno.ENOSPC
     assert [p.name for p in workdirs.work_root(settings).glob("job_diskfull.*")] == []
+
+
+def test_an_owner_file_being_written_is_never_taken_for_no_owner(
+    settings: Settings, db: Database
+) -> None:
+    # A sweep that reads the owner file between its creation and its content sees it empty:
+    # the directory (a running attempt's) stays until the grace for unnamed ones has passed.
+    workdir = workdirs.work_root(settings) / "job_beingwritten.x1"
+    workdir.mkdir()
+    (workdir / workdirs.OWNER_FILE).write_text("")
+    workdirs.remove_orphans(db, settings)
+    assert workdir.is_dir()
+    workdirs.remove_orphans(db, settings, now=time.time() + 3600)
+    assert not workdir.exists()
+
+
+def test_a_new_work_directory_names_its_owner_and_nothing_else(settings: Settings) -> None:
+    workdir = workdirs.create(settings, "job_named", "host:1:abcd")
+    try:
+        assert sorted(p.name for p in workdir.iterdir()) == [workdirs.OWNER_FILE]
+        assert (workdir / workdirs.OWNER_FILE).read_text() == "host:1:abcd"
+    finally:
+        shutil.rmtree(workdir)

@@ -36,7 +36,11 @@ def create(settings: Settings, job_id: str, owner: str) -> Path:
     """A fresh work directory for `owner`'s attempt at job `job_id`."""
     workdir = Path(tempfile.mkdtemp(prefix=f"{job_id}.", dir=work_root(settings)))
     try:
-        (workdir / OWNER_FILE).write_text(owner)
+        # Written aside and renamed: a sweeper never reads the owner file half-written (empty,
+        # which it would take for "no owner" and remove the running attempt's directory).
+        aside = workdir / f"{OWNER_FILE}.new"
+        aside.write_text(owner)
+        os.replace(aside, workdir / OWNER_FILE)
     except OSError:
         # A full disk fits the directory but not its owner's name: without it the sweeper
         # could not tell whose it is, so it must not stay.
@@ -67,13 +71,15 @@ def remove_orphans(db: Database, settings: Settings, now: float | None = None) -
 
 def _owner_of(path: Path, now: float) -> str | None:
     """The directory's owner; "" when it has none and is past the grace; None: leave it."""
-    try:
-        return (path / OWNER_FILE).read_text()
-    except FileNotFoundError:
-        with contextlib.suppress(FileNotFoundError):
-            if now - path.stat().st_mtime > _UNNAMED_GRACE_SECONDS:
-                return ""
-        return None
+    with contextlib.suppress(FileNotFoundError):
+        owner = (path / OWNER_FILE).read_text()
+        if owner:
+            return owner
+    # No owner (yet, or ever: an empty file is one being written by an older worker).
+    with contextlib.suppress(FileNotFoundError):
+        if now - path.stat().st_mtime > _UNNAMED_GRACE_SECONDS:
+            return ""
+    return None
 
 
 def _over(owner: str, lease_owner: str | None) -> bool:
