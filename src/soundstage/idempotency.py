@@ -44,6 +44,7 @@ from soundstage.core.responses import error_response
 from soundstage.core.spool import SpooledBody
 from soundstage.core.timeutil import utcnow
 from soundstage.models import IdempotencyRecord
+from soundstage.models.idempotency import IdempotencyRecordStatus
 
 log = logging.getLogger("soundstage")
 
@@ -125,7 +126,7 @@ class IdempotencyStore:
                             api_key_id=api_key_id,
                             key=key,
                             fingerprint=fingerprint,
-                            status="in_flight",
+                            status=IdempotencyRecordStatus.IN_FLIGHT,
                             owner=owner,
                             locked_at=now,
                             lease_expires_at=now + self.lease,
@@ -142,7 +143,7 @@ class IdempotencyStore:
                     "This Idempotency-Key was used with a different request; use a new key.",
                     param="Idempotency-Key",
                 )
-            if existing.status == "in_flight":
+            if existing.status == IdempotencyRecordStatus.IN_FLIGHT:
                 lease_end = existing.lease_expires_at
                 if (lease_end is None or lease_end <= now) and self._take_over(
                     session, existing, owner, now
@@ -205,7 +206,7 @@ class IdempotencyStore:
                 update(IdempotencyRecord)
                 .where(*where)
                 .values(
-                    status="completed",
+                    status=IdempotencyRecordStatus.COMPLETED,
                     owner=None,
                     lease_expires_at=None,
                     response_status=stored.status,

@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 from soundstage.app import create_app
 from soundstage.config import Settings, StorageQuotaSettings, StorageSettings
 from soundstage.core.db import Database
+from soundstage.models.media import MediaPurpose
 from soundstage.storage import service as storage
 from soundstage.storage.errors import StorageQuotaExceeded
 from tests.support.api import assert_error
@@ -110,7 +111,7 @@ def test_concurrent_saves_never_pass_the_quota_together(
                     filename="clip.wav",
                     content_type="audio/wav",
                     duration_ms=8000,
-                    purpose="upload",
+                    purpose=MediaPurpose.UPLOAD,
                 )
             outcomes.append("stored")
         except StorageQuotaExceeded:

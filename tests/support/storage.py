@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.models import MediaObject
+from soundstage.models.media import MediaPurpose
 from soundstage.storage import service as storage
 from tests.support.audio import wav_bytes
 from tests.support.factories import Customer, principal_of
@@ -28,7 +29,7 @@ def stored_media(
             filename="clip.wav",
             content_type="audio/wav",
             duration_ms=1000,
-            purpose="output",
+            purpose=MediaPurpose.OUTPUT,
         )
 
 

@@ -20,6 +20,7 @@ from soundstage.core.ids import new_id
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.models import BuyerVerification
+from soundstage.models.accounts import BuyerVerificationStatus
 
 # The sentence every gated endpoint's description carries.
 GATE_SENTENCE: Final = "Requires a verified buyer account (403 `buyer_not_verified`)."
@@ -48,7 +49,7 @@ def _record(session: Session, account_id: str, environment: str) -> BuyerVerific
             id=new_id("bv"),
             account_id=account_id,
             environment=environment,
-            status="unverified",
+            status=BuyerVerificationStatus.UNVERIFIED,
             created_at=utcnow(),
             updated_at=utcnow(),
         )
@@ -60,7 +61,7 @@ def to_out(record: BuyerVerification | None, environment: str) -> BuyerVerificat
     if record is None:
         return BuyerVerificationOut(
             environment=environment,
-            status="unverified",
+            status=BuyerVerificationStatus.UNVERIFIED,
             legal_name=None,
             country=None,
             contact_email=None,
@@ -82,7 +83,7 @@ def submit(
     session: Session, principal: Principal, details: BuyerVerificationSubmit
 ) -> BuyerVerificationOut:
     record = _record(session, principal.account_id, principal.environment)
-    if record.status == "verified":
+    if record.status == BuyerVerificationStatus.VERIFIED:
         raise VerificationStateConflict("This buyer account is already verified.")
     now = utcnow()
     record.legal_name = details.legal_name
@@ -90,7 +91,7 @@ def submit(
     record.contact_email = str(details.contact_email)
     record.tax_id = details.tax_id
     record.status, record.submitted_at, record.rejected_at, record.updated_at = (
-        "pending",
+        BuyerVerificationStatus.PENDING,
         now,
         None,
         now,
@@ -105,16 +106,24 @@ def decide(
     """Approve or reject. Operators (CLI) may verify at any state; sandbox helpers act on a
     pending submission only, as a reviewer would."""
     record = _record(session, account_id, environment)
-    if require_pending and record.status != "pending":
+    if require_pending and record.status != BuyerVerificationStatus.PENDING:
         raise VerificationStateConflict(
             f"Only a pending verification can be decided; this one is {record.status}. "
             "Submit details with POST /api/v1/buyers/verification first."
         )
     now = utcnow()
     if approve:
-        record.status, record.verified_at, record.rejected_at = "verified", now, None
+        record.status, record.verified_at, record.rejected_at = (
+            BuyerVerificationStatus.VERIFIED,
+            now,
+            None,
+        )
     else:
-        record.status, record.rejected_at, record.verified_at = "rejected", now, None
+        record.status, record.rejected_at, record.verified_at = (
+            BuyerVerificationStatus.REJECTED,
+            now,
+            None,
+        )
     record.updated_at = now
     session.flush()
     return to_out(record, environment)
@@ -123,14 +132,14 @@ def decide(
 def is_verified(session: Session, principal: Principal) -> bool:
     """Whether the caller's account is a verified buyer in the key's environment."""
     record = repository.get_verification(session, principal.account_id, principal.environment)
-    return record is not None and record.status == "verified"
+    return record is not None and record.status == BuyerVerificationStatus.VERIFIED
 
 
 def require_verified_buyer(session: SessionDep, principal: PrincipalDep) -> Principal:
     """Dependency of the GATED_ROUTES: 403 `buyer_not_verified` until verification passes."""
     record = repository.get_verification(session, principal.account_id, principal.environment)
-    if record is None or record.status != "verified":
-        status = record.status if record else "unverified"
+    if record is None or record.status != BuyerVerificationStatus.VERIFIED:
+        status = record.status if record else BuyerVerificationStatus.UNVERIFIED
         raise BuyerNotVerified(
             f"This endpoint requires a verified buyer account (status: {status}). "
             "Submit details with POST /api/v1/buyers/verification."

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from soundstage.core.tenancy import select_owned, update_owned
 from soundstage.models import CreditBalance, CreditEntry, CreditReservation, CreditTransaction
+from soundstage.models.credits import CreditReservationStatus
 
 
 def add(session: Session, obj: object) -> None:
@@ -62,12 +63,20 @@ def add_below(
 
 
 def settle_reservation(
-    session: Session, reservation_id: str, *, status: str, captured: int | None, at: datetime
+    session: Session,
+    reservation_id: str,
+    *,
+    status: CreditReservationStatus,
+    captured: int | None,
+    at: datetime,
 ) -> bool:
     """Move a held reservation to captured/released; False when it was already settled."""
     stmt = (
         update(CreditReservation)
-        .where(CreditReservation.id == reservation_id, CreditReservation.status == "held")
+        .where(
+            CreditReservation.id == reservation_id,
+            CreditReservation.status == CreditReservationStatus.HELD,
+        )
         .values(status=status, captured_amount=captured, settled_at=at)
         .execution_options(synchronize_session=False)
     )

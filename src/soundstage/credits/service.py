@@ -22,8 +22,7 @@ from soundstage.credits.errors import (
     SandboxBalanceLimit,
 )
 from soundstage.models import CreditBalance, CreditEntry, CreditReservation, CreditTransaction
-
-AVAILABLE, RESERVED, ISSUED, CONSUMED = "available", "reserved", "issued", "consumed"
+from soundstage.models.credits import CreditReservationStatus, CreditTransactionType, CreditWallet
 
 
 def open_balance(session: Session, account_id: str, environment: str) -> CreditBalance:
@@ -52,9 +51,9 @@ def _record(
     session: Session,
     account_id: str,
     environment: str,
-    type_: str,
+    type_: CreditTransactionType,
     amount: int,
-    legs: list[tuple[str, int]],
+    legs: list[tuple[CreditWallet, int]],
     *,
     reservation: CreditReservation | None = None,
     description: str | None = None,
@@ -102,8 +101,16 @@ def grant(
 def _record_grant(
     session: Session, account_id: str, environment: str, amount: int, description: str
 ) -> CreditTransaction:
-    legs = [(ISSUED, -amount), (AVAILABLE, amount)]
-    return _record(session, account_id, environment, "grant", amount, legs, description=description)
+    legs = [(CreditWallet.ISSUED, -amount), (CreditWallet.AVAILABLE, amount)]
+    return _record(
+        session,
+        account_id,
+        environment,
+        CreditTransactionType.GRANT,
+        amount,
+        legs,
+        description=description,
+    )
 
 
 def top_up_sandbox(
@@ -149,7 +156,7 @@ def reserve(
         account_id=account_id,
         environment=environment,
         amount=amount,
-        status="held",
+        status=CreditReservationStatus.HELD,
         operation=operation,
         reference=reference,
         created_at=utcnow(),
@@ -159,9 +166,9 @@ def reserve(
         session,
         account_id,
         environment,
-        "reserve",
+        CreditTransactionType.RESERVE,
         amount,
-        [(AVAILABLE, -amount), (RESERVED, amount)],
+        [(CreditWallet.AVAILABLE, -amount), (CreditWallet.RESERVED, amount)],
         reservation=reservation,
     )
     return reservation
@@ -173,16 +180,21 @@ def capture(session: Session, reservation_id: str, amount: int) -> CreditReserva
     reservation = _reservation(session, reservation_id)
     if not 0 <= amount <= reservation.amount:
         raise ValueError(f"capture of {amount} outside 0..{reservation.amount}")
-    return _settle(session, reservation, "captured", amount)
+    return _settle(session, reservation, CreditReservationStatus.CAPTURED, amount)
 
 
 def release(session: Session, reservation_id: str) -> CreditReservation:
     """Return held credits untouched (failed or cancelled work). Idempotent."""
-    return _settle(session, _reservation(session, reservation_id), "released", 0)
+    return _settle(
+        session, _reservation(session, reservation_id), CreditReservationStatus.RELEASED, 0
+    )
 
 
 def _settle(
-    session: Session, reservation: CreditReservation, status: str, charged: int
+    session: Session,
+    reservation: CreditReservation,
+    status: CreditReservationStatus,
+    charged: int,
 ) -> CreditReservation:
     """End a held reservation once: `charged` credits are consumed, the rest returned."""
     now = utcnow()
@@ -193,8 +205,16 @@ def _settle(
     held, rest = reservation.amount, reservation.amount - charged
     owner = (reservation.account_id, reservation.environment)
     repository.move(session, *owner, available=rest, reserved=-held, at=now)
-    type_, amount = ("capture", charged) if status == "captured" else ("release", held)
-    legs = [(RESERVED, -held), (CONSUMED, charged), (AVAILABLE, rest)]
+    type_, amount = (
+        (CreditTransactionType.CAPTURE, charged)
+        if status == CreditReservationStatus.CAPTURED
+        else (CreditTransactionType.RELEASE, held)
+    )
+    legs = [
+        (CreditWallet.RESERVED, -held),
+        (CreditWallet.CONSUMED, charged),
+        (CreditWallet.AVAILABLE, rest),
+    ]
     _record(session, *owner, type_, amount, legs, reservation=reservation)
     return _reservation(session, reservation.id)
 

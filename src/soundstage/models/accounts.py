@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 
 from sqlalchemy import ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
@@ -30,11 +31,22 @@ class ApiKey(Timestamped, Base):
     revoked_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
+class BuyerVerificationStatus(StrEnum):
+    """Where a buyer's verification is (accounts.verification): stored as its string value,
+    so a member compares equal to the stored text."""
+
+    UNVERIFIED = "unverified"
+    PENDING = "pending"
+    VERIFIED = "verified"
+    REJECTED = "rejected"
+
+
 class BuyerVerification(CustomerOwned, Timestamped, Base):
     __tablename__ = "buyer_verification"
     __table_args__ = (UniqueConstraint("account_id", "environment"),)
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    # A BuyerVerificationStatus value.
     status: Mapped[str] = mapped_column(String(16))
     legal_name: Mapped[str | None] = mapped_column(String(200))
     country: Mapped[str | None] = mapped_column(String(2))

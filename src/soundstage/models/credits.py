@@ -3,11 +3,41 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 
 from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from soundstage.models.base import Base, CustomerOwned, Timestamped
+
+
+class CreditTransactionType(StrEnum):
+    """What a ledger transaction did; stored as its string value."""
+
+    GRANT = "grant"
+    RESERVE = "reserve"
+    CAPTURE = "capture"
+    RELEASE = "release"
+
+
+class CreditWallet(StrEnum):
+    """The wallets a ledger entry moves credits between; stored as its string value.
+    `available` and `reserved` are the customer's; `issued` (the source of grants) and
+    `consumed` (credits spent on work) are the platform's side."""
+
+    AVAILABLE = "available"
+    RESERVED = "reserved"
+    ISSUED = "issued"
+    CONSUMED = "consumed"
+
+
+class CreditReservationStatus(StrEnum):
+    """A credit reservation is held until settled once, captured or released; stored as its
+    string value."""
+
+    HELD = "held"
+    CAPTURED = "captured"
+    RELEASED = "released"
 
 
 class CreditBalance(Base):
@@ -35,7 +65,7 @@ class CreditTransaction(CustomerOwned, Timestamped, Base):
     )
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
-    type: Mapped[str] = mapped_column(String(16))  # grant | reserve | capture | release
+    type: Mapped[str] = mapped_column(String(16))  # a CreditTransactionType value
     amount: Mapped[int] = mapped_column(BigInteger)
     reservation_id: Mapped[str | None] = mapped_column(String(40), default=None)
     operation: Mapped[str | None] = mapped_column(String(40), default=None)
@@ -50,7 +80,7 @@ class CreditEntry(CustomerOwned, Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     transaction_id: Mapped[str] = mapped_column(ForeignKey("credit_transaction.id"), index=True)
-    # available | reserved: the customer's; issued | consumed: the platform's side.
+    # A CreditWallet value.
     wallet: Mapped[str] = mapped_column(String(16))
     amount: Mapped[int] = mapped_column(BigInteger)
 
@@ -61,7 +91,7 @@ class CreditReservation(CustomerOwned, Timestamped, Base):
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     amount: Mapped[int] = mapped_column(BigInteger)
     captured_amount: Mapped[int | None] = mapped_column(BigInteger, default=None)
-    status: Mapped[str] = mapped_column(String(16))  # held | captured | released
+    status: Mapped[str] = mapped_column(String(16))  # a CreditReservationStatus value
     operation: Mapped[str] = mapped_column(String(40))
     reference: Mapped[str | None] = mapped_column(String(80), default=None)
     settled_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 
 from sqlalchemy import Integer, LargeBinary, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from soundstage.models.base import Base, Timestamped
+
+
+class IdempotencyRecordStatus(StrEnum):
+    """An idempotency record is in flight while its request runs, completed once its answer
+    is stored; stored as its string value."""
+
+    IN_FLIGHT = "in_flight"
+    COMPLETED = "completed"
 
 
 class IdempotencyRecord(Timestamped, Base):
@@ -18,7 +27,7 @@ class IdempotencyRecord(Timestamped, Base):
     api_key_id: Mapped[str] = mapped_column(String(40))
     key: Mapped[str] = mapped_column(String(255))
     fingerprint: Mapped[str] = mapped_column(String(64))
-    status: Mapped[str] = mapped_column(String(16))  # in_flight | completed
+    status: Mapped[str] = mapped_column(String(16))  # an IdempotencyRecordStatus value
     locked_at: Mapped[datetime]
     # While in flight: the holding request's token and the end of its lease, which the
     # request renews as it runs; a lease that ran out belongs to a request that died.

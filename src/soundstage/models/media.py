@@ -4,11 +4,21 @@ storage usage."""
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 
 from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, Index, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from soundstage.models.base import Base, CustomerOwned, Timestamped
+
+
+class MediaPurpose(StrEnum):
+    """Why a media object was kept: a caller's upload, a job's output, or an input fetched for
+    a job; stored as its string value."""
+
+    UPLOAD = "upload"
+    OUTPUT = "output"
+    INPUT = "input"
 
 
 class MediaObject(CustomerOwned, Timestamped, Base):
@@ -20,7 +30,7 @@ class MediaObject(CustomerOwned, Timestamped, Base):
     )
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
-    purpose: Mapped[str] = mapped_column(String(16))  # upload | output | input
+    purpose: Mapped[str] = mapped_column(String(16))  # a MediaPurpose value
     filename: Mapped[str] = mapped_column(String(200))
     content_type: Mapped[str] = mapped_column(String(100))
     size_bytes: Mapped[int] = mapped_column(BigInteger)

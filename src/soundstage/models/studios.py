@@ -8,6 +8,7 @@ Studios, rooms, hours and closures are platform catalog data, like the voice cat
 from __future__ import annotations
 
 from datetime import date, datetime
+from enum import StrEnum
 
 from sqlalchemy import (
     JSON,
@@ -25,6 +26,14 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from soundstage.models.base import Base, CustomerOwned, Timestamped
+
+
+class StudioBookingStatus(StrEnum):
+    """A stored booking's state; stored as its string value. The API's `completed` is not
+    stored: it is a confirmed booking that has ended (studios.bookings.status_of)."""
+
+    CONFIRMED = "confirmed"
+    CANCELLED = "cancelled"
 
 
 class Studio(Timestamped, Base):
@@ -143,7 +152,7 @@ class StudioBooking(CustomerOwned, Timestamped, Base):
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     studio_id: Mapped[str] = mapped_column(ForeignKey("studio.id"), index=True)
     room_id: Mapped[str] = mapped_column(ForeignKey("room.id"), index=True)
-    # confirmed | cancelled; `completed` is derived: confirmed and ended (studios.service).
+    # A StudioBookingStatus value; `completed` is derived: confirmed and ended.
     status: Mapped[str] = mapped_column(String(16))
     # As asked, in the studio's local time: the start's date and the HH:MM times.
     date: Mapped[date] = mapped_column(Date)

@@ -3,12 +3,35 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import JSON, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from soundstage.models.base import Base, CustomerOwned, Timestamped
+
+
+class WebhookEndpointStatus(StrEnum):
+    """Whether deliveries go to an endpoint; stored as its string value."""
+
+    ENABLED = "enabled"
+    DISABLED = "disabled"
+
+
+class WebhookDisabledReason(StrEnum):
+    """Why an endpoint was disabled: it answered 410 Gone, or its deliveries kept failing."""
+
+    GONE = "gone"
+    FAILING = "failing"
+
+
+class WebhookDeliveryStatus(StrEnum):
+    """Where a delivery is: retried while pending, then succeeded or failed for good."""
+
+    PENDING = "pending"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
 
 
 class WebhookEndpoint(CustomerOwned, Timestamped, Base):
@@ -27,8 +50,9 @@ class WebhookEndpoint(CustomerOwned, Timestamped, Base):
     enabled_events: Mapped[list[str]] = mapped_column(JSON)
     # Kept in clear: every delivery is signed with it (an HMAC key, not a password).
     secret: Mapped[str] = mapped_column(String(100))
-    status: Mapped[str] = mapped_column(String(16))  # enabled | disabled
-    disabled_reason: Mapped[str | None] = mapped_column(String(16), default=None)  # gone | failing
+    status: Mapped[str] = mapped_column(String(16))  # a WebhookEndpointStatus value
+    # A WebhookDisabledReason value while disabled.
+    disabled_reason: Mapped[str | None] = mapped_column(String(16), default=None)
     # Deliveries that failed for good since the last success; disables the endpoint at a threshold.
     consecutive_failures: Mapped[int] = mapped_column(Integer, default=0)
     disabled_at: Mapped[datetime | None] = mapped_column(default=None)
@@ -70,7 +94,7 @@ class WebhookDelivery(CustomerOwned, Timestamped, Base):
     endpoint_id: Mapped[str] = mapped_column(ForeignKey("webhook_endpoint.id"))
     event_id: Mapped[str] = mapped_column(ForeignKey("event.id"), index=True)
     event_type: Mapped[str] = mapped_column(String(64))
-    status: Mapped[str] = mapped_column(String(16))  # pending | succeeded | failed
+    status: Mapped[str] = mapped_column(String(16))  # a WebhookDeliveryStatus value
     attempt_count: Mapped[int] = mapped_column(Integer, default=0)
     # When the next attempt is due; while an attempt runs, the end of its lease. None when done.
     next_attempt_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -9,6 +9,7 @@ production. Campaigns, licenses and licensed media belong to a buyer and carry b
 from __future__ import annotations
 
 from datetime import date, datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import (
@@ -140,6 +141,14 @@ class TalentDemo(Timestamped, Base):
     voice_id: Mapped[str] = mapped_column(ForeignKey("voice.id"))
 
 
+class CampaignStatus(StrEnum):
+    """A campaign brief is open when posted until the buyer closes it; stored as its string
+    value (the API's Literal of the same name, campaigns.schemas, has the same values)."""
+
+    OPEN = "open"
+    CLOSED = "closed"
+
+
 class Campaign(CustomerOwned, Timestamped, Base):
     """A buyer's casting brief, with the talent that matched it when it was posted."""
 
@@ -159,10 +168,22 @@ class Campaign(CustomerOwned, Timestamped, Base):
     budget_cents: Mapped[int] = mapped_column(BigInteger)
     currency: Mapped[str] = mapped_column(String(3))
     deadline: Mapped[date] = mapped_column(Date)
-    status: Mapped[str] = mapped_column(String(16))  # open | closed
+    status: Mapped[str] = mapped_column(String(16))  # a CampaignStatus value
     # [{"creator_id": …, "score": …}], best first, as matched when the brief was posted.
     matches: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     closed_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class LicenseStatus(StrEnum):
+    """A license's stored state (workforce.licensing.service draws the moves); stored as its
+    string value. The API's LicenseStatus (licensing.schemas) adds `expired`, which is not
+    stored: a completed license whose `ends_at` has passed reads as expired."""
+
+    REQUESTED = "requested"
+    ACCEPTED = "accepted"
+    DECLINED = "declined"
+    CANCELLED = "cancelled"
+    COMPLETED = "completed"
 
 
 class License(CustomerOwned, Timestamped, Base):
@@ -178,7 +199,7 @@ class License(CustomerOwned, Timestamped, Base):
     # "worldwide" or ISO 3166-1 alpha-2 codes joined by commas, sorted ("CA,US").
     territory: Mapped[str] = mapped_column(String(1000))
     duration_months: Mapped[int] = mapped_column(Integer)
-    # requested | accepted | declined | cancelled | completed (expired is read off ends_at)
+    # A LicenseStatus value (expired is read off ends_at).
     status: Mapped[str] = mapped_column(String(16))
     currency: Mapped[str] = mapped_column(String(3))
     base_fee_cents: Mapped[int] = mapped_column(BigInteger)

@@ -15,6 +15,7 @@ from soundstage.core.db import Database
 from soundstage.core.principal import Principal
 from soundstage.media import fetch
 from soundstage.media.audio import MediaInfo
+from soundstage.models.media import MediaPurpose
 from soundstage.storage import service as storage
 from soundstage.storage.errors import MediaExpired, MediaNotFound, MediaUnreachable
 
@@ -39,7 +40,7 @@ class JobMedia:
             filename=path.name,
             content_type=content_type,
             duration_ms=duration_ms,
-            purpose="output",
+            purpose=MediaPurpose.OUTPUT,
             job_id=job_id,
         )
         return storage.media_ref(media)
@@ -105,6 +106,6 @@ class JobMedia:
             filename=storage.safe_filename(Path(urlsplit(url).path).name, "input"),
             content_type=storage.content_type_of(info.format_name, info.has_video),
             duration_ms=info.duration_ms,
-            purpose="input",
+            purpose=MediaPurpose.INPUT,
         )
         return media.id

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from soundstage.core.tenancy import select_owned, update_owned
 from soundstage.models import MediaObject, StorageUsage
+from soundstage.models.media import MediaPurpose
 
 
 def add(session: Session, media: MediaObject) -> None:
@@ -85,7 +86,7 @@ def expired(session: Session, now: datetime, limit: int) -> list[MediaObject]:
 def live_outputs_of_job(session: Session, job_id: str) -> list[MediaObject]:
     stmt = select(MediaObject).where(
         MediaObject.job_id == job_id,
-        MediaObject.purpose == "output",
+        MediaObject.purpose == MediaPurpose.OUTPUT,
         MediaObject.deleted_at.is_(None),
     )
     return list(session.scalars(stmt))

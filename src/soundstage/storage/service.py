@@ -20,6 +20,7 @@ from soundstage.core.principal import Principal
 from soundstage.core.timeutil import rfc3339, utcnow
 from soundstage.media import fetch
 from soundstage.models import MediaObject
+from soundstage.models.media import MediaPurpose
 from soundstage.storage import repository, signing
 from soundstage.storage.backend import make_store
 from soundstage.storage.errors import (
@@ -49,7 +50,7 @@ def save(
     filename: str,
     content_type: str,
     duration_ms: int | None,
-    purpose: str,
+    purpose: MediaPurpose,
     job_id: str | None = None,
 ) -> MediaObject:
     media_id = new_id("med")
@@ -60,7 +61,9 @@ def save(
     # unit of work that fails after this keeps no copy: its row and usage roll back too.
     size = store.put(key, source)
     after_rollback(session, lambda: store.delete(key))
-    _take_quota(session, settings, owner, size, param="file" if purpose == "upload" else None)
+    _take_quota(
+        session, settings, owner, size, param="file" if purpose == MediaPurpose.UPLOAD else None
+    )
     now = utcnow()
     media = MediaObject(
         id=media_id,
@@ -355,5 +358,5 @@ def save_upload(
         filename=safe_filename(filename, "upload"),
         content_type=content_type_of(info.format_name, info.has_video),
         duration_ms=info.duration_ms,
-        purpose="upload",
+        purpose=MediaPurpose.UPLOAD,
     )

@@ -17,6 +17,7 @@ from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.models import Room, StudioBooking
+from soundstage.models.studios import StudioBookingStatus
 from soundstage.studios import pricing, repository
 from soundstage.studios.availability import (
     DAY,
@@ -69,7 +70,7 @@ def book(
         environment=principal.environment,
         studio_id=studio_day.studio.id,
         room_id=room.id,
-        status="confirmed",
+        status=StudioBookingStatus.CONFIRMED,
         date=request.date,
         start_time=request.start_time,
         end_time=request.end_time,
@@ -179,7 +180,11 @@ def cancel(
         session, booking.id, refund_cents=refund, reason=reason, now=now
     ):
         session.refresh(booking)
-        state = "already cancelled" if booking.status == "cancelled" else "already started"
+        state = (
+            "already cancelled"
+            if booking.status == StudioBookingStatus.CANCELLED
+            else "already started"
+        )
         raise BookingNotCancellable(f"Booking {booking.id} is {state}.", param="booking_id")
     repository.release(session, booking.id)
     session.refresh(booking)
@@ -216,9 +221,9 @@ def _own_booking(session: Session, principal: Principal, booking_id: str) -> Stu
 
 
 def status_of(booking: StudioBooking, now: datetime) -> BookingStatus:
-    if booking.status == "confirmed" and booking.ends_at <= now:
+    if booking.status == StudioBookingStatus.CONFIRMED and booking.ends_at <= now:
         return "completed"
-    return "cancelled" if booking.status == "cancelled" else "confirmed"
+    return "cancelled" if booking.status == StudioBookingStatus.CANCELLED else "confirmed"
 
 
 def booking_out(booking: StudioBooking, now: datetime) -> BookingOut:

@@ -27,6 +27,7 @@ from sqlalchemy.orm import InstrumentedAttribute, Session
 from soundstage.core.pagination import PageParams
 from soundstage.core.tenancy import select_owned
 from soundstage.models import Room, RoomOccupancy, Studio, StudioBooking, StudioClosure, StudioHours
+from soundstage.models.studios import StudioBookingStatus
 from soundstage.studios.catalog import STUDIO_TYPES
 
 CHUNK: Final = 500  # ids per IN (...) and rows per INSERT batch
@@ -319,12 +320,16 @@ def bookings_query(
 ) -> Select[StudioBooking]:
     """The owner's bookings; `completed` is a confirmed booking that has ended."""
     stmt = select_owned(StudioBooking, (account_id, environment))
-    if status == "cancelled":
-        stmt = stmt.where(StudioBooking.status == "cancelled")
-    elif status == "confirmed":
-        stmt = stmt.where(StudioBooking.status == "confirmed", StudioBooking.ends_at > now)
-    elif status == "completed":
-        stmt = stmt.where(StudioBooking.status == "confirmed", StudioBooking.ends_at <= now)
+    if status == StudioBookingStatus.CANCELLED:
+        stmt = stmt.where(StudioBooking.status == StudioBookingStatus.CANCELLED)
+    elif status == StudioBookingStatus.CONFIRMED:
+        stmt = stmt.where(
+            StudioBooking.status == StudioBookingStatus.CONFIRMED, StudioBooking.ends_at > now
+        )
+    elif status == "completed":  # not stored: derived from ends_at
+        stmt = stmt.where(
+            StudioBooking.status == StudioBookingStatus.CONFIRMED, StudioBooking.ends_at <= now
+        )
     if studio_id is not None:
         stmt = stmt.where(StudioBooking.studio_id == studio_id)
     return stmt
@@ -339,11 +344,11 @@ def mark_cancelled(
         update(StudioBooking)
         .where(
             StudioBooking.id == booking_id,
-            StudioBooking.status == "confirmed",
+            StudioBooking.status == StudioBookingStatus.CONFIRMED,
             StudioBooking.starts_at > now,
         )
         .values(
-            status="cancelled",
+            status=StudioBookingStatus.CANCELLED,
             refund_cents=refund_cents,
             cancellation_reason=reason,
             cancelled_at=now,

@@ -11,6 +11,11 @@ from sqlalchemy.orm import Session
 
 from soundstage.core.tenancy import owned, select_owned
 from soundstage.models import Event, WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint
+from soundstage.models.webhooks import (
+    WebhookDeliveryStatus,
+    WebhookDisabledReason,
+    WebhookEndpointStatus,
+)
 
 
 def add(session: Session, obj: object) -> None:
@@ -39,7 +44,9 @@ def get_endpoint(
 
 
 def enabled_endpoints(session: Session, account_id: str, environment: str) -> list[WebhookEndpoint]:
-    query = endpoints_query(account_id, environment).where(WebhookEndpoint.status == "enabled")
+    query = endpoints_query(account_id, environment).where(
+        WebhookEndpoint.status == WebhookEndpointStatus.ENABLED
+    )
     return list(session.scalars(query))
 
 
@@ -75,7 +82,7 @@ def mark_endpoint_deleted(session: Session, endpoint_id: str, at: datetime) -> N
 def disable_endpoint(
     session: Session,
     endpoint_id: str,
-    reason: str,
+    reason: WebhookDisabledReason,
     at: datetime,
     *,
     min_failures: int = 0,
@@ -86,10 +93,10 @@ def disable_endpoint(
         update(WebhookEndpoint)
         .where(
             WebhookEndpoint.id == endpoint_id,
-            WebhookEndpoint.status == "enabled",
+            WebhookEndpoint.status == WebhookEndpointStatus.ENABLED,
             WebhookEndpoint.consecutive_failures >= min_failures,
         )
-        .values(status="disabled", disabled_reason=reason, disabled_at=at)
+        .values(status=WebhookEndpointStatus.DISABLED, disabled_reason=reason, disabled_at=at)
         .execution_options(synchronize_session=False)
     )
     return _changed(session, stmt) == 1
@@ -204,7 +211,7 @@ def claim_delivery(
         update(WebhookDelivery)
         .where(
             WebhookDelivery.id == delivery_id,
-            WebhookDelivery.status == "pending",
+            WebhookDelivery.status == WebhookDeliveryStatus.PENDING,
             WebhookDelivery.next_attempt_at <= now,
         )
         .values(
@@ -221,7 +228,7 @@ def set_delivery_state(
     session: Session,
     delivery_id: str,
     *,
-    status: str,
+    status: WebhookDeliveryStatus,
     next_attempt_at: datetime | None,
     at: datetime,
 ) -> None:
@@ -238,8 +245,11 @@ def fail_pending_deliveries(session: Session, endpoint_id: str, at: datetime) ->
     """Give up the pending deliveries of an endpoint that was disabled or deleted."""
     stmt = (
         update(WebhookDelivery)
-        .where(WebhookDelivery.endpoint_id == endpoint_id, WebhookDelivery.status == "pending")
-        .values(status="failed", next_attempt_at=None, updated_at=at)
+        .where(
+            WebhookDelivery.endpoint_id == endpoint_id,
+            WebhookDelivery.status == WebhookDeliveryStatus.PENDING,
+        )
+        .values(status=WebhookDeliveryStatus.FAILED, next_attempt_at=None, updated_at=at)
         .execution_options(synchronize_session=False)
     )
     session.execute(stmt)
@@ -248,7 +258,10 @@ def fail_pending_deliveries(session: Session, endpoint_id: str, at: datetime) ->
 def due_delivery_ids(session: Session, now: datetime, limit: int) -> list[str]:
     stmt = (
         select(WebhookDelivery.id)
-        .where(WebhookDelivery.status == "pending", WebhookDelivery.next_attempt_at <= now)
+        .where(
+            WebhookDelivery.status == WebhookDeliveryStatus.PENDING,
+            WebhookDelivery.next_attempt_at <= now,
+        )
         .order_by(WebhookDelivery.next_attempt_at)
         .limit(limit)
     )
@@ -266,7 +279,7 @@ def due_endpoints(
         select(WebhookDelivery.endpoint_id, WebhookDelivery.account_id)
         .join(WebhookEndpoint, WebhookEndpoint.id == WebhookDelivery.endpoint_id)
         .where(
-            WebhookDelivery.status == "pending",
+            WebhookDelivery.status == WebhookDeliveryStatus.PENDING,
             WebhookDelivery.next_attempt_at <= now,
             or_(WebhookEndpoint.in_flight_until.is_(None), WebhookEndpoint.in_flight_until <= now),
         )
@@ -285,7 +298,7 @@ def next_due_delivery_id(session: Session, endpoint_id: str, now: datetime) -> s
         select(WebhookDelivery.id)
         .where(
             WebhookDelivery.endpoint_id == endpoint_id,
-            WebhookDelivery.status == "pending",
+            WebhookDelivery.status == WebhookDeliveryStatus.PENDING,
             WebhookDelivery.next_attempt_at <= now,
         )
         .order_by(WebhookDelivery.next_attempt_at, WebhookDelivery.id)

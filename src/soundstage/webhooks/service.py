@@ -33,6 +33,11 @@ from soundstage.core.timeutil import rfc3339, utcnow
 from soundstage.jobs import service as jobs
 from soundstage.media import fetch
 from soundstage.models import Event, Job, WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint
+from soundstage.models.webhooks import (
+    WebhookDeliveryStatus,
+    WebhookDisabledReason,
+    WebhookEndpointStatus,
+)
 from soundstage.webhooks import repository
 from soundstage.webhooks.errors import (
     DeliveryNotFound,
@@ -147,7 +152,7 @@ def create_endpoint(
             description=description,
             enabled_events=enabled_events,
             secret=new_secret(),
-            status="enabled",
+            status=WebhookEndpointStatus.ENABLED,
             consecutive_failures=0,
             slot=free[0],
             created_at=utcnow(),
@@ -215,7 +220,7 @@ def emit(
             endpoint_id=endpoint.id,
             event_id=event.id,
             event_type=type,
-            status="pending",
+            status=WebhookDeliveryStatus.PENDING,
             attempt_count=0,
             next_attempt_at=now,
             created_at=now,
@@ -289,14 +294,14 @@ def retry_delivery(
     )
     if delivery is None:
         raise DeliveryNotFound(f"No such webhook delivery: {delivery_id}", param="delivery_id")
-    if endpoint.status != "enabled":
+    if endpoint.status != WebhookEndpointStatus.ENABLED:
         raise EndpointDisabled(
             f"Webhook endpoint {endpoint.id} is disabled ({endpoint.disabled_reason}).",
             param="endpoint_id",
         )
     now = utcnow()
     repository.set_delivery_state(
-        session, delivery.id, status="pending", next_attempt_at=now, at=now
+        session, delivery.id, status=WebhookDeliveryStatus.PENDING, next_attempt_at=now, at=now
     )
     _dispatch_after_commit(session, [delivery.id])
     refreshed = repository.get_delivery_by_id(session, delivery.id)
@@ -377,10 +382,10 @@ def begin_attempt(
     owner = (delivery.account_id, delivery.environment)
     endpoint = repository.get_endpoint(session, *owner, delivery.endpoint_id)
     event = repository.get_event(session, *owner, delivery.event_id)
-    if endpoint is None or endpoint.status != "enabled" or event is None:
+    if endpoint is None or endpoint.status != WebhookEndpointStatus.ENABLED or event is None:
         repository.release_endpoint(session, delivery.endpoint_id, token)
         repository.set_delivery_state(
-            session, delivery_id, status="failed", next_attempt_at=None, at=now
+            session, delivery_id, status=WebhookDeliveryStatus.FAILED, next_attempt_at=None, at=now
         )
         return None
     return OutgoingRequest(
@@ -420,16 +425,20 @@ def finish_attempt(
     endpoint_id = delivery.endpoint_id
     if result.succeeded:
         repository.set_delivery_state(
-            session, delivery.id, status="succeeded", next_attempt_at=None, at=now
+            session,
+            delivery.id,
+            status=WebhookDeliveryStatus.SUCCEEDED,
+            next_attempt_at=None,
+            at=now,
         )
         repository.reset_endpoint_failures(session, endpoint_id)
         return None
     if result.error is None and result.status_code == 410:
         # 410 Gone: the receiver says this endpoint no longer exists (Standard Webhooks).
         repository.set_delivery_state(
-            session, delivery.id, status="failed", next_attempt_at=None, at=now
+            session, delivery.id, status=WebhookDeliveryStatus.FAILED, next_attempt_at=None, at=now
         )
-        _disable(session, endpoint_id, "gone", now)
+        _disable(session, endpoint_id, WebhookDisabledReason.GONE, now)
         return None
     schedule = settings.retry_schedule_seconds
     if delivery.attempt_count <= len(schedule):
@@ -438,21 +447,32 @@ def finish_attempt(
         repository.set_delivery_state(
             session,
             delivery.id,
-            status="pending",
+            status=WebhookDeliveryStatus.PENDING,
             next_attempt_at=now + timedelta(seconds=delay),
             at=now,
         )
         return delay
     repository.set_delivery_state(
-        session, delivery.id, status="failed", next_attempt_at=None, at=now
+        session, delivery.id, status=WebhookDeliveryStatus.FAILED, next_attempt_at=None, at=now
     )
     repository.count_endpoint_failure(session, endpoint_id)
-    _disable(session, endpoint_id, "failing", now, min_failures=settings.failure_threshold)
+    _disable(
+        session,
+        endpoint_id,
+        WebhookDisabledReason.FAILING,
+        now,
+        min_failures=settings.failure_threshold,
+    )
     return None
 
 
 def _disable(
-    session: Session, endpoint_id: str, reason: str, at: datetime, *, min_failures: int = 0
+    session: Session,
+    endpoint_id: str,
+    reason: WebhookDisabledReason,
+    at: datetime,
+    *,
+    min_failures: int = 0,
 ) -> None:
     if repository.disable_endpoint(session, endpoint_id, reason, at, min_failures=min_failures):
         repository.fail_pending_deliveries(session, endpoint_id, at)

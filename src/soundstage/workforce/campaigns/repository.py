@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 
 from soundstage.core.tenancy import select_owned
 from soundstage.models import Campaign
+from soundstage.models.workforce import CampaignStatus
 
 
 def add(session: Session, campaign: Campaign) -> None:
@@ -29,7 +30,7 @@ def close(session: Session, campaign: Campaign, values: dict[str, Any]) -> bool:
     """Close it if it is still open (one conditional UPDATE); whether it was."""
     result = session.execute(
         update(Campaign)
-        .where(Campaign.id == campaign.id, Campaign.status == "open")
+        .where(Campaign.id == campaign.id, Campaign.status == CampaignStatus.OPEN)
         .values(**values)
         .execution_options(synchronize_session=False)
     )

@@ -11,6 +11,7 @@ from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.models import Campaign
+from soundstage.models.workforce import CampaignStatus
 from soundstage.workforce.campaigns import repository
 from soundstage.workforce.campaigns.schemas import CampaignCreate, CampaignMatchOut, CampaignOut
 from soundstage.workforce.errors import CampaignNotFound, CampaignStateConflict
@@ -47,7 +48,7 @@ def create(session: Session, buyer: Principal, brief: CampaignCreate) -> Campaig
         budget_cents=brief.budget_cents,
         currency=CURRENCY,
         deadline=brief.deadline,
-        status="open",
+        status=CampaignStatus.OPEN,
         matches=[
             {"creator_id": m.creator_id, "score": m.score, "base_fee_cents": m.base_fee_cents}
             for m in matches
@@ -76,7 +77,9 @@ def list_owned(
 
 
 def close(session: Session, campaign: Campaign) -> Campaign:
-    if not repository.close(session, campaign, {"status": "closed", "closed_at": utcnow()}):
+    if not repository.close(
+        session, campaign, {"status": CampaignStatus.CLOSED, "closed_at": utcnow()}
+    ):
         raise CampaignStateConflict("This campaign is already closed.")
     return campaign
 

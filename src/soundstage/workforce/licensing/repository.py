@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from soundstage.core.tenancy import select_owned
 from soundstage.models import Creator, License
+from soundstage.models.workforce import LicenseStatus
 
 
 def add(session: Session, license_: License) -> None:
@@ -35,9 +36,9 @@ def addressed_query(account_id: str, environment: str) -> Select[Any]:
 def status_is(status: str, now: datetime) -> ColumnElement[bool]:
     """Stored states, and `expired`: a completed license whose term has ended."""
     if status == "expired":
-        return and_(License.status == "completed", License.ends_at <= now)
-    if status == "completed":
-        return and_(License.status == "completed", License.ends_at > now)
+        return and_(License.status == LicenseStatus.COMPLETED, License.ends_at <= now)
+    if status == LicenseStatus.COMPLETED:
+        return and_(License.status == LicenseStatus.COMPLETED, License.ends_at > now)
     return License.status == status
 
 
@@ -47,7 +48,7 @@ def first(session: Session, stmt: Select[Any]) -> License | None:
 
 
 def transition(
-    session: Session, license_id: str, from_states: Sequence[str], values: dict[str, Any]
+    session: Session, license_id: str, from_states: Sequence[LicenseStatus], values: dict[str, Any]
 ) -> bool:
     """Move the license on if it is still in one of `from_states` (one conditional UPDATE,
     so two concurrent answers cannot both win); whether it moved."""

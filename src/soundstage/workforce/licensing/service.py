@@ -22,6 +22,7 @@ from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.models import License
+from soundstage.models.workforce import LicenseStatus
 from soundstage.workforce.errors import LicenseNotFound, LicenseStateConflict, UsageNotOffered
 from soundstage.workforce.licensing import pricing, repository
 from soundstage.workforce.licensing.schemas import LicenseOut, LicenseRequest, PricingOut
@@ -30,14 +31,14 @@ from soundstage.workforce.talent import service as talent
 from soundstage.workforce.vocabulary import CURRENCY
 
 # Who may make each move, from which states.
-_ACCEPTABLE = ("requested",)
-_COMPLETABLE = ("accepted",)
-_CANCELLABLE = ("requested", "accepted")
+_ACCEPTABLE = (LicenseStatus.REQUESTED,)
+_COMPLETABLE = (LicenseStatus.ACCEPTED,)
+_CANCELLABLE = (LicenseStatus.REQUESTED, LicenseStatus.ACCEPTED)
 
 
 def status_of(license_: License, now: datetime | None = None) -> str:
     ended = license_.ends_at is not None and license_.ends_at <= (now or utcnow())
-    return "expired" if license_.status == "completed" and ended else license_.status
+    return "expired" if license_.status == LicenseStatus.COMPLETED and ended else license_.status
 
 
 def license_out(license_: License) -> LicenseOut:
@@ -87,7 +88,7 @@ def request_license(session: Session, buyer: Principal, body: LicenseRequest) ->
         usage_type=body.usage_type,
         territory=body.territory,
         duration_months=body.duration_months,
-        status="requested",
+        status=LicenseStatus.REQUESTED,
         currency=quote.charge.currency,
         base_fee_cents=quote.base_fee_cents,
         territory_multiplier=str(quote.territory_multiplier),
@@ -148,7 +149,7 @@ def _filtered(stmt: Any, status: str | None, creator_id: str | None) -> Any:
 def _move(
     session: Session,
     license_: License,
-    from_states: tuple[str, ...],
+    from_states: tuple[LicenseStatus, ...],
     values: dict[str, Any],
     verb: str,
 ) -> License:
@@ -164,13 +165,17 @@ def _move(
 def accept(session: Session, license_: License) -> License:
     """The creator's yes."""
     return _move(
-        session, license_, _ACCEPTABLE, {"status": "accepted", "accepted_at": utcnow()}, "accepted"
+        session,
+        license_,
+        _ACCEPTABLE,
+        {"status": LicenseStatus.ACCEPTED, "accepted_at": utcnow()},
+        "accepted",
     )
 
 
 def decline(session: Session, license_: License, reason: str | None) -> License:
     """The creator's no."""
-    values = {"status": "declined", "declined_at": utcnow(), "decline_reason": reason}
+    values = {"status": LicenseStatus.DECLINED, "declined_at": utcnow(), "decline_reason": reason}
     return _move(session, license_, _ACCEPTABLE, values, "declined")
 
 
@@ -180,7 +185,7 @@ def cancel(session: Session, license_: License) -> License:
         session,
         license_,
         _CANCELLABLE,
-        {"status": "cancelled", "cancelled_at": utcnow()},
+        {"status": LicenseStatus.CANCELLED, "cancelled_at": utcnow()},
         "cancelled",
     )
 
@@ -190,7 +195,7 @@ def complete(session: Session, buyer: Principal, license_: License) -> License:
     granted to the buyer until it ends."""
     now = utcnow()
     values = {
-        "status": "completed",
+        "status": LicenseStatus.COMPLETED,
         "completed_at": now,
         "starts_at": now,
         "ends_at": pricing.term_ends_at(now, license_.duration_months),

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from soundstage.core.tenancy import owned
 from soundstage.models import License, LicensedMedia
+from soundstage.models.workforce import LicenseStatus
 
 
 def add_all(session: Session, rows: Sequence[LicensedMedia]) -> None:
@@ -24,7 +25,7 @@ def held_query(account_id: str, environment: str, now: datetime) -> Select[Any]:
         .join(License, License.id == LicensedMedia.license_id)
         .where(
             owned(LicensedMedia, (account_id, environment)),
-            License.status == "completed",
+            License.status == LicenseStatus.COMPLETED,
             License.ends_at > now,
         )
     )
