@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -74,15 +76,20 @@ def test_a_failed_job_raises_the_error_a_direct_call_would_answer(
     assert _balance(client, customer) == (1000, 0)
 
 
+@pytest.mark.parametrize("wait", [jobs.run, jobs.submit_and_wait], ids=["run", "submit_and_wait"])
 def test_a_job_past_the_limit_is_504_cancelled_and_free(
-    client: TestClient, db: Database, settings: Settings, customer: Customer
+    client: TestClient,
+    db: Database,
+    settings: Settings,
+    customer: Customer,
+    wait: Callable[..., Coroutine[Any, Any, JobOut]],
 ) -> None:
     impatient = settings.model_copy(
         update={"jobs": settings.jobs.model_copy(update={"sync_timeout_seconds": 0.3})}
     )
     with pytest.raises(JobTimeout) as raised:
         asyncio.run(
-            jobs.run(
+            wait(
                 db,
                 impatient,
                 principal_of(customer),
@@ -93,6 +100,7 @@ def test_a_job_past_the_limit_is_504_cancelled_and_free(
         )
     assert (raised.value.status, raised.value.code) == (504, "job_timeout")
     job_id = raised.value.message.split()[1]
+    assert job_id.startswith("job_")
     job = client.get(f"/api/v1/jobs/{job_id}", headers=customer.auth()).json()
     assert (job["status"], job["credits_used"]) == ("cancelled", 0)
     assert _balance(client, customer) == (1000, 0)
