@@ -19,6 +19,11 @@ from soundstage import __version__, app_tasks
 from soundstage.accounts import endpoints as accounts_endpoints
 from soundstage.accounts import service as accounts
 from soundstage.agents import endpoints as agents_endpoints
+from soundstage.compat.elevenlabs import auth as elevenlabs_auth
+from soundstage.compat.elevenlabs import endpoints as elevenlabs_endpoints
+from soundstage.compat.elevenlabs import errors as elevenlabs_errors
+from soundstage.compat.openai import endpoints as openai_endpoints
+from soundstage.compat.openai import errors as openai_errors
 from soundstage.config import Settings, get_settings
 from soundstage.core import openapi
 from soundstage.core.db import Database
@@ -31,7 +36,12 @@ from soundstage.core.errors import (
     ParameterUnknown,
     RouteNotFound,
 )
-from soundstage.core.middleware import GatewayMiddleware, RequestContextMiddleware
+from soundstage.core.middleware import (
+    API_PREFIX,
+    GatewayMiddleware,
+    RequestContextMiddleware,
+    authorization_header,
+)
 from soundstage.core.params import refuse_unknown_parameters
 from soundstage.core.principal import Principal
 from soundstage.core.ratelimit import RateLimiter
@@ -77,6 +87,20 @@ Lists answer `{"object": "list", "data": [...], "has_more": bool}` and take `lim
 """
 
 
+OPENAI_PREFIX = openai_endpoints.router.prefix
+ELEVENLABS_PREFIX = elevenlabs_endpoints.router.prefix
+# Routes that take files (multipart), capped at the upload size rather than the JSON body's;
+# a key ending in "/" is a prefix (the route has a path parameter).
+UPLOAD_PATHS = (
+    "/api/v1/uploads",
+    OPENAI_PREFIX + "/audio/transcriptions",
+    OPENAI_PREFIX + "/audio/translations",
+    ELEVENLABS_PREFIX + "/v1/speech-to-text",
+    ELEVENLABS_PREFIX + "/v1/audio-isolation",
+    ELEVENLABS_PREFIX + "/v1/speech-to-speech/",
+)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     app_tasks.install()
@@ -120,6 +144,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(dubbing_endpoints.router)
     api.include_router(sound_endpoints.router)
     app.include_router(api)
+    # Other APIs' dialects over the same services (soundstage.compat).
+    app.include_router(openai_endpoints.router)
+    app.include_router(elevenlabs_endpoints.router)
     app.include_router(storage_endpoints.public_router)
     app.include_router(voices_endpoints.public_router)
     app.include_router(talent_endpoints.public_router)
@@ -150,9 +177,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         authenticate=authenticate,
         limiter=RateLimiter(settings),
         max_bytes=settings.max_request_bytes,
-        large_bodies={"/api/v1/uploads": settings.media.upload_max_bytes},
+        large_bodies={path: settings.media.upload_max_bytes for path in UPLOAD_PATHS},
+        authenticated={
+            API_PREFIX: authorization_header,
+            OPENAI_PREFIX + "/": authorization_header,
+            ELEVENLABS_PREFIX + "/": elevenlabs_auth.api_key_header,
+        },
     )
-    app.add_middleware(RequestContextMiddleware)
+    app.add_middleware(
+        RequestContextMiddleware,
+        error_shapes={
+            OPENAI_PREFIX: openai_errors.error_body,
+            ELEVENLABS_PREFIX: elevenlabs_errors.error_body,
+        },
+    )
     return app
 
 

@@ -80,3 +80,26 @@ def stand_in_program(folder: Path, name: str, script: str) -> Path:
     program.write_text(f"#!/bin/sh\n{script}\n")
     program.chmod(0o755)
     return program
+
+
+def serve(settings: Settings, **extra_env: str) -> Iterator[str]:
+    """A real `soundstage serve --no-worker` on a free loopback port, with these settings (the
+    `worker` fixture does the jobs): yields its base URL, stops it with SIGTERM."""
+    port = free_port()
+    env = settings_env(settings)
+    env.update(extra_env)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "soundstage.cli", "serve", "--no-worker", "--port", str(port)],
+        env=env,
+        cwd=REPO_ROOT,
+    )
+    try:
+        wait_for_port(port, timeout=60)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        if server.poll() is None:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(30)
+            except subprocess.TimeoutExpired:
+                server.kill()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from urllib.parse import unquote
 
 from starlette.datastructures import Headers, MutableHeaders
@@ -23,19 +23,36 @@ from soundstage.core.errors import (
 from soundstage.core.ids import random_token
 from soundstage.core.principal import Principal
 from soundstage.core.ratelimit import Decision, RateLimiter
-from soundstage.core.responses import error_response
+from soundstage.core.responses import (
+    ErrorShape,
+    error_response,
+    error_shape_for,
+    use_error_shape,
+)
 
 log = logging.getLogger("soundstage")
 
 API_PREFIX = "/api/"
 
 
-class RequestContextMiddleware:
-    """Outermost: gives every request an id, puts `Request-Id` on every response, and turns
-    an unexpected exception into a 500 in the envelope (a 500 is a bug: it is logged)."""
+def authorization_header(headers: Headers) -> str | None:
+    """The native API's credential: `Authorization: Bearer sk_…`."""
+    return headers.get("authorization")
 
-    def __init__(self, app: ASGIApp) -> None:
+
+# Reads the credential of a request as an `Authorization` header value (None: none sent).
+KeyReader = Callable[[Headers], str | None]
+
+
+class RequestContextMiddleware:
+    """Outermost: gives every request an id, puts `Request-Id` on every response, picks the
+    error shape of the path's surface (`error_shapes`, by prefix; the native envelope
+    elsewhere), and turns an unexpected exception into a 500 in that shape (a 500 is a bug:
+    it is logged)."""
+
+    def __init__(self, app: ASGIApp, error_shapes: Mapping[str, ErrorShape] | None = None) -> None:
         self.app = app
+        self.error_shapes = dict(error_shapes or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -43,6 +60,7 @@ class RequestContextMiddleware:
             return
         request_id = "req_" + random_token(20)
         scope.setdefault("state", {})["request_id"] = request_id
+        use_error_shape(scope, error_shape_for(scope["path"], self.error_shapes))
         started = False
 
         async def send_with_id(message: Message) -> None:
@@ -75,9 +93,11 @@ Authenticator = Callable[[str | None], Awaitable[Principal]]
 
 
 class GatewayMiddleware:
-    """Authenticates /api requests, spends the key's rate limit (a bad key never spends a
-    real key's quota: unauthenticated traffic has its own bucket per client address), caps
-    the request size, and adds the RateLimit headers to the response."""
+    """Authenticates the API's requests (/api, and the compatible surfaces, each reading its
+    credential its own way: `authenticated` maps a path prefix to its KeyReader), spends the
+    key's rate limit (a bad key never spends a real key's quota: unauthenticated traffic has
+    its own bucket per client address), caps the request size, and adds the RateLimit
+    headers to the response."""
 
     def __init__(
         self,
@@ -87,13 +107,16 @@ class GatewayMiddleware:
         limiter: RateLimiter,
         max_bytes: int,
         large_bodies: dict[str, int] | None = None,
+        authenticated: Mapping[str, KeyReader] | None = None,
     ) -> None:
         self.app = app
         self.authenticate = authenticate
         self.limiter = limiter
         self.max_bytes = max_bytes
-        # Paths that take bigger bodies than JSON (uploads), with their own caps.
+        # Paths that take bigger bodies than JSON (uploads), with their own caps: an exact
+        # path, or a prefix when the key ends with "/" (a route with a path parameter).
         self.large_bodies = large_bodies or {}
+        self.authenticated = dict(authenticated or {API_PREFIX: authorization_header})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -103,9 +126,10 @@ class GatewayMiddleware:
         principal: Principal | None = None
         error: AppError | None = None
         try:
-            if scope["path"].startswith(API_PREFIX):
+            read_key = self._key_reader(scope["path"])
+            if read_key is not None:
                 try:
-                    principal = await self.authenticate(headers.get("authorization"))
+                    principal = await self.authenticate(read_key(headers))
                 except AuthenticationError as exc:
                     error = exc
             if principal is not None:
@@ -119,7 +143,7 @@ class GatewayMiddleware:
         send = _with_rate_headers(send, decision)
         if not decision.allowed:
             error = decision.error()
-        cap = self.large_bodies.get(scope["path"], self.max_bytes)
+        cap = self._cap(scope["path"])
         if error is None:
             error = _size_error(headers, cap) or _control_character_error(scope, headers)
         if error is not None:
@@ -127,6 +151,20 @@ class GatewayMiddleware:
             return
         scope["state"]["principal"] = principal
         await self.app(scope, _capped(receive, cap), send)
+
+    def _key_reader(self, path: str) -> KeyReader | None:
+        for prefix, reader in self.authenticated.items():
+            if path.startswith(prefix):
+                return reader
+        return None
+
+    def _cap(self, path: str) -> int:
+        if path in self.large_bodies:
+            return self.large_bodies[path]
+        for prefix, cap in self.large_bodies.items():
+            if prefix.endswith("/") and path.startswith(prefix):
+                return cap
+        return self.max_bytes
 
 
 def _size_error(headers: Headers, cap: int) -> AppError | None:

@@ -1,11 +1,25 @@
-"""Rendering of the error envelope, shared by handlers and middleware."""
+"""Rendering of the error envelope, shared by handlers and middleware.
+
+The native envelope is `{"error": {type, code, message, param, request_id}}`. A surface that
+speaks another API's dialect (the OpenAI- and ElevenLabs-compatible routes) answers the same
+errors in that API's shape: `RequestContextMiddleware` puts the shape of the path's surface in
+the request's state (`error_shape_for`), and every error response is rendered through it.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from starlette.responses import JSONResponse
 from starlette.types import Scope
 
 from soundstage.core.errors import AppError, error_payload
+
+# (the error, the request id) -> the JSON body. Status and headers are the error's own.
+ErrorShape = Callable[[AppError, str | None], dict[str, Any]]
+
+_SHAPE_KEY = "error_shape"
 
 
 def request_id_of(scope: Scope) -> str | None:
@@ -14,7 +28,26 @@ def request_id_of(scope: Scope) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def error_shape_for(path: str, shapes: Mapping[str, ErrorShape]) -> ErrorShape | None:
+    """The shape of the surface serving `path`: its longest prefix in `shapes`, a prefix
+    matching whole segments (`/v1` serves `/v1/models`, not `/v10`)."""
+    best: str | None = None
+    for prefix in shapes:
+        if (path == prefix or path.startswith(prefix.rstrip("/") + "/")) and (
+            best is None or len(prefix) > len(best)
+        ):
+            best = prefix
+    return shapes[best] if best is not None else None
+
+
+def use_error_shape(scope: Scope, shape: ErrorShape | None) -> None:
+    if shape is not None:
+        scope.setdefault("state", {})[_SHAPE_KEY] = shape
+
+
 def error_response(error: AppError, scope: Scope) -> JSONResponse:
+    state = scope.get("state") or {}
+    shape: ErrorShape = state.get(_SHAPE_KEY) or error_payload
     return JSONResponse(
-        error_payload(error, request_id_of(scope)), status_code=error.status, headers=error.headers
+        shape(error, request_id_of(scope)), status_code=error.status, headers=error.headers
     )

@@ -1,0 +1,13 @@
+"""Errors in ElevenLabs' shape: `{"detail": {"status", "message"}}`, `status` being the
+native error code (`invalid_api_key`, `voice_not_found`, `insufficient_credits`...), with the
+native statuses and headers (`Retry-After` on 429 and 503)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from soundstage.core.errors import AppError
+
+
+def error_body(error: AppError, request_id: str | None) -> dict[str, Any]:
+    return {"detail": {"status": error.code, "message": error.message}}

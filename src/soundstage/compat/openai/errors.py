@@ -1,0 +1,22 @@
+"""Errors in OpenAI's shape: `{"error": {"message", "type", "param", "code"}}`, with the
+native statuses (which the SDK maps to its exception classes: 400 BadRequestError, 401
+AuthenticationError, 403 PermissionDeniedError, 404 NotFoundError, 409 ConflictError, 422
+UnprocessableEntityError, 429 RateLimitError, 5xx InternalServerError) and headers
+(`Retry-After` on 429 and 503)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from soundstage.core.errors import AppError
+
+
+def error_body(error: AppError, request_id: str | None) -> dict[str, Any]:
+    return {
+        "error": {
+            "message": error.message,
+            "type": error.type,
+            "param": error.param,
+            "code": error.code,
+        }
+    }

@@ -1,0 +1,22 @@
+"""The compatible surfaces are tested through the official SDKs against a live server: a real
+`soundstage serve` on loopback (the SDKs speak HTTP, not ASGI) and a real worker."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+
+from soundstage.config import Settings
+from soundstage.voices.service import CatalogCounts
+from tests.support.processes import serve
+
+
+@pytest.fixture(scope="module")
+def live_url(
+    settings: Settings, worker: subprocess.Popen[bytes], demo_catalog: CatalogCounts
+) -> Iterator[str]:
+    """The base URL of a live server for this module, its worker running, the demo voice
+    catalog loaded."""
+    yield from serve(settings)

@@ -1,0 +1,53 @@
+"""Each compatible surface answers errors in its API's shape, the native API in its own; the
+ElevenLabs surface takes its key in `xi-api-key`."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from tests.support.factories import Customer
+
+
+def test_openai_errors_have_openai_shape(client: TestClient, customer: Customer) -> None:
+    missing = client.get("/v1/models")
+    assert missing.status_code == 401
+    assert set(missing.json()) == {"error"}
+    assert set(missing.json()["error"]) == {"message", "type", "param", "code"}
+    assert missing.json()["error"]["code"] == "missing_api_key"
+
+    unknown = client.get("/v1/no-such-route", headers=customer.auth())
+    assert unknown.status_code == 404
+    assert unknown.json() == {
+        "error": {
+            "message": "Unrecognized request URL (GET /v1/no-such-route).",
+            "type": "invalid_request_error",
+            "param": None,
+            "code": "route_not_found",
+        }
+    }
+
+
+def test_elevenlabs_errors_have_elevenlabs_shape(client: TestClient, customer: Customer) -> None:
+    missing = client.get("/elevenlabs/v1/models")
+    assert missing.status_code == 401
+    assert missing.json() == {
+        "detail": {"status": "missing_api_key", "message": missing.json()["detail"]["message"]}
+    }
+
+    bad = client.get("/elevenlabs/v1/no-such-route", headers={"xi-api-key": "sk_sandbox_nope"})
+    assert bad.status_code == 401
+    assert bad.json()["detail"]["status"] == "invalid_api_key"
+
+    key = customer.sandbox_key
+    for headers in ({"xi-api-key": key}, customer.auth()):
+        unknown = client.get("/elevenlabs/v1/no-such-route", headers=headers)
+        assert unknown.status_code == 404, unknown.text
+        assert unknown.json()["detail"]["status"] == "route_not_found"
+
+
+def test_native_errors_keep_the_native_envelope(client: TestClient) -> None:
+    missing = client.get("/api/v1/voices")
+    assert missing.status_code == 401
+    assert set(missing.json()["error"]) == {"type", "code", "message", "param", "request_id"}
+    # A path only sharing the prefix's letters is not the surface's.
+    assert "error" in client.get("/v10/models").json()
