@@ -146,6 +146,12 @@ async def submit_and_wait(
             ).id
 
     job_id = await run_in_threadpool(_submit)
+    return await wait(db, settings, job_id)
+
+
+async def wait(db: Database, settings: Settings, job_id: str) -> JobOut:
+    """Wait for a submitted job's end, `jobs.sync_timeout_seconds` at most from now; past
+    that it is cancelled, nothing is charged, and the answer is 504 `job_timeout`."""
     deadline = time.monotonic() + settings.jobs.sync_timeout_seconds
     delay = 0.01
     while True:

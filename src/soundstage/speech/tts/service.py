@@ -22,7 +22,9 @@ from soundstage.speech.tts.tasks import KIND
 from soundstage.voices import service as voices
 
 
-async def _job_request(db: Database, body: TtsRequest, *, stream: bool) -> dict[str, Any]:
+async def _job_request(
+    db: Database, body: TtsRequest, *, stream: bool, encoding: str | None = None
+) -> dict[str, Any]:
     def voice_settings() -> dict[str, Any]:
         with db.read_session() as session:
             voice = voices.get_active_voice(session, body.voice_id)
@@ -32,7 +34,10 @@ async def _job_request(db: Database, body: TtsRequest, *, stream: bool) -> dict[
                 "language": voice.language,
             }
 
-    return {**body.model_dump(), **await run_in_threadpool(voice_settings), "stream": stream}
+    request = {**body.model_dump(), **await run_in_threadpool(voice_settings), "stream": stream}
+    if encoding is not None:
+        request["encoding"] = encoding
+    return request
 
 
 async def synthesize(
@@ -58,11 +63,22 @@ class SpeechStream:
 
 
 async def stream(
-    db: Database, settings: Settings, principal: Principal, body: TtsRequest
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    body: TtsRequest,
+    *,
+    encoding: str | None = None,
+    content_type: str | None = None,
 ) -> SpeechStream:
     """Submit a streamed job and wait for its first audio bytes: errors before them (402, a
-    voice or text the engine refuses) are answered as usual, with nothing charged."""
-    request = await _job_request(db, body, stream=True)
+    voice or text the engine refuses) are answered as usual, with nothing charged.
+
+    `encoding` (a name of media.encodings, with its `content_type`) streams the audio in that
+    encoding rather than `body.format`, which the stored file keeps (the compatible APIs'
+    output formats). Once the stream has ended, `jobs.wait(job_id)` gives the job's result
+    (`words` with `timestamps`)."""
+    request = await _job_request(db, body, stream=True, encoding=encoding)
     credits = rates.for_characters(Operation.TTS, len(body.text))
 
     def submit() -> str:
@@ -75,4 +91,4 @@ async def stream(
     job_id = await run_in_threadpool(submit)
     relay = Relay(db, settings, job_id)
     first = await relay.first_chunk()
-    return SpeechStream(job_id, CONTENT_TYPES[body.format], first, relay)
+    return SpeechStream(job_id, content_type or CONTENT_TYPES[body.format], first, relay)
