@@ -159,7 +159,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return {"status": "ok"}
 
     _install_error_handlers(app)
-    openapi.install(app)
+    openapi.install(
+        app,
+        error_envelopes={
+            OPENAI_PREFIX: openai_errors.OpenAIErrorEnvelope,
+            ELEVENLABS_PREFIX: elevenlabs_errors.ElevenLabsErrorEnvelope,
+        },
+    )
 
     async def authenticate(header: str | None) -> Principal:
         def lookup() -> Principal:

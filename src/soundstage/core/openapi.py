@@ -3,10 +3,12 @@ answer, the headers every response carries, and Idempotency-Key on POSTs."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
+from pydantic import BaseModel
 
 from soundstage.core.errors import ErrorEnvelope
 
@@ -58,7 +60,11 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {s: {"model": ErrorEnvelope, "description": ERROR_DESCRIPTIONS[s]} for s in statuses}
 
 
-def install(app: FastAPI) -> None:
+def install(app: FastAPI, error_envelopes: Mapping[str, type[BaseModel]] | None = None) -> None:
+    """The app's OpenAPI document, its error responses in the native envelope, or under a
+    path prefix of `error_envelopes` in that surface's own (the compatible APIs')."""
+    envelopes = dict(error_envelopes or {})
+
     def build() -> dict[str, Any]:
         if app.openapi_schema:
             return app.openapi_schema
@@ -69,9 +75,19 @@ def install(app: FastAPI) -> None:
         schemas.pop("HTTPValidationError", None)
         schemas.pop("ValidationError", None)
         error_ref = {"$ref": "#/components/schemas/ErrorEnvelope"}
-        for path_item in schema.get("paths", {}).values():
+        refs: dict[str, dict[str, str]] = {}
+        for prefix, model in envelopes.items():
+            defs = model.model_json_schema(ref_template="#/components/schemas/{model}")
+            schemas.update(defs.pop("$defs", {}))
+            schemas[model.__name__] = defs
+            refs[prefix] = {"$ref": f"#/components/schemas/{model.__name__}"}
+        for path, path_item in schema.get("paths", {}).items():
+            ref = next(
+                (r for prefix, r in refs.items() if path.startswith(prefix.rstrip("/") + "/")),
+                error_ref,
+            )
             for method, operation in path_item.items():
-                _augment(method, operation, error_ref)
+                _augment(method, operation, ref)
         app.openapi_schema = schema
         return schema
 

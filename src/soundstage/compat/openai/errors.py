@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+
 from soundstage.core.errors import AppError
 
 
@@ -20,3 +22,16 @@ def error_body(error: AppError, request_id: str | None) -> dict[str, Any]:
             "code": error.code,
         }
     }
+
+
+class OpenAIError(BaseModel):
+    message: str
+    type: str
+    param: str | None
+    code: str
+
+
+class OpenAIErrorEnvelope(BaseModel):
+    """Every error under /v1, as OpenAI answers them."""
+
+    error: OpenAIError
