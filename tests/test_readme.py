@@ -104,6 +104,9 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
             f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m soundstage.cli "$@"\n'
         )
         (shim / "soundstage").chmod(0o755)
+        # And `.venv/bin/python` (the SDK examples) as this interpreter, its packages included.
+        (shim / "python").write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} "$@"\n')
+        (shim / "python").chmod(0o755)
         (workdir / ".venv").mkdir()
         (workdir / ".venv" / "bin").symlink_to(shim)
         yield LiveServer(port, env, root / "state.sh", workdir)
