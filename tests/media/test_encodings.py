@@ -195,10 +195,23 @@ def test_a_finalized_wav_has_exact_sizes(name: str) -> None:
         finalize(fmt, b"ID3" + whole)
 
 
-def test_other_streams_are_final_as_they_are() -> None:
+def test_a_finalized_flac_has_its_total() -> None:
     fmt = ENCODINGS["openai_flac"]
-    data, _ = streamed(fmt, Audio(sweep(INPUT_RATE, 0.2), INPUT_RATE))
-    assert finalize(fmt, data) == data
+    data, _ = streamed(fmt, Audio(sweep(INPUT_RATE, 0.5), INPUT_RATE))
+    # Streamed, STREAMINFO's total is 0, "unknown" (libsndfile then reports 2**63 - 1 frames).
+    assert int.from_bytes(data[18:26], "big") & (2**36 - 1) == 0
+    whole = finalize(fmt, data)
+    info = sf.info(io.BytesIO(whole))
+    assert (info.samplerate, info.channels, info.frames) == (24_000, 1, 12_000)
+    assert sf.read(io.BytesIO(whole))[0].shape == (12_000,)
+    with pytest.raises(ValueError, match="not a FLAC"):
+        finalize(fmt, whole[:10])
+
+
+def test_other_streams_are_final_as_they_are() -> None:
+    for name in ("openai_mp3", "openai_opus", "openai_aac", "pcm_16000"):
+        data, _ = streamed(ENCODINGS[name], Audio(sweep(INPUT_RATE, 0.2), INPUT_RATE))
+        assert finalize(ENCODINGS[name], data) == data
     assert finalize("mp3", b"abc") == b"abc"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -756,12 +757,19 @@ class StreamEncoder:
 
 def finalize(fmt: EncodeFormat | Encoding, data: bytes) -> bytes:
     """A whole stream that StreamEncoder wrote as `fmt`, made a file with exact headers, for
-    an answer sent whole: WAV gets its RIFF and data sizes. Every other format's stream is
-    already a complete file (MP3 without a LAME tag, FLAC with its total "unknown", which
-    decoders accept) and comes back as it is. ValueError if WAV data is not a WAV stream."""
+    an answer sent whole: WAV gets its RIFF and data sizes, FLAC its total sample count in
+    STREAMINFO (its MD5 stays "unknown", as the format allows). Every other stream is already
+    a complete file (MP3 is CBR, without a LAME tag) and comes back as it is. ValueError if
+    the data is not a stream of that format."""
     container = fmt.container if isinstance(fmt, Encoding) else fmt
-    if container != "wav":
-        return data
+    if container == "wav":
+        return _finalize_wav(data)
+    if container == "flac":
+        return _finalize_flac(data)
+    return data
+
+
+def _finalize_wav(data: bytes) -> bytes:
     out = bytearray(data)
     if out[:4] != b"RIFF" or out[8:12] != b"WAVE":
         raise ValueError("not a WAV stream")
@@ -779,3 +787,28 @@ def finalize(fmt: EncodeFormat | Encoding, data: bytes) -> bytes:
             return bytes(out)
         offset += 8 + size + size % 2
     raise ValueError("the WAV stream has no data chunk")
+
+
+# STREAMINFO is the first metadata block, right after "fLaC" and its 4-byte header; its
+# bytes 10..17 hold the rate (20 bits), channels (3), bits per sample (5) and total (36).
+_FLAC_TOTAL_AT: Final = 4 + 4 + 10
+_FLAC_TOTAL_BITS: Final = 36
+
+
+def _finalize_flac(data: bytes) -> bytes:
+    if data[:4] != b"fLaC" or data[4] & 0x7F != 0 or len(data) < _FLAC_TOTAL_AT + 8:
+        raise ValueError("not a FLAC stream")
+    try:
+        with av.open(io.BytesIO(data), mode="r", format="flac") as container:
+            stream = container.streams.audio[0]
+            # The parser gives every frame's sample count without decoding it.
+            total = sum(packet.duration or 0 for packet in container.demux(stream))
+    except _MEDIA_ERRORS as exc:
+        raise ValueError(f"not a FLAC stream: {exc}") from exc
+    if total >= 1 << _FLAC_TOTAL_BITS:
+        raise ValueError("the FLAC stream is too long for its header")
+    out = bytearray(data)
+    field = slice(_FLAC_TOTAL_AT, _FLAC_TOTAL_AT + 8)
+    packed = int.from_bytes(out[field], "big") >> _FLAC_TOTAL_BITS << _FLAC_TOTAL_BITS
+    out[field] = (packed | total).to_bytes(8, "big")
+    return bytes(out)
