@@ -16,6 +16,7 @@ from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.jobs import service as jobs
 from soundstage.jobs.streams import Relay
+from soundstage.media import encodings
 from soundstage.media.audio import CONTENT_TYPES
 from soundstage.speech.tts.schemas import TtsRequest, TtsResponse
 from soundstage.speech.tts.tasks import KIND
@@ -74,10 +75,10 @@ async def stream(
     """Submit a streamed job and wait for its first audio bytes: errors before them (402, a
     voice or text the engine refuses) are answered as usual, with nothing charged.
 
-    `encoding` (a name of media.encodings, with its `content_type`) streams the audio in that
-    encoding rather than `body.format`, which the stored file keeps (the compatible APIs'
-    output formats). Once the stream has ended, `jobs.wait(job_id)` gives the job's result
-    (`words` with `timestamps`)."""
+    `encoding` (a name of media.encodings; `content_type` defaults to its own) streams the
+    audio in that encoding rather than `body.format`, which the stored file keeps (the
+    compatible APIs' output formats). Once the stream has ended, `jobs.wait(job_id)` gives
+    the job's result (`words` with `timestamps`)."""
     request = await _job_request(db, body, stream=True, encoding=encoding)
     credits = rates.for_characters(Operation.TTS, len(body.text))
 
@@ -91,4 +92,8 @@ async def stream(
     job_id = await run_in_threadpool(submit)
     relay = Relay(db, settings, job_id)
     first = await relay.first_chunk()
-    return SpeechStream(job_id, content_type or CONTENT_TYPES[body.format], first, relay)
+    if content_type is None:
+        content_type = (
+            encodings.encoding(encoding).content_type if encoding else CONTENT_TYPES[body.format]
+        )
+    return SpeechStream(job_id, content_type, first, relay)
