@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from soundstage.core.errors import AppError
+from soundstage.core.errors import AppError, NotFound
 
 
 def error_body(error: AppError, request_id: str | None) -> dict[str, Any]:
@@ -20,3 +20,10 @@ def error_body(error: AppError, request_id: str | None) -> dict[str, Any]:
             "code": error.code,
         }
     }
+
+
+class ModelNotFound(NotFound):
+    """No such model among those GET /v1/models lists (the OpenAI-compatible API), or not
+    one of the operation's (a speech model for a transcription)."""
+
+    code = "model_not_found"
