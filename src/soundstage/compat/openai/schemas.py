@@ -40,7 +40,7 @@ class SpeechRequest(RequestModel):
     )
     voice: str | VoiceRef = Field(
         description="One of OpenAI's voice names (`alloy`, `echo`...: each is a catalog voice, "
-        "see GET /v1/audio/voices), a catalog voice id (`voice_joe`), or `{\"id\": ...}`."
+        'see GET /v1/audio/voices), a catalog voice id (`voice_joe`), or `{"id": ...}`.'
     )
     response_format: SpeechFormat = Field(
         default="mp3",

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from starlette.datastructures import UploadFile
 
 from soundstage.compat import common
-from soundstage.compat.openai import catalog
+from soundstage.compat.openai import service as catalog
 from soundstage.compat.openai.schemas import (
     DiarizedSegment,
     DurationUsage,
@@ -164,9 +164,7 @@ async def transcribe(
     result = done.response
     text = result.transcript
     usage = DurationUsage(seconds=round(result.duration_ms / 1000, 3))
-    phrases = [
-        cues.Phrase(s.text, s.start_ms, s.end_ms, s.speaker) for s in result.segments
-    ]
+    phrases = [cues.Phrase(s.text, s.start_ms, s.end_ms, s.speaker) for s in result.segments]
     if form.stream:
         return Answer(events=_events(text, _diarized(phrases) if diarize else None))
     if fmt == "text":

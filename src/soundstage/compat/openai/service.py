@@ -1,5 +1,6 @@
 """What the OpenAI-compatible API offers by name: its model ids (aliases of the native
 text-to-speech and speech-to-text) and OpenAI's voice names, each mapped to a catalog voice.
+Speech and transcriptions are mapped in `speech.py` and `transcriptions.py`.
 
 The voice a request names decides the engine (as on the native API): every text-to-speech
 model id speaks with the voice's own engine, and every speech-to-text id transcribes with the
@@ -13,6 +14,15 @@ from typing import Final, Literal
 from sqlalchemy.orm import Session
 
 from soundstage.compat.openai.errors import ModelNotFound
+from soundstage.compat.openai.schemas import (
+    AudioModel,
+    AudioModels,
+    AudioVoice,
+    AudioVoices,
+    ModelList,
+    ModelOut,
+)
+from soundstage.core.db import Database
 from soundstage.voices import service as voices
 from soundstage.voices.errors import VoiceNotFound
 
@@ -88,3 +98,55 @@ def voice_id(session: Session, voice: str) -> str:
             param="voice",
         )
     return wanted
+
+
+def _model_out(found: Model) -> ModelOut:
+    return ModelOut(id=found.id, created=CREATED, owned_by=OWNER)
+
+
+def list_models() -> ModelList:
+    return ModelList(data=[_model_out(found) for found in MODELS])
+
+
+def get_model(model_id: str) -> ModelOut:
+    return _model_out(model(model_id, param="model"))
+
+
+def audio_models() -> AudioModels:
+    """The speech models, as Open WebUI reads them."""
+    return AudioModels(
+        models=[
+            AudioModel(id=found.id, name=found.description)
+            for found in MODELS
+            if found.purpose == "speech"
+        ]
+    )
+
+
+def audio_voices(db: Database) -> AudioVoices:
+    """What `voice` takes, as Open WebUI reads it: OpenAI's names whose voice this catalog
+    has (each with that voice), then every catalog voice by its id."""
+    with db.read_session() as session:
+        active = {voice.id: voice for voice in voices.active_voices(session)}
+    listed = [
+        AudioVoice(
+            id=name,
+            name=f"{name} ({active[voice_id].name}, {active[voice_id].language})",
+            voice_id=voice_id,
+            language=active[voice_id].language,
+            gender=active[voice_id].gender,
+        )
+        for name, voice_id in VOICE_NAMES.items()
+        if voice_id in active
+    ]
+    listed += [
+        AudioVoice(
+            id=voice.id,
+            name=f"{voice.name} ({voice.language})",
+            voice_id=voice.id,
+            language=voice.language,
+            gender=voice.gender,
+        )
+        for voice in active.values()
+    ]
+    return AudioVoices(voices=listed)
