@@ -134,6 +134,8 @@ class TranscriptionForm(BaseModel):
     chunking_strategy: str | None = Field(default=None, max_length=1000)
     known_speaker_names: list[str] = Field(default_factory=list, max_length=4)
     known_speaker_references: list[str] = Field(default_factory=list, max_length=4)
+    keywords: list[str] = Field(default_factory=list, max_length=100)
+    languages: list[str] = Field(default_factory=list, max_length=10)
 
 
 class TranscriptionWord(BaseModel):

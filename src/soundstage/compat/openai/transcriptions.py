@@ -6,7 +6,8 @@ charged once the transcript is made. Its answer is then written in the format as
 Accepted and ignored: `prompt` and `temperature` (the service decodes with its own settings:
 beam search at temperature 0, each window prompted with the text before it), `include[]`
 (no log probabilities), `chunking_strategy` (the audio is always cut at silences),
-`known_speaker_names[]` / `known_speaker_references[]` (speakers are labelled A, B...)."""
+`known_speaker_names[]` / `known_speaker_references[]` (speakers are labelled A, B...),
+`keywords[]` and `languages[]` (`language` gives the language; absent, it is detected)."""
 
 from __future__ import annotations
 
@@ -51,7 +52,14 @@ Task = Literal["transcribe", "translate"]
 # Form fields that OpenAI's clients send with brackets (`timestamp_granularities[]`), and the
 # list fields of the form.
 _LIST_FIELDS: Final = frozenset(
-    {"timestamp_granularities", "include", "known_speaker_names", "known_speaker_references"}
+    {
+        "timestamp_granularities",
+        "include",
+        "known_speaker_names",
+        "known_speaker_references",
+        "keywords",
+        "languages",
+    }
 )
 # What a translation's form takes (OpenAI's: no language, granularities or streaming).
 _TRANSLATION_FIELDS: Final = frozenset(
