@@ -5,12 +5,18 @@ the transcript with words, speakers and subtitle segments."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Final, Literal
+from typing import Final
 
 from soundstage.credits.rates import Operation
 from soundstage.engines.speakers.diarize import Diarizer, SpeakerTurn, assign_speakers
 from soundstage.engines.transcribers import sphinx
-from soundstage.engines.transcribers.base import Segment, Word, bcp47_language, whisper_language
+from soundstage.engines.transcribers.base import (
+    Segment,
+    Task,
+    Word,
+    bcp47_language,
+    whisper_language,
+)
 from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.jobs import inputs
 from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome, register
@@ -48,7 +54,7 @@ class SttJob(inputs.KeptInputs):
     # Not on the native API (the OpenAI-compatible one sets them): "translate" writes the
     # speech in English (Whisper's own translation); `model_segments` keeps the model's
     # segments with their decoding figures in the result.
-    task: Literal["transcribe", "translate"] = "transcribe"
+    task: Task = "transcribe"
     model_segments: bool = False
 
 
