@@ -213,13 +213,41 @@ def test_form_errors_name_the_field(client: openai.OpenAI, clip: Clip) -> None:
     assert garbage.value.body["param"] == "file"
 
 
-def test_a_missing_file_is_named(live_url: str, customer: Customer) -> None:
-    answer = httpx.post(
-        f"{live_url}/v1/audio/transcriptions",
-        headers=customer.auth(),
-        files={"model": (None, "whisper-1")},
-        timeout=30,
+def test_form_fields_are_bounded_and_named(live_url: str, customer: Customer) -> None:
+    def post(path: str, files: list[tuple[str, tuple[str | None, bytes | str]]]) -> httpx.Response:
+        return httpx.post(f"{live_url}{path}", headers=customer.auth(), files=files, timeout=30)
+
+    audio = ("a.wav", b"RIFF")
+    missing = post("/v1/audio/transcriptions", [("model", (None, "whisper-1"))])
+    assert missing.status_code == 422
+    assert missing.json()["error"]["param"] == "file"
+    assert missing.json()["error"]["code"] == "parameter_missing"
+
+    unknown = post(
+        "/v1/audio/transcriptions",
+        [("file", audio), ("model", (None, "whisper-1")), ("colour", (None, "blue"))],
     )
-    assert answer.status_code == 422
-    assert answer.json()["error"]["param"] == "file"
-    assert answer.json()["error"]["code"] == "parameter_missing"
+    assert unknown.status_code == 422
+    assert unknown.json()["error"]["code"] == "parameter_unknown"
+    assert unknown.json()["error"]["param"] == "colour"
+
+    # A translation takes no language (OpenAI's form).
+    language = post(
+        "/v1/audio/translations",
+        [("file", audio), ("model", (None, "whisper-1")), ("language", (None, "de"))],
+    )
+    assert language.status_code == 422
+    assert language.json()["error"]["param"] == "language"
+
+    # One value inside the bound (above, 2), one outside.
+    many = [("timestamp_granularities[]", (None, "word"))] * 3
+    granularities = post(
+        "/v1/audio/transcriptions", [("file", audio), ("model", (None, "whisper-1")), *many]
+    )
+    assert granularities.status_code == 422
+    assert granularities.json()["error"]["param"] == "timestamp_granularities"
+
+    crowded = [("prompt", (None, "x"))] * 40
+    too_many = post("/v1/audio/transcriptions", [("file", audio), *crowded])
+    assert too_many.status_code == 400, too_many.text
+    assert too_many.json()["error"]["code"] == "malformed_request"
