@@ -7,8 +7,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from fastapi import UploadFile
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
 
 from soundstage.config import Settings
 from soundstage.core.db import Database

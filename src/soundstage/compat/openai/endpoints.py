@@ -2,8 +2,195 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from soundstage.compat.openai import service as catalog
+from soundstage.compat.openai import speech, transcriptions
+from soundstage.compat.openai.schemas import (
+    AudioModels,
+    AudioVoices,
+    ModelList,
+    ModelOut,
+    SpeechRequest,
+    TranscriptFormat,
+)
+from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
+from soundstage.core.openapi import errors
 
 TAG = "OpenAI compatible"
+JOB_ID_HEADER = "Soundstage-Job-Id"
 
 router = APIRouter(prefix="/v1", tags=[TAG])
+
+_TRANSCRIPT_TYPES: dict[TranscriptFormat, str] = {
+    "json": "application/json",
+    "verbose_json": "application/json",
+    "diarized_json": "application/json",
+    "text": "text/plain",
+    "srt": "application/x-subrip",
+    "vtt": "text/vtt",
+}
+_MULTIPART_FORM = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["file", "model"],
+                    "properties": {
+                        "file": {"type": "string", "format": "binary"},
+                        "model": {"type": "string", "example": "whisper-1"},
+                        "language": {"type": "string", "example": "en"},
+                        "prompt": {"type": "string"},
+                        "response_format": {"type": "string", "enum": list(_TRANSCRIPT_TYPES)},
+                        "temperature": {"type": "number"},
+                        "timestamp_granularities[]": {
+                            "type": "array",
+                            "items": {"type": "string", "enum": ["word", "segment"]},
+                        },
+                        "stream": {"type": "boolean"},
+                    },
+                }
+            }
+        },
+    }
+}
+
+
+@router.get("/models", response_model=ModelList)
+def list_models(principal: PrincipalDep) -> ModelList:
+    """OpenAI's model list: the speech ids (`soundstage-tts` and its aliases `tts-1`,
+    `tts-1-hd`, `gpt-4o-mini-tts`) and the transcription ids (`soundstage-stt` and its
+    aliases `whisper-1`, `gpt-4o-transcribe`, `gpt-4o-mini-transcribe`,
+    `gpt-4o-transcribe-diarize`). The voice decides the engine; every transcription id
+    uses the service's Whisper model."""
+    return catalog.list_models()
+
+
+@router.get("/models/{model_id}", response_model=ModelOut, responses=errors(404))
+def get_model(model_id: str, principal: PrincipalDep) -> ModelOut:
+    """One model of the list; 404 `model_not_found` for any other id."""
+    return catalog.get_model(model_id)
+
+
+@router.get("/audio/models", response_model=AudioModels)
+def list_audio_models(principal: PrincipalDep) -> AudioModels:
+    """Beyond OpenAI's API, for apps that ask (Open WebUI): the speech models, in the shape
+    they read, `{"models": [{"id", "name"}]}`."""
+    return catalog.audio_models()
+
+
+@router.get("/audio/voices", response_model=AudioVoices)
+def list_audio_voices(db: DatabaseDep, principal: PrincipalDep) -> AudioVoices:
+    """Beyond OpenAI's API, for apps that ask (Open WebUI): what `voice` takes, in the shape
+    they read, `{"voices": [{"id", "name", ...}]}`: OpenAI's names first (each with the
+    catalog voice it speaks with), then every catalog voice by its id."""
+    return catalog.audio_voices(db)
+
+
+@router.post(
+    "/audio/speech",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "description": "The audio as it is synthesized (chunked), in `response_format`; "
+            "with `stream_format: sse`, server-sent events (`speech.audio.delta` with base64 "
+            "audio, then `speech.audio.done`). The header `Soundstage-Job-Id` names the job.",
+            "content": {
+                "audio/mpeg": {},
+                "audio/opus": {},
+                "audio/aac": {},
+                "audio/flac": {},
+                "audio/wav": {},
+                "audio/pcm": {},
+                "text/event-stream": {},
+            },
+        },
+        **errors(402, 404, 504),
+    },
+)
+async def create_speech(
+    body: SpeechRequest, db: DatabaseDep, settings: SettingsDep, principal: PrincipalDep
+) -> StreamingResponse:
+    """OpenAI's text to speech: `input` (at most 4,096 characters, 1 credit each, charged
+    once all is spoken), `model`, `voice` (an OpenAI name, a catalog voice id or `{"id"}`;
+    404 `voice_not_found` otherwise), `response_format` (mp3, opus, aac, flac, wav, pcm: raw
+    24 kHz 16-bit mono little-endian), `speed` 0.25 to 4.0, `instructions` (ignored),
+    `stream_format` (audio, sse)."""
+    spoken = await speech.speak(db, settings, principal, body)
+    return StreamingResponse(
+        spoken.body(),
+        media_type=spoken.content_type,
+        headers={JOB_ID_HEADER: spoken.job_id, "Cache-Control": "no-store"},
+    )
+
+
+async def _transcript(
+    request: Request,
+    db: DatabaseDep,
+    settings: SettingsDep,
+    principal: PrincipalDep,
+    task: transcriptions.Task,
+) -> Response:
+    upload = await transcriptions.read_form(request, task)
+    try:
+        answer = await transcriptions.transcribe(db, settings, principal, upload, task)
+    finally:
+        await run_in_threadpool(upload.file.file.close)
+    if answer.events is not None:
+        return StreamingResponse(
+            transcriptions.sse(answer.events), media_type=speech.SSE_CONTENT_TYPE
+        )
+    if answer.body is not None:
+        return JSONResponse(answer.body)
+    assert answer.text is not None
+    return PlainTextResponse(answer.text, media_type=answer.media_type)
+
+
+_TRANSCRIPT_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The transcript in `response_format`: JSON (`json`, `verbose_json`, "
+        "`diarized_json`), plain text (`text`, `srt`, `vtt`), or with `stream=true` "
+        "server-sent events (`transcript.text.delta`... `transcript.text.done`).",
+        "content": {media: {} for media in {*_TRANSCRIPT_TYPES.values(), "text/event-stream"}},
+    },
+    **errors(402, 404, 413, 504),
+}
+
+
+@router.post(
+    "/audio/transcriptions",
+    response_class=Response,
+    responses=_TRANSCRIPT_RESPONSES,
+    openapi_extra=_MULTIPART_FORM,
+)
+async def create_transcription(
+    request: Request, db: DatabaseDep, settings: SettingsDep, principal: PrincipalDep
+) -> Response:
+    """OpenAI's speech to text, on the native job (250 credits a minute of audio, per
+    started second, charged once the transcript is made): multipart `file`, `model` (a
+    transcription model of GET /v1/models), `language` (ISO 639-1; absent: detected),
+    `response_format`, `timestamp_granularities[]` (`word`, `segment`; verbose_json),
+    `stream`. `prompt`, `temperature`, `include[]`, `chunking_strategy` and the known
+    speakers are accepted and ignored."""
+    return await _transcript(request, db, settings, principal, "transcribe")
+
+
+@router.post(
+    "/audio/translations",
+    response_class=Response,
+    responses=_TRANSCRIPT_RESPONSES,
+    openapi_extra=_MULTIPART_FORM,
+)
+async def create_translation(
+    request: Request, db: DatabaseDep, settings: SettingsDep, principal: PrincipalDep
+) -> Response:
+    """OpenAI's speech translation into English (Whisper's own), priced as a
+    transcription: multipart `file`, `model`, `response_format` (not `diarized_json`),
+    `prompt` and `temperature` (ignored)."""
+    return await _transcript(request, db, settings, principal, "translate")

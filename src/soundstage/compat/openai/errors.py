@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from soundstage.core.errors import AppError
+from soundstage.core.errors import AppError, NotFound
 
 
 def error_body(error: AppError, request_id: str | None) -> dict[str, Any]:
@@ -35,3 +35,10 @@ class OpenAIErrorEnvelope(BaseModel):
     """Every error under /v1, as OpenAI answers them."""
 
     error: OpenAIError
+
+
+class ModelNotFound(NotFound):
+    """No such model among those GET /v1/models lists (the OpenAI-compatible API), or not
+    one of the operation's (a speech model for a transcription)."""
+
+    code = "model_not_found"

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import cache
-from typing import Final, Protocol
+from typing import Final, Literal, Protocol
 
 import pycountry
 
@@ -15,6 +15,9 @@ from soundstage.core.errors import AppError
 from soundstage.media.audio import Audio
 
 Progress = Callable[[float], None]
+# What a model does with the speech: write it down in its language, or in English (Whisper's
+# own speech translation).
+Task = Literal["transcribe", "translate"]
 
 # A language tag as BCP-47 writes it (primary subtag, then script, region, variants), with "_"
 # tolerated for "-" (en_US is what locales say).
@@ -63,6 +66,20 @@ class Word:
 
 
 @dataclass(frozen=True)
+class DecodingDetails:
+    """How Whisper decoded a segment, as it reports it (what OpenAI's `verbose_json` shows)."""
+
+    # Where in the window's mel frames (10 ms each) the decoding started.
+    seek: int
+    tokens: tuple[int, ...]
+    # The temperature of the decoding kept (higher ones are fallbacks after a failed check).
+    temperature: float
+    avg_logprob: float
+    compression_ratio: float
+    no_speech_prob: float
+
+
+@dataclass(frozen=True)
 class Segment:
     """About a sentence: the unit the model decodes, with its words if they were asked for."""
 
@@ -70,6 +87,8 @@ class Segment:
     start_ms: int
     end_ms: int
     words: tuple[Word, ...] = ()
+    # The model's own figures, when the model reports them (Whisper does).
+    details: DecodingDetails | None = None
 
 
 @dataclass(frozen=True)
@@ -102,9 +121,11 @@ class Transcriber(Protocol):
         language: str | None,
         word_timestamps: bool,
         progress: Progress | None = None,
+        task: Task = "transcribe",
     ) -> Transcript:
         """Transcribe speech of any length, sample rate and channel count (channels are
         mixed). language is a BCP-47 tag, or None to detect it from the start of the audio.
+        task "translate" writes the speech in English (language is then the speech's).
         Times are in milliseconds from the start of the audio, inside it and in order.
         progress, if given, is called with the fraction done, 0..1, ending with 1.0.
 

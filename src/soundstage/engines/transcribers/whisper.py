@@ -15,8 +15,10 @@ from faster_whisper import WhisperModel
 from soundstage.config import SttSettings
 from soundstage.engines.cache import MODELS
 from soundstage.engines.transcribers.base import (
+    DecodingDetails,
     Progress,
     Segment,
+    Task,
     TranscriberUnavailable,
     Transcript,
     Word,
@@ -101,6 +103,7 @@ class WhisperTranscriber:
         language: str | None,
         word_timestamps: bool,
         progress: Progress | None = None,
+        task: Task = "transcribe",
     ) -> Transcript:
         if audio.frames == 0:
             raise ValueError("audio has no frames")
@@ -112,7 +115,7 @@ class WhisperTranscriber:
         segments: list[Segment] = []
         for window in windows(audio, self._chunking):
             prompt = "".join(texts)[-_PROMPT_CHARACTERS:].strip() or None
-            raw_segments, info = self._run(window, code, word_timestamps, prompt)
+            raw_segments, info = self._run(window, code, word_timestamps, prompt, task)
             if code is None:
                 # Detected on the first window and kept: one recording, one language.
                 code, probability = info.language, float(info.language_probability)
@@ -133,13 +136,18 @@ class WhisperTranscriber:
         )
 
     def _run(
-        self, window: Window, code: str | None, word_timestamps: bool, prompt: str | None
+        self,
+        window: Window,
+        code: str | None,
+        word_timestamps: bool,
+        prompt: str | None,
+        task: Task,
     ) -> tuple[Iterator[Any], Any]:
         try:
             generated, info = self._model.transcribe(
                 window.samples,
                 language=code,
-                task="transcribe",
+                task=task,
                 beam_size=self._beam_size,
                 word_timestamps=word_timestamps,
                 initial_prompt=prompt,
@@ -229,7 +237,23 @@ def _segment(raw: Any, offset_ms: int, timeline: _Timeline, with_words: bool) ->
         start_ms, end_ms = words[0].start_ms, words[-1].end_ms
     else:
         start_ms, end_ms = timeline.span(raw.start, raw.end, offset_ms)
-    return Segment(text, start_ms, end_ms, words)
+    return Segment(text, start_ms, end_ms, words, _details(raw, offset_ms))
+
+
+def _details(raw: Any, offset_ms: int) -> DecodingDetails | None:
+    """faster-whisper's figures of a segment; `seek` counted from the start of the audio, as
+    if it were one window (100 mel frames a second)."""
+    try:
+        return DecodingDetails(
+            seek=int(raw.seek) + offset_ms // 10,
+            tokens=tuple(int(token) for token in raw.tokens),
+            temperature=float(raw.temperature or 0.0),
+            avg_logprob=float(raw.avg_logprob),
+            compression_ratio=float(raw.compression_ratio),
+            no_speech_prob=float(raw.no_speech_prob),
+        )
+    except (AttributeError, TypeError, ValueError):  # a model that does not report them
+        return None
 
 
 @dataclass

@@ -63,6 +63,21 @@ class TranscriptSegment(BaseModel):
     speaker: str | None = Field(default=None, description="Only with `diarize: true`.")
 
 
+class ModelSegment(BaseModel):
+    """A segment as the model decoded it, with its own figures (what OpenAI's `verbose_json`
+    answers): not part of the native answer, stored only when a job asks for them."""
+
+    text: str
+    start_ms: int
+    end_ms: int
+    seek: int
+    tokens: list[int]
+    temperature: float
+    avg_logprob: float
+    compression_ratio: float
+    no_speech_prob: float
+
+
 class SttResponse(CompletedJob):
     transcript: str = Field(description="Punctuated; empty when nothing was said.")
     duration_ms: int = Field(description="Duration of the input audio.")

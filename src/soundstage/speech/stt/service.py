@@ -3,6 +3,7 @@ not when the caller prefers), and render a finished transcript as subtitles."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from sqlalchemy.orm import Session
@@ -13,13 +14,13 @@ from soundstage.core.errors import Conflict, InvalidField
 from soundstage.core.principal import Principal
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
-from soundstage.engines.transcribers.base import whisper_language
+from soundstage.engines.transcribers.base import Task, whisper_language
 from soundstage.jobs import inputs
 from soundstage.jobs import service as jobs
 from soundstage.jobs.schemas import JobAccepted
 from soundstage.models.jobs import JobStatus
 from soundstage.speech.stt import cues
-from soundstage.speech.stt.schemas import SttRequest, SttResponse
+from soundstage.speech.stt.schemas import ModelSegment, SttRequest, SttResponse
 from soundstage.speech.stt.tasks import KIND, OPERATION, PARAM
 
 AUTO = "auto"
@@ -53,6 +54,32 @@ async def transcribe(
     # Priced by the audio's duration, which the job measures and reserves before working.
     job = await jobs.run(db, settings, principal, KIND, request, credits_needed=0)
     return SttResponse.of(job)
+
+
+@dataclass(frozen=True)
+class DetailedTranscript:
+    response: SttResponse
+    # The model's own segments with their decoding figures, in order.
+    model_segments: list[ModelSegment]
+
+
+async def transcribe_detailed(
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    body: SttRequest,
+    *,
+    task: Task = "transcribe",
+) -> DetailedTranscript:
+    """As `transcribe`, with the model's own segments too (the OpenAI-compatible API's
+    `verbose_json`); task "translate" writes the speech in English (Whisper's translation),
+    the answer's `language` staying the speech's. Same price, charged on completion."""
+    request = {**_job_request(body), "task": task, "model_segments": True}
+    job = await jobs.run(db, settings, principal, KIND, request, credits_needed=0)
+    segments = (job.result or {}).get("model_segments") or []
+    return DetailedTranscript(
+        SttResponse.of(job), [ModelSegment.model_validate(segment) for segment in segments]
+    )
 
 
 def submit_async(

@@ -10,7 +10,13 @@ from typing import Final
 from soundstage.credits.rates import Operation
 from soundstage.engines.speakers.diarize import Diarizer, SpeakerTurn, assign_speakers
 from soundstage.engines.transcribers import sphinx
-from soundstage.engines.transcribers.base import Segment, Word, bcp47_language, whisper_language
+from soundstage.engines.transcribers.base import (
+    Segment,
+    Task,
+    Word,
+    bcp47_language,
+    whisper_language,
+)
 from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.jobs import inputs
 from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome, register
@@ -19,7 +25,13 @@ from soundstage.media.audio import iter_decode
 from soundstage.media.input_limits import within_duration
 from soundstage.speech import longform
 from soundstage.speech.stt import cues
-from soundstage.speech.stt.schemas import Speaker, SpeakerSegment, SttWord, TranscriptSegment
+from soundstage.speech.stt.schemas import (
+    ModelSegment,
+    Speaker,
+    SpeakerSegment,
+    SttWord,
+    TranscriptSegment,
+)
 
 KIND = "stt"
 PARAM: Final = "audio_url"
@@ -39,6 +51,11 @@ class SttJob(inputs.KeptInputs):
     diarize: bool
     timestamps: bool
     num_speakers: int | None = None
+    # Not on the native API (the OpenAI-compatible one sets them): "translate" writes the
+    # speech in English (Whisper's own translation); `model_segments` keeps the model's
+    # segments with their decoding figures in the result.
+    task: Task = "transcribe"
+    model_segments: bool = False
 
 
 class SttResult(JobResult):
@@ -50,6 +67,8 @@ class SttResult(JobResult):
     segments: list[TranscriptSegment]
     # Only when the language was detected (`auto`).
     language_probability: float | None = None
+    # Only when the job asked for them (`model_segments`).
+    model_segments: list[ModelSegment] | None = None
 
 
 @register(KIND, request=SttJob, result=SttResult)
@@ -95,15 +114,20 @@ def transcribe_audio(ctx: JobContext[SttJob]) -> JobOutcome[SttResult]:
             ctx.progress(0.02 + 0.9 * (start / total + done * share), "transcribing")
 
         part = transcriber.transcribe(
-            window.audio, language=language, word_timestamps=with_words, progress=report
+            window.audio,
+            language=language,
+            word_timestamps=with_words,
+            progress=report,
+            task=request.task,
         )
         if language is None:
             # Detected on the first window; later windows keep it.
             language, detected_probability = part.language, part.language_probability
         transcribed = transcribed or part.language
         timed = part.segments
-        if request.timestamps:
-            # Whisper's word times drift around pauses: English words are force-aligned.
+        if request.timestamps and request.task == "transcribe":
+            # Whisper's word times drift around pauses: English words are force-aligned (not
+            # a translation's: its words are not those spoken).
             timed = tuple(sphinx.refine_segments(window.audio, timed, part.language))
         segments.extend(_shifted(segment, window.offset_ms) for segment in timed)
         if diarizer is not None:
@@ -127,7 +151,26 @@ def transcribe_audio(ctx: JobContext[SttJob]) -> JobOutcome[SttResult]:
         timestamps=request.timestamps,
         diarize=request.diarize,
     )
+    if request.model_segments:
+        result.model_segments = [_model_segment(segment) for segment in segments]
     return JobOutcome(result, credits_used=price)
+
+
+def _model_segment(segment: Segment) -> ModelSegment:
+    """A segment with the model's figures; a model that reports none gets Whisper's neutral
+    values (no tokens, temperature 0, log probability 0, compression 1, no-speech 0)."""
+    details = segment.details
+    return ModelSegment(
+        text=segment.text,
+        start_ms=segment.start_ms,
+        end_ms=segment.end_ms,
+        seek=details.seek if details else segment.start_ms // 10,
+        tokens=list(details.tokens) if details else [],
+        temperature=details.temperature if details else 0.0,
+        avg_logprob=round(details.avg_logprob, 6) if details else 0.0,
+        compression_ratio=round(details.compression_ratio, 6) if details else 1.0,
+        no_speech_prob=round(details.no_speech_prob, 6) if details else 0.0,
+    )
 
 
 def _shifted(segment: Segment, offset_ms: int) -> Segment:
@@ -141,6 +184,8 @@ def _shifted(segment: Segment, offset_ms: int) -> Segment:
             replace(w, start_ms=w.start_ms + offset_ms, end_ms=w.end_ms + offset_ms)
             for w in segment.words
         ),
+        details=segment.details
+        and replace(segment.details, seek=segment.details.seek + offset_ms // 10),
     )
 
 

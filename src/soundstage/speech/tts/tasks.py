@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Final
 
 from pydantic import field_validator
 
@@ -23,6 +24,8 @@ from soundstage.speech.tts.schemas import TimedWord
 
 KIND = "tts"
 CONTENT_NAMES = {"mp3": "speech.mp3", "wav": "speech.wav", "flac": "speech.flac"}
+# The rates an engine is asked to speak at (any speed outside is finished by Rubber Band).
+NATIVE_RATE_RANGE: Final = (0.5, 2.0)
 # Of the job's progress: synthesis up to here, then alignment (if asked) and encoding.
 _SYNTHESIS_SHARE = 0.8
 
@@ -75,7 +78,12 @@ class Reading:
 
     @property
     def native_rate(self) -> float:
-        return self.speed if self.engine.supports_rate else 1.0
+        """The engine's own rate: the speed, within the range engines are used at (the
+        native API's 0.5 to 2.0); Rubber Band does the rest of a wider speed (the
+        OpenAI-compatible API's 0.25 to 4.0)."""
+        if not self.engine.supports_rate:
+            return 1.0
+        return min(max(self.speed, NATIVE_RATE_RANGE[0]), NATIVE_RATE_RANGE[1])
 
     @property
     def stretch(self) -> float:

@@ -1,0 +1,152 @@
+"""What the OpenAI-compatible API offers by name: its model ids (aliases of the native
+text-to-speech and speech-to-text) and OpenAI's voice names, each mapped to a catalog voice.
+Speech and transcriptions are mapped in `speech.py` and `transcriptions.py`.
+
+The voice a request names decides the engine (as on the native API): every text-to-speech
+model id speaks with the voice's own engine, and every speech-to-text id transcribes with the
+service's Whisper model (`stt.default_model`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from sqlalchemy.orm import Session
+
+from soundstage.compat.openai.errors import ModelNotFound
+from soundstage.compat.openai.schemas import (
+    AudioModel,
+    AudioModels,
+    AudioVoice,
+    AudioVoices,
+    ModelList,
+    ModelOut,
+)
+from soundstage.core.db import Database
+from soundstage.voices import service as voices
+from soundstage.voices.errors import VoiceNotFound
+
+Purpose = Literal["speech", "transcription"]
+OWNER: Final = "soundstage"
+# The `created` of every model: when this API surface was added (2026-11-24 UTC).
+CREATED: Final = 1_795_478_400
+
+
+@dataclass(frozen=True)
+class Model:
+    id: str
+    purpose: Purpose
+    description: str
+
+
+MODELS: Final = (
+    Model("soundstage-tts", "speech", "Text to speech with the catalog's voices."),
+    Model("tts-1", "speech", "Alias of soundstage-tts."),
+    Model("tts-1-hd", "speech", "Alias of soundstage-tts."),
+    Model("gpt-4o-mini-tts", "speech", "Alias of soundstage-tts."),
+    Model("soundstage-stt", "transcription", "Speech to text with Whisper."),
+    Model("whisper-1", "transcription", "Alias of soundstage-stt."),
+    Model("gpt-4o-transcribe", "transcription", "Alias of soundstage-stt."),
+    Model("gpt-4o-mini-transcribe", "transcription", "Alias of soundstage-stt."),
+    Model("gpt-4o-transcribe-diarize", "transcription", "Alias of soundstage-stt."),
+)
+_BY_ID: Final = {model.id: model for model in MODELS}
+
+# OpenAI's voice names -> catalog voices (the demo catalog's ids, soundstage.voices.demo).
+# tts-1's six voices, which clients list when they cannot ask the server, get the six English
+# voices; the later names get voices of other languages (Germanic first), which read English
+# text with their own language's pronunciation. Genders follow OpenAI's voices where the
+# catalog allows.
+VOICE_NAMES: Final = {
+    "alloy": "voice_joe",  # Piper's neural American male: the best voice for the default
+    "echo": "voice_kal",
+    "fable": "voice_alan",  # British (Scottish)
+    "onyx": "voice_richard",  # low, steady
+    "nova": "voice_sally",
+    "shimmer": "voice_sarah",
+    "ash": "voice_nl_daan",
+    "ballad": "voice_sv_erik",
+    "coral": "voice_da_freja",
+    "sage": "voice_de_anna",
+    "verse": "voice_nb_lars",
+    "marin": "voice_es_lucia",
+    "cedar": "voice_fr_julien",
+}
+
+
+def model(model_id: str, purpose: Purpose | None = None, *, param: str = "model") -> Model:
+    """The model of this id (of this purpose); 404 `model_not_found` naming `param`."""
+    found = _BY_ID.get(model_id)
+    if found is None or (purpose is not None and found.purpose != purpose):
+        kind = {"speech": "speech ", "transcription": "transcription "}.get(purpose or "", "")
+        raise ModelNotFound(
+            f"The {kind}model '{model_id}' does not exist. GET /v1/models lists the models.",
+            param=param,
+        )
+    return found
+
+
+def voice_id(session: Session, voice: str) -> str:
+    """The catalog voice a request's `voice` names: one of OpenAI's names (VOICE_NAMES) or a
+    catalog voice id (GET /v1/audio/voices, GET /api/v1/voices); 404 `voice_not_found`
+    naming `voice` when it is neither, or its voice is not in this catalog."""
+    wanted = VOICE_NAMES.get(voice.lower(), voice)
+    if not voices.active_voice_ids(session, [wanted]):
+        where = f" (mapped to {wanted}, which this catalog lacks)" if wanted != voice else ""
+        raise VoiceNotFound(
+            f"No such voice: '{voice}'{where}. GET /v1/audio/voices lists the voices.",
+            param="voice",
+        )
+    return wanted
+
+
+def _model_out(found: Model) -> ModelOut:
+    return ModelOut(id=found.id, created=CREATED, owned_by=OWNER)
+
+
+def list_models() -> ModelList:
+    return ModelList(data=[_model_out(found) for found in MODELS])
+
+
+def get_model(model_id: str) -> ModelOut:
+    return _model_out(model(model_id, param="model"))
+
+
+def audio_models() -> AudioModels:
+    """The speech models, as Open WebUI reads them."""
+    return AudioModels(
+        models=[
+            AudioModel(id=found.id, name=found.description)
+            for found in MODELS
+            if found.purpose == "speech"
+        ]
+    )
+
+
+def audio_voices(db: Database) -> AudioVoices:
+    """What `voice` takes, as Open WebUI reads it: OpenAI's names whose voice this catalog
+    has (each with that voice), then every catalog voice by its id."""
+    with db.read_session() as session:
+        active = {voice.id: voice for voice in voices.active_voices(session)}
+    listed = [
+        AudioVoice(
+            id=name,
+            name=f"{name} ({active[voice_id].name}, {active[voice_id].language})",
+            voice_id=voice_id,
+            language=active[voice_id].language,
+            gender=active[voice_id].gender,
+        )
+        for name, voice_id in VOICE_NAMES.items()
+        if voice_id in active
+    ]
+    listed += [
+        AudioVoice(
+            id=voice.id,
+            name=f"{voice.name} ({voice.language})",
+            voice_id=voice.id,
+            language=voice.language,
+            gender=voice.gender,
+        )
+        for voice in active.values()
+    ]
+    return AudioVoices(voices=listed)
