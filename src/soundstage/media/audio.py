@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -21,6 +22,7 @@ from av.container import InputContainer
 from av.stream import Disposition
 
 from soundstage.core.errors import AppError
+from soundstage.media.encodings import Encoding
 
 Samples = npt.NDArray[np.float32]
 EncodeFormat = Literal["wav", "mp3", "flac"]
@@ -655,12 +657,28 @@ class _NonSeekable:
         self._out.flush()
 
 
+# FFmpeg's muxers and encoders for the native formats, and each encoder's sample format.
 _STREAM_CODECS: Final[dict[str, tuple[str, str]]] = {
-    # format: (FFmpeg codec, its sample format)
-    "mp3": ("libmp3lame", "s16p"),
-    "wav": ("pcm_s16le", "s16"),
-    "flac": ("flac", "s16"),
+    # format: (FFmpeg muxer, FFmpeg codec)
+    "mp3": ("mp3", "libmp3lame"),
+    "wav": ("wav", "pcm_s16le"),
+    "flac": ("flac", "flac"),
 }
+_SAMPLE_FORMATS: Final[dict[str, str]] = {
+    "libmp3lame": "s16p",
+    "libopus": "flt",
+    "aac": "fltp",
+    "flac": "s16",
+    "pcm_s16le": "s16",
+    "pcm_mulaw": "s16",
+    "pcm_alaw": "s16",
+}
+# Codecs that hold at most two channels here (Opus and AAC could carry more with a channel
+# mapping; speech never needs it).
+_STEREO_CODECS: Final = frozenset({"libmp3lame", "libopus", "aac"})
+# The Ogg muxer sends a page once it holds this much audio (microseconds; FFmpeg's default is
+# a second): shorter pages reach a listener sooner at ~30 bytes of page header each.
+_OGG_PAGE_MICROSECONDS: Final = 200_000
 
 
 class StreamEncoder:
@@ -668,25 +686,39 @@ class StreamEncoder:
     hands the encoded bytes to `out` and flushes it. The result is a valid stream of its
     format with its length unknown in the header (WAV sizes 0xFFFFFFFF, FLAC total 0, MP3
     without a LAME tag, so a player may add LAME's ~50 ms of delay and padding). For a file
-    with exact headers, use encode()."""
+    with exact headers, use encode(), or finalize() on the whole stream.
 
-    def __init__(self, out: _Writer, fmt: EncodeFormat, sample_rate: int, channels: int) -> None:
-        if fmt not in _STREAM_CODECS:
-            raise ValueError(f"unsupported format {fmt!r}")
+    `fmt` is a native format (MP3 at 44.1 or 48 kHz and 192 kb/s, WAV and FLAC at the
+    input's rate) or an `Encoding`, whose rate and bit rate the output has exactly. Channels
+    are the input's, at most two for MP3, Opus and AAC. Encoders that keep a frame's worth
+    of audio (MP3, Opus, AAC) and the Ogg muxer (a page) send the end of a write with a later
+    one, or at close()."""
+
+    def __init__(
+        self, out: _Writer, fmt: EncodeFormat | Encoding, sample_rate: int, channels: int
+    ) -> None:
         _check_target(sample_rate, channels)
-        codec, sample_format = _STREAM_CODECS[fmt]
-        self.sample_rate = _mp3_rate(sample_rate) if fmt == "mp3" else sample_rate
-        self.channels = min(channels, 2) if fmt == "mp3" else channels
+        if isinstance(fmt, Encoding):
+            container, codec = fmt.container, fmt.codec
+            self.sample_rate, bit_rate = fmt.sample_rate, fmt.bit_rate
+        elif fmt in _STREAM_CODECS:
+            container, codec = _STREAM_CODECS[fmt]
+            self.sample_rate = _mp3_rate(sample_rate) if fmt == "mp3" else sample_rate
+            bit_rate = MP3_BIT_RATE if fmt == "mp3" else None
+        else:
+            raise ValueError(f"unsupported format {fmt!r}")
+        self.channels = min(channels, 2) if codec in _STEREO_CODECS else channels
+        options = {"page_duration": str(_OGG_PAGE_MICROSECONDS)} if container == "ogg" else {}
         self._sink = _NonSeekable(out)
-        self._container = av.open(self._sink, mode="w", format=fmt)
+        self._container = av.open(self._sink, mode="w", format=container, options=options)
         layout = _layout_name(self.channels)
         stream = self._container.add_stream(codec, rate=self.sample_rate, layout=layout)
         assert isinstance(stream, AudioStream)
         self._stream: AudioStream = stream
-        if fmt == "mp3":
-            self._stream.bit_rate = MP3_BIT_RATE
+        if bit_rate is not None:
+            self._stream.bit_rate = bit_rate
         self._resampler = AudioResampler(
-            format=sample_format,
+            format=_SAMPLE_FORMATS[codec],
             layout=layout,
             rate=self.sample_rate,
             options=dict(_RESAMPLER_OPTIONS),
@@ -721,3 +753,62 @@ class StreamEncoder:
                 continue
             for packet in self._stream.encode(frame):
                 self._container.mux(packet)
+
+
+def finalize(fmt: EncodeFormat | Encoding, data: bytes) -> bytes:
+    """A whole stream that StreamEncoder wrote as `fmt`, made a file with exact headers, for
+    an answer sent whole: WAV gets its RIFF and data sizes, FLAC its total sample count in
+    STREAMINFO (its MD5 stays "unknown", as the format allows). Every other stream is already
+    a complete file (MP3 is CBR, without a LAME tag) and comes back as it is. ValueError if
+    the data is not a stream of that format."""
+    container = fmt.container if isinstance(fmt, Encoding) else fmt
+    if container == "wav":
+        return _finalize_wav(data)
+    if container == "flac":
+        return _finalize_flac(data)
+    return data
+
+
+def _finalize_wav(data: bytes) -> bytes:
+    out = bytearray(data)
+    if out[:4] != b"RIFF" or out[8:12] != b"WAVE":
+        raise ValueError("not a WAV stream")
+    offset = 12
+    while offset + 8 <= len(out):
+        size = int.from_bytes(out[offset + 4 : offset + 8], "little")
+        if out[offset : offset + 4] == b"data":
+            data_size = len(out) - offset - 8
+            if data_size % 2:
+                out.append(0)  # a RIFF chunk of odd size is followed by a pad byte
+            if len(out) - 8 > 0xFFFF_FFFF:
+                raise ValueError("the WAV stream is too long for a RIFF file")
+            out[offset + 4 : offset + 8] = data_size.to_bytes(4, "little")
+            out[4:8] = (len(out) - 8).to_bytes(4, "little")
+            return bytes(out)
+        offset += 8 + size + size % 2
+    raise ValueError("the WAV stream has no data chunk")
+
+
+# STREAMINFO is the first metadata block, right after "fLaC" and its 4-byte header; its
+# bytes 10..17 hold the rate (20 bits), channels (3), bits per sample (5) and total (36).
+_FLAC_TOTAL_AT: Final = 4 + 4 + 10
+_FLAC_TOTAL_BITS: Final = 36
+
+
+def _finalize_flac(data: bytes) -> bytes:
+    if data[:4] != b"fLaC" or data[4] & 0x7F != 0 or len(data) < _FLAC_TOTAL_AT + 8:
+        raise ValueError("not a FLAC stream")
+    try:
+        with av.open(io.BytesIO(data), mode="r", format="flac") as container:
+            stream = container.streams.audio[0]
+            # The parser gives every frame's sample count without decoding it.
+            total = sum(packet.duration or 0 for packet in container.demux(stream))
+    except _MEDIA_ERRORS as exc:
+        raise ValueError(f"not a FLAC stream: {exc}") from exc
+    if total >= 1 << _FLAC_TOTAL_BITS:
+        raise ValueError("the FLAC stream is too long for its header")
+    out = bytearray(data)
+    field = slice(_FLAC_TOTAL_AT, _FLAC_TOTAL_AT + 8)
+    packed = int.from_bytes(out[field], "big") >> _FLAC_TOTAL_BITS << _FLAC_TOTAL_BITS
+    out[field] = (packed | total).to_bytes(8, "big")
+    return bytes(out)

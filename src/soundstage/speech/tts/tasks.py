@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from pydantic import field_validator
+
 from soundstage.engines import dsp
 from soundstage.engines.tts import text as text_pieces
 from soundstage.engines.tts.base import SpeechSynthesizer
@@ -14,7 +16,9 @@ from soundstage.engines.tts.registry import get_engine
 from soundstage.jobs import streams
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
+from soundstage.media import encodings
 from soundstage.media.audio import Audio, EncodeFormat, StreamEncoder
+from soundstage.media.encodings import Encoding
 from soundstage.speech.tts.schemas import TimedWord
 
 KIND = "tts"
@@ -36,6 +40,20 @@ class TtsJob(JobRequest):
     engine_voice: str
     language: str | None = None
     stream: bool = False
+    # The streamed bytes' encoding (a media.encodings name), for the compatible APIs; the
+    # stored file stays in `format`. None: the stream is in `format` too.
+    encoding: str | None = None
+
+    @field_validator("encoding")
+    @classmethod
+    def _known_encoding(cls, name: str | None) -> str | None:
+        if name is not None:
+            encodings.encoding(name)  # ValueError naming the valid ones
+        return name
+
+    @property
+    def stream_encoding(self) -> EncodeFormat | Encoding:
+        return self.format if self.encoding is None else encodings.encoding(self.encoding)
 
 
 class TtsResult(JobResult):
@@ -84,7 +102,7 @@ def _read_whole(ctx: JobContext[TtsJob], reading: Reading, text: str) -> Audio:
 
 
 def _read_streaming(
-    ctx: JobContext[TtsJob], reading: Reading, text: str, fmt: EncodeFormat, price: int
+    ctx: JobContext[TtsJob], reading: Reading, text: str, fmt: EncodeFormat | Encoding, price: int
 ) -> Audio:
     """Stream each piece as it is spoken. The last piece's bytes are held back until the job
     is charged: a client never holds the whole audio of a job that was not charged."""
@@ -121,7 +139,7 @@ def synthesize_speech(ctx: JobContext[TtsJob]) -> JobOutcome[TtsResult]:
     fmt, text = request.format, request.text
     characters = len(text)
     if request.stream:
-        audio = _read_streaming(ctx, reading, text, fmt, characters)
+        audio = _read_streaming(ctx, reading, text, request.stream_encoding, characters)
     else:
         audio = _read_whole(ctx, reading, text)
     words: list[TimedWord] | None = None
