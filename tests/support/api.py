@@ -66,6 +66,9 @@ def list_operations(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
     components = schema["components"]["schemas"]
     found = {}
     for path, item in schema["paths"].items():
+        if not path.startswith("/api/"):
+            # The compatible surfaces (/v1, /elevenlabs) list in their APIs' own shapes.
+            continue
         answer = item.get("get", {}).get("responses", {}).get("200", {})
         body = answer.get("content", {}).get("application/json", {}).get("schema", {})
         if "$ref" in body:

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Path, Query, UploadFile
 from fastapi.responses import FileResponse, StreamingResponse
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from soundstage.compat.elevenlabs import catalog, service
 from soundstage.compat.elevenlabs.schemas import (
@@ -26,6 +26,9 @@ from soundstage.compat.elevenlabs.schemas import (
     ElevenLabsVoice,
     ElevenLabsVoicesResponse,
     ElevenLabsVoicesV2Response,
+    FormBool,
+    FormInt,
+    FormModel,
     StreamFormat,
     WholeFormat,
 )
@@ -196,7 +199,7 @@ async def sound_generation(
     )
 
 
-class AudioIsolationForm(BaseModel):
+class AudioIsolationForm(FormModel):
     file_format: str | None = Field(
         default=None, max_length=16, description="Accepted, ignored: the file is probed."
     )
@@ -218,11 +221,11 @@ async def audio_isolation(
     return _file_response(await service.isolate(db, settings, principal, audio))
 
 
-class SpeechToSpeechForm(BaseModel):
+class SpeechToSpeechForm(FormModel):
     model_id: str | None = Field(default=None, max_length=MAX_ID, description="Ignored.")
     voice_settings: str | None = Field(default=None, max_length=4096, description="Ignored.")
-    seed: int | None = Field(default=None, ge=0, le=MAX_SEED, description="Ignored.")
-    remove_background_noise: bool = False
+    seed: FormInt | None = Field(default=None, ge=0, le=MAX_SEED, description="Ignored.")
+    remove_background_noise: FormBool = False
     file_format: str | None = Field(default=None, max_length=16, description="Ignored.")
 
 

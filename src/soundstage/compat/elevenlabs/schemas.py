@@ -5,10 +5,12 @@ something this service cannot make are refused with 422 when set."""
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+import re
+from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
+from soundstage.core.params import QueryBool, QueryInt
 from soundstage.core.schemas import RequestModel
 from soundstage.creative.sound.schemas import MAX_PROMPT_CHARACTERS
 from soundstage.speech.tts.schemas import MAX_TEXT_CHARACTERS
@@ -47,6 +49,32 @@ WholeFormat = (
 DEFAULT_FORMAT: Final = "mp3_44100_128"
 MAX_SEED = 2**32 - 1
 MAX_ID = 64
+
+
+_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?", re.ASCII)
+
+
+def _form_float(value: Any) -> Any:
+    if isinstance(value, str):
+        if not _NUMBER.fullmatch(value):
+            raise ValueError("must be a number in its JSON spelling")
+        return float(value)
+    return value
+
+
+# Form values are text: booleans, integers and numbers are read as their JSON spelling
+# (`true`, `2`, `0.5`), as query parameters are (core.params); the models stay strict.
+FormBool = QueryBool
+FormInt = QueryInt
+FormFloat = Annotated[float, BeforeValidator(_form_float)]
+
+
+class FormModel(BaseModel):
+    """The fields of a multipart form (besides its files), strict like every body. FastAPI
+    hands the model every field of the form, the files too: the app-wide check refuses the
+    undeclared ones (core.params), so the model itself ignores what it does not read."""
+
+    model_config = ConfigDict(extra="ignore", strict=True)
 
 
 def _refuse_if_set(value: Any, what: str) -> Any:
@@ -179,11 +207,9 @@ class ElevenLabsSoundGenerationBody(RequestModel):
     model_id: str | None = Field(default=None, max_length=MAX_ID, description="Ignored.")
 
 
-class ElevenLabsSpeechToTextForm(BaseModel):
+class ElevenLabsSpeechToTextForm(FormModel):
     """The multipart fields of POST /v1/speech-to-text besides `file` (form values are text:
     booleans and numbers are read from it)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     model_id: str | None = Field(default=None, max_length=MAX_ID, description="Ignored.")
     language_code: str | None = Field(
@@ -192,13 +218,15 @@ class ElevenLabsSpeechToTextForm(BaseModel):
         max_length=35,
         description="ISO 639-1 or 639-3 (or BCP-47); absent: detected.",
     )
-    tag_audio_events: bool | None = Field(
+    tag_audio_events: FormBool | None = Field(
         default=None, description="Accepted, ignored: no audio events are tagged."
     )
-    num_speakers: int | None = Field(default=None, ge=1, le=32)
+    num_speakers: FormInt | None = Field(default=None, ge=1, le=32)
     timestamps_granularity: Literal["none", "word", "character"] = "word"
-    diarize: bool = False
-    diarization_threshold: float | None = Field(default=None, ge=0, le=1, description="Ignored.")
+    diarize: FormBool = False
+    diarization_threshold: FormFloat | None = Field(
+        default=None, ge=0, le=1, description="Ignored."
+    )
     file_format: Literal["pcm_s16le_16", "other"] | None = Field(
         default=None, description="`other` (any file FFmpeg reads); `pcm_s16le_16` is refused."
     )
@@ -211,11 +239,11 @@ class ElevenLabsSpeechToTextForm(BaseModel):
     secondary_language_codes: list[str] | None = Field(default=None, description="Ignored.")
     numbers_format: str | None = Field(default=None, max_length=32, description="Ignored.")
     transcript_edit: str | None = Field(default=None, max_length=32, description="Ignored.")
-    temperature: float | None = Field(default=None, ge=0, le=2, description="Ignored.")
-    seed: int | None = Field(default=None, ge=0, le=MAX_SEED, description="Ignored.")
-    no_verbatim: bool | None = Field(default=None, description="Ignored.")
-    use_speaker_library: bool | None = Field(default=None, description="Ignored.")
-    detect_speaker_roles: bool | None = Field(default=None, description="Ignored.")
+    temperature: FormFloat | None = Field(default=None, ge=0, le=2, description="Ignored.")
+    seed: FormInt | None = Field(default=None, ge=0, le=MAX_SEED, description="Ignored.")
+    no_verbatim: FormBool | None = Field(default=None, description="Ignored.")
+    use_speaker_library: FormBool | None = Field(default=None, description="Ignored.")
+    detect_speaker_roles: FormBool | None = Field(default=None, description="Ignored.")
     keyterms: list[str] | None = Field(default=None, description="Ignored.")
     entity_redaction_mode: str | None = Field(default=None, max_length=32, description="Ignored.")
     # The SDK always sends these three as JSON, `null` when unset.
@@ -223,9 +251,9 @@ class ElevenLabsSpeechToTextForm(BaseModel):
     entity_detection: str | None = Field(default=None, max_length=4096, description="Refused.")
     entity_redaction: str | None = Field(default=None, max_length=4096, description="Refused.")
     additional_formats: str | None = Field(default=None, max_length=4096, description="Refused.")
-    webhook: bool | None = Field(default=None, description="Refused when true.")
+    webhook: FormBool | None = Field(default=None, description="Refused when true.")
     webhook_id: str | None = Field(default=None, max_length=MAX_ID, description="Refused.")
-    use_multi_channel: bool | None = Field(default=None, description="Refused when true.")
+    use_multi_channel: FormBool | None = Field(default=None, description="Refused when true.")
     multichannel_output_style: str | None = Field(
         default=None, max_length=32, description="Ignored."
     )
