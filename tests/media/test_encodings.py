@@ -14,6 +14,7 @@ import soundfile as sf
 
 from soundstage.media.audio import Audio, Samples, StreamEncoder, decode, finalize
 from soundstage.media.encodings import ENCODINGS, Encoding, encoding
+from tests.support.audio import encoded_frames
 
 SPEECH = (
     Path(__file__).resolve().parents[1]
@@ -90,12 +91,8 @@ def streamed(fmt: Encoding, audio: Audio, pieces: int = 3) -> tuple[bytes, list[
 
 
 def decoded(fmt: Encoding, data: bytes) -> tuple[int, Samples]:
-    """The decoded rate and mono samples; raw formats read with the demuxer and rate named."""
-    options = {"sample_rate": str(fmt.sample_rate), "ch_layout": "mono"} if fmt.is_raw else {}
-    container_format = fmt.container if fmt.is_raw else None
-    with av.open(io.BytesIO(data), "r", format=container_format, options=options) as container:
-        stream = container.streams.audio[0]
-        frames = list(container.decode(stream))
+    """The decoded rate and mono float samples."""
+    frames = encoded_frames(fmt, data)
     resampler = av.AudioResampler(format="flt", layout="mono", rate=frames[0].sample_rate)
     parts = [
         converted.to_ndarray().reshape(-1, 1)
@@ -155,8 +152,8 @@ def test_each_encoding_streams_speech_at_its_rate(name: str) -> None:
     assert SECONDS - 0.005 <= seconds <= SECONDS + SLACK_SECONDS.get(fmt.container, 0.01)
     if fmt.bit_rate is not None:
         bits_per_second = len(whole) * 8 / SECONDS
-        # Headers (ID3, Ogg pages) add a little; Opus is VBR around its target.
-        assert 0.75 * fmt.bit_rate <= bits_per_second <= 1.35 * fmt.bit_rate
+        # Headers (ID3, Ogg pages) and codec padding add a little; Opus is constrained VBR.
+        assert 0.85 * fmt.bit_rate <= bits_per_second <= 1.2 * fmt.bit_rate
     expected = speech(rate)
     rms = float(np.sqrt(np.mean(np.square(samples))))
     assert rms == pytest.approx(float(np.sqrt(np.mean(np.square(expected)))), rel=0.15)
@@ -216,7 +213,7 @@ def test_other_streams_are_final_as_they_are() -> None:
 
 
 @pytest.mark.parametrize("name", ["mp3_44100_64", "opus_48000_64", "openai_aac", "pcm_16000"])
-def test_stereo_input_is_kept_or_folded_to_two_channels(name: str) -> None:
+def test_stereo_input_stays_stereo(name: str) -> None:
     fmt = ENCODINGS[name]
     stereo = np.repeat(sweep(INPUT_RATE, 0.3), 2, axis=1)
     out = io.BytesIO()
@@ -224,6 +221,4 @@ def test_stereo_input_is_kept_or_folded_to_two_channels(name: str) -> None:
     encoder.write(Audio(stereo, INPUT_RATE))
     encoder.close()
     assert (encoder.sample_rate, encoder.channels) == (fmt.sample_rate, 2)
-    options = {"sample_rate": str(fmt.sample_rate), "ch_layout": "stereo"} if fmt.is_raw else {}
-    with av.open(io.BytesIO(out.getvalue()), "r", format=fmt.container, options=options) as c:
-        assert c.streams.audio[0].codec_context.channels == 2
+    assert {frame.layout.nb_channels for frame in encoded_frames(fmt, out.getvalue(), 2)} == {2}

@@ -4,10 +4,8 @@ streams are in that encoding, the file it stores stays in `format`."""
 from __future__ import annotations
 
 import asyncio
-import io
 from typing import Any
 
-import av
 import pytest
 from fastapi.testclient import TestClient
 
@@ -17,6 +15,7 @@ from soundstage.jobs.streams import Relay
 from soundstage.media.encodings import ENCODINGS
 from soundstage.speech.tts.tasks import KIND
 from soundstage.voices.service import CatalogCounts
+from tests.support.audio import encoded_frames
 from tests.support.factories import Customer, create_customer, principal_of
 from tests.support.jobs import submit, wait_for_job
 
@@ -58,11 +57,7 @@ def relayed(db: Database, settings: Settings, job_id: str) -> bytes:
 
 
 def decoded_seconds(data: bytes, name: str) -> tuple[int, float]:
-    fmt = ENCODINGS[name]
-    options = {"sample_rate": str(fmt.sample_rate), "ch_layout": "mono"} if fmt.is_raw else {}
-    with av.open(io.BytesIO(data), "r", format=fmt.container, options=options) as container:
-        stream = container.streams.audio[0]
-        frames = list(container.decode(stream))
+    frames = encoded_frames(ENCODINGS[name], data)
     rate = frames[0].sample_rate
     return rate, sum(frame.samples for frame in frames) / rate
 

@@ -1,5 +1,5 @@
 """Audio files made in memory: a plain WAV, WAV/FLAC/M4A of an `Audio`, and a Matroska whose
-header lies about its length."""
+header lies about its length; and bytes in a named encoding read back."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ import wave
 import av
 import numpy as np
 import soundfile
+from av.audio.frame import AudioFrame
 
 from soundstage.media.audio import Audio
+from soundstage.media.encodings import Encoding
 
 
 def wav_bytes(seconds: float = 1.0, rate: int = 16000) -> bytes:
@@ -62,3 +64,12 @@ def understated_mkv(audio: Audio, header_ms: float) -> bytes:
     assert duration > 0, "no Segment Duration to rewrite"
     value = duration + 3
     return data[:value] + struct.pack(">d", header_ms) + data[value + 8 :]
+
+
+def encoded_frames(fmt: Encoding, data: bytes, channels: int = 1) -> list[AudioFrame]:
+    """The frames FFmpeg decodes from bytes in `fmt`; a raw (headerless) encoding is read
+    with its demuxer told the rate and channels, as a client of that format must be."""
+    layout = "mono" if channels == 1 else "stereo"
+    options = {"sample_rate": str(fmt.sample_rate), "ch_layout": layout} if fmt.is_raw else {}
+    with av.open(io.BytesIO(data), "r", format=fmt.container, options=options) as container:
+        return list(container.decode(container.streams.audio[0]))

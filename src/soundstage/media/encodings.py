@@ -14,7 +14,7 @@ at most two for the lossy codecs) and 16-bit where it is PCM. Choices made:
 - `ulaw_8000`: raw G.711 mu-law, `audio/basic` (RFC 2046's type for exactly 8 kHz mono
   mu-law). `alaw_8000`: raw G.711 A-law, `audio/x-alaw-basic` (no registered type for a bare
   A-law stream; this is the name GStreamer and others use).
-- `opus_48000_*`: Opus (`libopus`, VBR around the named bit rate) in Ogg at 48 kHz,
+- `opus_48000_*`: Opus (`libopus`, constrained VBR at the named bit rate) in Ogg at 48 kHz,
   `audio/ogg` (RFC 7845's type for Ogg Opus). `openai_opus` is the same at 48 kHz and
   32 kb/s under `audio/opus`, the Content-Type OpenAI's API answers with.
 - `wav_*` and `openai_wav` (24 kHz): 16-bit PCM in RIFF/WAVE, `audio/wav`. Streamed, the
