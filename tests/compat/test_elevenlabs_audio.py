@@ -121,6 +121,7 @@ def test_speech_to_text_refusals(live_url: str, customer: Customer) -> None:
         {"use_multi_channel": True},
         {"num_speakers": 33, "diarize": True},
         {"file_format": "pcm_s16le_16"},
+        {"source_url": "https://example.com/a.wav"},  # and the file: one or the other
     ):
         with pytest.raises(UnprocessableEntityError):
             transcribe(client, file=(clip.path.name, clip.path.read_bytes()), **fields)

@@ -273,12 +273,17 @@ async def transcribe(
     form: ElevenLabsSpeechToTextForm,
     file: UploadFile | None,
 ) -> ElevenLabsSpeechToTextChunk:
-    url = form.source_url or form.cloud_storage_url
-    if (file is None) == (url is None):
-        raise ParameterMissing(
-            "file: Send exactly one of `file`, `source_url` and `cloud_storage_url`.",
+    urls = [u for u in (form.source_url, form.cloud_storage_url) if u is not None]
+    if len(urls) + (file is not None) > 1:
+        raise InvalidField(
+            "file: Send one of `file`, `source_url` and `cloud_storage_url`, not several.",
             param="file",
         )
+    if file is None and not urls:
+        raise ParameterMissing(
+            "file: Send the audio as `file` (or its URL as `source_url`).", param="file"
+        )
+    url = urls[0] if urls else None
     if file is not None:
         url = await kept_upload(db, settings, principal, file, param="file")
     request = _native(
