@@ -62,12 +62,13 @@ def every_page(
 
 
 def list_operations(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Every GET whose answer holds a `data` array, by path, with its answer's schema."""
+    """Every GET of the native API whose answer holds a `data` array, by path, with its
+    answer's schema. The compatible surfaces (`/v1`, `/elevenlabs`) answer their own APIs'
+    shapes (OpenAI's model list takes no pagination) and are tested with their SDKs."""
     components = schema["components"]["schemas"]
     found = {}
     for path, item in schema["paths"].items():
         if not path.startswith("/api/"):
-            # The compatible surfaces (/v1, /elevenlabs) list in their APIs' own shapes.
             continue
         answer = item.get("get", {}).get("responses", {}).get("200", {})
         body = answer.get("content", {}).get("application/json", {}).get("schema", {})
