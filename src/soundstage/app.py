@@ -98,6 +98,8 @@ UPLOAD_PATHS = (
     ELEVENLABS_PREFIX + "/v1/speech-to-text",
     ELEVENLABS_PREFIX + "/v1/audio-isolation",
     ELEVENLABS_PREFIX + "/v1/speech-to-speech/",
+    # The path the elevenlabs SDK (2.78) calls for speech_to_speech.convert.
+    ELEVENLABS_PREFIX + "/v1/voice-changer/",
 )
 
 

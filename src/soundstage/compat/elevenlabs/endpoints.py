@@ -1,9 +1,373 @@
-"""HTTP endpoints of the ElevenLabs-compatible API, all under `/elevenlabs`."""
+"""HTTP endpoints of the ElevenLabs-compatible API, all under `/elevenlabs`: what the official
+`elevenlabs` SDK calls with `base_url="http://host:8000/elevenlabs"`. Each declares every
+query parameter and body field the SDK (2.78) sends; those it does not act on are accepted
+and ignored, as their descriptions say."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Form, Path, Query, UploadFile
+from fastapi.responses import FileResponse, StreamingResponse
+from pydantic import Field
+
+from soundstage.compat.elevenlabs import catalog, service
+from soundstage.compat.elevenlabs.schemas import (
+    DEFAULT_FORMAT,
+    MAX_ID,
+    MAX_SEED,
+    ElevenLabsAudioWithTimestamps,
+    ElevenLabsModel,
+    ElevenLabsSoundGenerationBody,
+    ElevenLabsSpeechToTextChunk,
+    ElevenLabsSpeechToTextForm,
+    ElevenLabsSubscription,
+    ElevenLabsTextToSpeechBody,
+    ElevenLabsVoice,
+    ElevenLabsVoicesResponse,
+    ElevenLabsVoicesV2Response,
+    FormBool,
+    FormInt,
+    FormModel,
+    StreamFormat,
+    WholeFormat,
+)
+from soundstage.core.deps import DatabaseDep, PrincipalDep, SessionDep, SettingsDep
+from soundstage.core.openapi import errors
+from soundstage.core.params import QueryBool, QueryInt
 
 TAG = "ElevenLabs compatible"
+JOB_ID_HEADER = "Soundstage-Job-Id"
 
 router = APIRouter(prefix="/elevenlabs", tags=[TAG])
+
+VoiceId = Annotated[str, Path(min_length=1, max_length=MAX_ID)]
+IgnoredBool = Annotated[QueryBool | None, Query(description="Accepted, ignored.")]
+EnableLogging = IgnoredBool
+Latency = Annotated[QueryInt | None, Query(ge=0, le=4, description="Accepted, ignored: 0 to 4.")]
+WholeFormatQuery = Annotated[
+    WholeFormat,
+    Query(description="ElevenLabs' `codec_samplerate_bitrate` name, made exactly."),
+]
+StreamFormatQuery = Annotated[
+    StreamFormat,
+    Query(description="ElevenLabs' `codec_samplerate_bitrate` name (no WAV), made exactly."),
+]
+ANSWERED_WHOLE = (
+    "ElevenLabs' `output_format` names: the native job makes MP3 or WAV only, so mp3_* and "
+    "opus_* get MP3 and every other name WAV (the Content-Type says which)."
+)
+
+_AUDIO: dict[str, Any] = {"audio/mpeg": {}, "audio/wav": {}, "audio/pcm": {}, "audio/ogg": {}}
+
+
+def _speech_response(speech: service.Speech) -> StreamingResponse:
+    return StreamingResponse(
+        speech.chunks,
+        media_type=speech.content_type,
+        headers={JOB_ID_HEADER: speech.job_id, "Cache-Control": "no-store"},
+    )
+
+
+def _file_response(answer: service.AudioFile) -> FileResponse:
+    return FileResponse(answer.path, media_type=answer.content_type)
+
+
+@router.post(
+    "/v1/text-to-speech/{voice_id}",
+    response_class=StreamingResponse,
+    responses={200: {"content": _AUDIO}, **errors(402, 404, 409, 504)},
+)
+async def text_to_speech(
+    voice_id: VoiceId,
+    body: ElevenLabsTextToSpeechBody,
+    db: DatabaseDep,
+    settings: SettingsDep,
+    principal: PrincipalDep,
+    output_format: WholeFormatQuery = DEFAULT_FORMAT,
+    enable_logging: EnableLogging = None,
+    optimize_streaming_latency: Latency = None,
+) -> StreamingResponse:
+    """The speech in `output_format`, sent as it is synthesized (WAV whole, with its sizes).
+    1 credit a character, charged once the audio is complete."""
+    speech = await service.convert(db, settings, principal, voice_id, body, output_format)
+    return _speech_response(speech)
+
+
+@router.post(
+    "/v1/text-to-speech/{voice_id}/stream",
+    response_class=StreamingResponse,
+    responses={200: {"content": _AUDIO}, **errors(402, 404, 409, 504)},
+)
+async def text_to_speech_stream(
+    voice_id: VoiceId,
+    body: ElevenLabsTextToSpeechBody,
+    db: DatabaseDep,
+    settings: SettingsDep,
+    principal: PrincipalDep,
+    output_format: StreamFormatQuery = DEFAULT_FORMAT,
+    enable_logging: EnableLogging = None,
+    optimize_streaming_latency: Latency = None,
+) -> StreamingResponse:
+    """The speech streamed as it is synthesized (chunked), the native stream's path."""
+    speech = await service.convert(db, settings, principal, voice_id, body, output_format)
+    return _speech_response(speech)
+
+
+@router.post(
+    "/v1/text-to-speech/{voice_id}/with-timestamps",
+    response_model=ElevenLabsAudioWithTimestamps,
+    responses=errors(402, 404, 409, 504),
+)
+async def text_to_speech_with_timestamps(
+    voice_id: VoiceId,
+    body: ElevenLabsTextToSpeechBody,
+    db: DatabaseDep,
+    settings: SettingsDep,
+    principal: PrincipalDep,
+    output_format: WholeFormatQuery = DEFAULT_FORMAT,
+    enable_logging: EnableLogging = None,
+    optimize_streaming_latency: Latency = None,
+) -> ElevenLabsAudioWithTimestamps:
+    """The audio (base64) and when each character of the text is spoken: the native job's
+    word times spread over the characters (see `alignment`)."""
+    return await service.convert_with_timestamps(
+        db, settings, principal, voice_id, body, output_format
+    )
+
+
+@router.post(
+    "/v1/text-to-speech/{voice_id}/stream/with-timestamps",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"application/x-ndjson": {}}}, **errors(402, 404, 409, 504)},
+)
+async def text_to_speech_stream_with_timestamps(
+    voice_id: VoiceId,
+    body: ElevenLabsTextToSpeechBody,
+    db: DatabaseDep,
+    settings: SettingsDep,
+    principal: PrincipalDep,
+    output_format: StreamFormatQuery = DEFAULT_FORMAT,
+    enable_logging: EnableLogging = None,
+    optimize_streaming_latency: Latency = None,
+) -> StreamingResponse:
+    """One JSON object a line, `{audio_base64, alignment, normalized_alignment}`: the audio
+    as it is made with `alignment` null, then a last line with empty audio and the alignment
+    of the whole text (the words are aligned once the audio is complete)."""
+    speech = await service.stream_with_timestamps(
+        db, settings, principal, voice_id, body, output_format
+    )
+    return _speech_response(speech)
+
+
+@router.post(
+    "/v1/speech-to-text",
+    response_model=ElevenLabsSpeechToTextChunk,
+    response_model_exclude_none=True,
+    responses=errors(402, 409, 413, 504),
+)
+async def speech_to_text(
+    form: Annotated[ElevenLabsSpeechToTextForm, Form()],
+    db: DatabaseDep,
+    settings: SettingsDep,
+    principal: PrincipalDep,
+    file: Annotated[UploadFile | None, File(description="The audio or video file.")] = None,
+    enable_logging: EnableLogging = None,
+) -> ElevenLabsSpeechToTextChunk:
+    """The native speech-to-text job on the upload: 250 credits a minute of audio (per
+    started second), charged when the transcript is made."""
+    return await service.transcribe(db, settings, principal, form, file)
+
+
+@router.post(
+    "/v1/sound-generation",
+    response_class=FileResponse,
+    responses={200: {"content": _AUDIO}, **errors(402, 409, 504)},
+)
+async def sound_generation(
+    body: ElevenLabsSoundGenerationBody,
+    db: DatabaseDep,
+    settings: SettingsDep,
+    principal: PrincipalDep,
+    output_format: Annotated[WholeFormat, Query(description=ANSWERED_WHOLE)] = DEFAULT_FORMAT,
+    enable_logging: EnableLogging = None,
+) -> FileResponse:
+    """The native sound-effect generator (44.1 kHz stereo; MP3 at 192 kb/s), 150 credits a
+    generation."""
+    return _file_response(
+        await service.generate_sound(db, settings, principal, body, output_format)
+    )
+
+
+class AudioIsolationForm(FormModel):
+    file_format: str | None = Field(
+        default=None, max_length=16, description="Accepted, ignored: the file is probed."
+    )
+
+
+@router.post(
+    "/v1/audio-isolation",
+    response_class=FileResponse,
+    responses={200: {"content": {"audio/mpeg": {}}}, **errors(402, 409, 413, 504)},
+)
+async def audio_isolation(
+    audio: Annotated[UploadFile, File(description="The mixed audio.")],
+    form: Annotated[AudioIsolationForm, Form()],
+    db: DatabaseDep,
+    settings: SettingsDep,
+    principal: PrincipalDep,
+) -> FileResponse:
+    """The voice alone (native isolator), as MP3; 750 credits a minute of audio."""
+    return _file_response(await service.isolate(db, settings, principal, audio))
+
+
+class SpeechToSpeechForm(FormModel):
+    model_id: str | None = Field(default=None, max_length=MAX_ID, description="Ignored.")
+    voice_settings: str | None = Field(default=None, max_length=4096, description="Ignored.")
+    seed: FormInt | None = Field(default=None, ge=0, le=MAX_SEED, description="Ignored.")
+    remove_background_noise: FormBool = False
+    file_format: str | None = Field(default=None, max_length=16, description="Ignored.")
+
+
+async def _speech_to_speech(
+    voice_id: str,
+    audio: UploadFile,
+    form: SpeechToSpeechForm,
+    db: DatabaseDep,
+    settings: SettingsDep,
+    principal: PrincipalDep,
+    output_format: str,
+) -> FileResponse:
+    answer = await service.change_voice(
+        db,
+        settings,
+        principal,
+        voice_id,
+        audio,
+        remove_background_noise=form.remove_background_noise,
+        output_format=output_format,
+    )
+    return _file_response(answer)
+
+
+@router.post(
+    "/v1/speech-to-speech/{voice_id}",
+    response_class=FileResponse,
+    responses={200: {"content": _AUDIO}, **errors(402, 404, 409, 413, 504)},
+)
+async def speech_to_speech(
+    voice_id: VoiceId,
+    audio: Annotated[UploadFile, File(description="The speech to re-voice.")],
+    form: Annotated[SpeechToSpeechForm, Form()],
+    db: DatabaseDep,
+    settings: SettingsDep,
+    principal: PrincipalDep,
+    output_format: Annotated[WholeFormat, Query(description=ANSWERED_WHOLE)] = DEFAULT_FORMAT,
+    enable_logging: EnableLogging = None,
+    optimize_streaming_latency: Latency = None,
+) -> FileResponse:
+    """The same words and timing in a catalog voice (native voice changer); 1,000 credits a
+    minute of input."""
+    return await _speech_to_speech(voice_id, audio, form, db, settings, principal, output_format)
+
+
+@router.post(
+    "/v1/voice-changer/{voice_id}",
+    response_class=FileResponse,
+    responses={200: {"content": _AUDIO}, **errors(402, 404, 409, 413, 504)},
+)
+async def voice_changer(
+    voice_id: VoiceId,
+    audio: Annotated[UploadFile, File(description="The speech to re-voice.")],
+    form: Annotated[SpeechToSpeechForm, Form()],
+    db: DatabaseDep,
+    settings: SettingsDep,
+    principal: PrincipalDep,
+    output_format: Annotated[WholeFormat, Query(description=ANSWERED_WHOLE)] = DEFAULT_FORMAT,
+    enable_logging: EnableLogging = None,
+    optimize_streaming_latency: Latency = None,
+) -> FileResponse:
+    """The path the SDK 2.78 calls for `speech_to_speech.convert`: the same as POST
+    /v1/speech-to-speech/{voice_id}."""
+    return await _speech_to_speech(voice_id, audio, form, db, settings, principal, output_format)
+
+
+@router.get("/v1/voices", response_model=ElevenLabsVoicesResponse)
+def list_voices(
+    session: SessionDep,
+    settings: SettingsDep,
+    principal: PrincipalDep,
+    show_legacy: IgnoredBool = None,
+) -> ElevenLabsVoicesResponse:
+    """Every voice of the catalog, newest first (`show_legacy` accepted, ignored)."""
+    return catalog.list_voices(session, settings)
+
+
+@router.get("/v1/voices/{voice_id}", response_model=ElevenLabsVoice, responses=errors(404))
+def get_voice(
+    voice_id: VoiceId,
+    session: SessionDep,
+    settings: SettingsDep,
+    principal: PrincipalDep,
+    with_settings: Annotated[QueryBool, Query()] = True,
+) -> ElevenLabsVoice:
+    return catalog.get_voice(session, settings, voice_id, with_settings=with_settings)
+
+
+Ignored = Annotated[str | None, Query(max_length=64, description="Accepted, ignored.")]
+Names = Annotated[list[str] | None, Query(max_length=100)]
+
+
+@router.get("/v2/voices", response_model=ElevenLabsVoicesV2Response, responses=errors(422))
+def search_voices(
+    session: SessionDep,
+    settings: SettingsDep,
+    principal: PrincipalDep,
+    search: Annotated[str | None, Query(max_length=200)] = None,
+    page_size: Annotated[QueryInt, Query(ge=1, le=100)] = 10,
+    next_page_token: Annotated[str | None, Query(max_length=MAX_ID)] = None,
+    gender: Annotated[str | None, Query(max_length=16)] = None,
+    language: Names = None,
+    voice_ids: Names = None,
+    sort: Ignored = None,
+    sort_direction: Ignored = None,
+    voice_type: Ignored = None,
+    category: Ignored = None,
+    fine_tuning_state: Ignored = None,
+    collection_id: Ignored = None,
+    age: Ignored = None,
+    accent: Ignored = None,
+    use_cases: Names = None,
+    min_notice_period_days: Annotated[QueryInt | None, Query(ge=0)] = None,
+    include_custom_rates: IgnoredBool = None,
+    include_live_moderated: IgnoredBool = None,
+    high_quality: IgnoredBool = None,
+    include_total_count: IgnoredBool = None,
+) -> ElevenLabsVoicesV2Response:
+    """The voices matching `search` (name, description, accent), `gender`, `language` and
+    `voice_ids`, newest first, `page_size` at a time (`next_page_token` from the previous
+    page). The other filters are accepted and ignored."""
+    return catalog.search_voices(
+        session,
+        settings,
+        search=search,
+        page_size=page_size,
+        next_page_token=next_page_token,
+        gender=gender,
+        languages=language or [],
+        voice_ids=voice_ids or [],
+    )
+
+
+@router.get("/v1/models", response_model=list[ElevenLabsModel])
+def list_models(session: SessionDep, principal: PrincipalDep) -> list[ElevenLabsModel]:
+    """One text-to-speech and one speech-to-speech model: the voice decides the engine, so
+    any `model_id` is accepted where one is taken."""
+    return catalog.models(session)
+
+
+@router.get("/v1/user/subscription", response_model=ElevenLabsSubscription)
+def get_subscription(session: SessionDep, principal: PrincipalDep) -> ElevenLabsSubscription:
+    """The key's credit balance as ElevenLabs' character quota: `character_limit` is the
+    balance, `character_count` 0."""
+    return catalog.subscription(session, principal)

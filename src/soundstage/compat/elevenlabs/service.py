@@ -1,0 +1,394 @@
+"""ElevenLabs' speech and audio operations mapped onto the native features: text to speech
+(always the streaming TTS job, in the exact `output_format` encoding), speech to text (the
+native STT job on the upload), sound generation, audio isolation and speech to speech (the
+native jobs, their output file answered as bytes)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+import pycountry
+from fastapi import UploadFile
+from pydantic import BaseModel, ValidationError
+from starlette.concurrency import run_in_threadpool
+
+from soundstage.compat.common import kept_upload, output_path
+from soundstage.compat.elevenlabs.alignment import WordSpan, character_times
+from soundstage.compat.elevenlabs.schemas import (
+    ElevenLabsAudioWithTimestamps,
+    ElevenLabsCharacterAlignment,
+    ElevenLabsSoundGenerationBody,
+    ElevenLabsSpeechToTextCharacter,
+    ElevenLabsSpeechToTextChunk,
+    ElevenLabsSpeechToTextForm,
+    ElevenLabsSpeechToTextWord,
+    ElevenLabsTextToSpeechBody,
+)
+from soundstage.config import Settings
+from soundstage.core.db import Database
+from soundstage.core.errors import InvalidField, ParameterMissing
+from soundstage.core.principal import Principal
+from soundstage.creative.sound import service as sound
+from soundstage.creative.sound.schemas import SoundRequest
+from soundstage.jobs import service as jobs
+from soundstage.media import encodings
+from soundstage.media.audio import CONTENT_TYPES, finalize
+from soundstage.speech.isolator import service as isolator
+from soundstage.speech.isolator.schemas import IsolationRequest
+from soundstage.speech.stt import service as stt
+from soundstage.speech.stt.schemas import SttRequest, SttWord
+from soundstage.speech.tts import service as tts
+from soundstage.speech.tts.schemas import TtsRequest
+from soundstage.speech.voice_changer import service as voice_changer
+from soundstage.speech.voice_changer.schemas import VoiceChangerRequest
+from soundstage.voices import service as voices
+
+M = TypeVar("M", bound=BaseModel)
+NativeFormat = Literal["mp3", "wav"]
+# The native sound generator's default length, for a request without `duration_seconds`.
+DEFAULT_SOUND_SECONDS = 5
+
+
+def _native(model: type[M], fields: dict[str, Any], params: Mapping[str, str]) -> M:
+    """A native request built from the ElevenLabs one: a bound the native API has and this
+    surface did not check already is 422 naming the ElevenLabs field (`params` maps the
+    native field names to the ElevenLabs ones)."""
+    try:
+        return model.model_validate(fields)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        name = str(error["loc"][0]) if error["loc"] else ""
+        param = params.get(name, name)
+        raise InvalidField(f"{param}: {error['msg']}", param=param) from exc
+
+
+# Text to speech.
+
+
+@dataclass(frozen=True)
+class Speech:
+    job_id: str
+    content_type: str
+    chunks: AsyncIterator[bytes]
+
+
+async def _speak(
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    voice_id: str,
+    body: ElevenLabsTextToSpeechBody,
+    output_format: str,
+    *,
+    timestamps: bool,
+) -> tuple[tts.SpeechStream, encodings.Encoding]:
+    request = _native(
+        TtsRequest,
+        {"text": body.text, "voice_id": voice_id, "speed": body.speed, "timestamps": timestamps},
+        {"speed": "voice_settings.speed"},
+    )
+    encoding = encodings.encoding(output_format)
+    speech = await tts.stream(
+        db,
+        settings,
+        principal,
+        request,
+        encoding=encoding.name,
+        content_type=encoding.content_type,
+    )
+    return speech, encoding
+
+
+async def _whole(chunks: AsyncIterator[bytes]) -> bytes:
+    return b"".join([chunk async for chunk in chunks])
+
+
+async def _once(data: bytes) -> AsyncIterator[bytes]:
+    yield data
+
+
+async def convert(
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    voice_id: str,
+    body: ElevenLabsTextToSpeechBody,
+    output_format: str,
+) -> Speech:
+    """The audio in `output_format`, relayed as it is made (the streaming job: the first
+    bytes after the first sentence); WAV is sent whole, its header's sizes filled in."""
+    speech, encoding = await _speak(
+        db, settings, principal, voice_id, body, output_format, timestamps=False
+    )
+    chunks = speech.body()
+    if encoding.container == "wav":
+        chunks = _once(finalize(encoding, await _whole(chunks)))
+    return Speech(speech.job_id, speech.content_type, chunks)
+
+
+async def _alignment(
+    db: Database, settings: Settings, job_id: str, text: str
+) -> ElevenLabsCharacterAlignment:
+    """Once a streamed job's audio has been relayed: wait for its words, and spread them
+    over the characters (compat.elevenlabs.alignment)."""
+    job = await jobs.wait(db, settings, job_id)
+    job = await run_in_threadpool(jobs.raise_for_failure, db, job)
+    result = job.result or {}
+    words = [WordSpan(w["start_ms"], w["end_ms"]) for w in result.get("words") or []]
+    times = character_times(text, words, int(result.get("duration_ms", 0)))
+    return ElevenLabsCharacterAlignment(
+        characters=times.characters,
+        character_start_times_seconds=times.starts,
+        character_end_times_seconds=times.ends,
+    )
+
+
+async def convert_with_timestamps(
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    voice_id: str,
+    body: ElevenLabsTextToSpeechBody,
+    output_format: str,
+) -> ElevenLabsAudioWithTimestamps:
+    speech, encoding = await _speak(
+        db, settings, principal, voice_id, body, output_format, timestamps=True
+    )
+    audio = finalize(encoding, await _whole(speech.body()))
+    alignment = await _alignment(db, settings, speech.job_id, body.text)
+    return ElevenLabsAudioWithTimestamps(
+        audio_base64=base64.b64encode(audio).decode("ascii"),
+        alignment=alignment,
+        normalized_alignment=alignment,
+    )
+
+
+def _line(audio: bytes, alignment: ElevenLabsCharacterAlignment | None) -> bytes:
+    chunk = ElevenLabsAudioWithTimestamps(
+        audio_base64=base64.b64encode(audio).decode("ascii"),
+        alignment=alignment,
+        normalized_alignment=alignment,
+    )
+    return json.dumps(chunk.model_dump(), separators=(",", ":")).encode() + b"\n"
+
+
+async def stream_with_timestamps(
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    voice_id: str,
+    body: ElevenLabsTextToSpeechBody,
+    output_format: str,
+) -> Speech:
+    """One JSON object a line: each piece of audio as it is made (`alignment` null), then,
+    once the words are aligned (after the audio), a last line with no audio and the
+    alignment of the whole text."""
+    speech, _encoding = await _speak(
+        db, settings, principal, voice_id, body, output_format, timestamps=True
+    )
+
+    async def lines() -> AsyncIterator[bytes]:
+        async for chunk in speech.body():
+            yield _line(chunk, None)
+        yield _line(b"", await _alignment(db, settings, speech.job_id, body.text))
+
+    return Speech(speech.job_id, "application/x-ndjson", lines())
+
+
+# Speech to text.
+
+
+def _speaker(native: str | None) -> str | None:
+    """`speaker_1`, `speaker_2`... (native, from 1) as ElevenLabs counts them, from 0."""
+    if native is None:
+        return None
+    prefix, _, number = native.rpartition("_")
+    return f"{prefix}_{int(number) - 1}" if number.isdigit() else native
+
+
+def _iso639_3(code: str) -> str:
+    entry = pycountry.languages.get(alpha_2=code) if len(code) == 2 else None
+    return str(getattr(entry, "alpha_3", code))
+
+
+def _seconds(ms: int) -> float:
+    return round(ms / 1000, 3)
+
+
+def _stt_word(word: SttWord, granularity: str) -> ElevenLabsSpeechToTextWord:
+    timed = granularity != "none"
+    characters = None
+    if granularity == "character":
+        step = (word.end_ms - word.start_ms) / len(word.word)
+        characters = [
+            ElevenLabsSpeechToTextCharacter(
+                text=ch,
+                start=_seconds(round(word.start_ms + i * step)),
+                end=_seconds(round(word.start_ms + (i + 1) * step)),
+            )
+            for i, ch in enumerate(word.word)
+        ]
+    return ElevenLabsSpeechToTextWord(
+        text=word.word,
+        start=_seconds(word.start_ms) if timed else None,
+        end=_seconds(word.end_ms) if timed else None,
+        type="word",
+        speaker_id=_speaker(word.speaker),
+        logprob=0.0,
+        characters=characters,
+    )
+
+
+def _stt_words(words: list[SttWord], granularity: str) -> list[ElevenLabsSpeechToTextWord]:
+    """The words, with a `spacing` entry between each two (the time between them)."""
+    out: list[ElevenLabsSpeechToTextWord] = []
+    for index, word in enumerate(words):
+        if index:
+            before = words[index - 1]
+            timed = granularity != "none"
+            out.append(
+                ElevenLabsSpeechToTextWord(
+                    text=" ",
+                    start=_seconds(before.end_ms) if timed else None,
+                    end=_seconds(max(before.end_ms, word.start_ms)) if timed else None,
+                    type="spacing",
+                    speaker_id=_speaker(before.speaker),
+                    logprob=0.0,
+                )
+            )
+        out.append(_stt_word(word, granularity))
+    return out
+
+
+async def transcribe(
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    form: ElevenLabsSpeechToTextForm,
+    file: UploadFile | None,
+) -> ElevenLabsSpeechToTextChunk:
+    urls = [u for u in (form.source_url, form.cloud_storage_url) if u is not None]
+    if len(urls) + (file is not None) > 1:
+        raise InvalidField(
+            "file: Send one of `file`, `source_url` and `cloud_storage_url`, not several.",
+            param="file",
+        )
+    if file is None and not urls:
+        raise ParameterMissing(
+            "file: Send the audio as `file` (or its URL as `source_url`).", param="file"
+        )
+    url = urls[0] if urls else None
+    if file is not None:
+        url = await kept_upload(db, settings, principal, file, param="file")
+    request = _native(
+        SttRequest,
+        {
+            "audio_url": url,
+            "language": form.language_code or stt.AUTO,
+            "diarize": form.diarize,
+            # Words are always asked for: the answer lists them even without times.
+            "timestamps": True,
+            "num_speakers": form.num_speakers if form.diarize else None,
+        },
+        {"audio_url": "source_url" if file is None else "file", "language": "language_code"},
+    )
+    answer = await stt.transcribe(db, settings, principal, request)
+    return ElevenLabsSpeechToTextChunk(
+        language_code=_iso639_3(answer.language),
+        language_probability=answer.language_probability
+        if answer.language_probability is not None
+        else 1.0,
+        text=answer.transcript,
+        words=_stt_words(answer.words, form.timestamps_granularity),
+        transcription_id=answer.job_id,
+        audio_duration_secs=_seconds(answer.duration_ms),
+    )
+
+
+# Audio answered as bytes: sound generation, isolation, speech to speech.
+
+
+@dataclass(frozen=True)
+class AudioFile:
+    path: Path
+    content_type: str
+
+
+def closest_native_format(output_format: str) -> NativeFormat:
+    """The native jobs make MP3 (44.1 kHz, 192 kb/s for sounds) or WAV at their own rate:
+    a compressed `output_format` (mp3, opus) gets MP3, an uncompressed one (pcm, wav, ulaw,
+    alaw) WAV."""
+    return "mp3" if output_format.startswith(("mp3_", "opus_")) else "wav"
+
+
+async def _file(db: Database, settings: Settings, principal: Principal, url: str) -> Path:
+    return await output_path(db, settings, principal, url)
+
+
+async def generate_sound(
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    body: ElevenLabsSoundGenerationBody,
+    output_format: str,
+) -> AudioFile:
+    fmt = closest_native_format(output_format)
+    seconds = DEFAULT_SOUND_SECONDS
+    if body.duration_seconds is not None:
+        # Whole seconds, the nearest (halves up), at least 1.
+        seconds = max(1, math.floor(body.duration_seconds + 0.5))
+    request = _native(
+        SoundRequest,
+        {"prompt": body.text, "duration_seconds": seconds, "format": fmt},
+        {"prompt": "text"},
+    )
+    answer = await sound.generate(db, settings, principal, request)
+    return AudioFile(await _file(db, settings, principal, answer.output_url), CONTENT_TYPES[fmt])
+
+
+async def isolate(
+    db: Database, settings: Settings, principal: Principal, audio: UploadFile
+) -> AudioFile:
+    url = await kept_upload(db, settings, principal, audio, param="audio")
+    request = _native(IsolationRequest, {"audio_url": url, "format": "mp3"}, {})
+    answer = await isolator.isolate(db, settings, principal, request)
+    path = await _file(db, settings, principal, answer.vocals_url)
+    return AudioFile(path, CONTENT_TYPES["mp3"])
+
+
+async def change_voice(
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    voice_id: str,
+    audio: UploadFile,
+    *,
+    remove_background_noise: bool,
+    output_format: str,
+) -> AudioFile:
+    def check_voice() -> None:  # before the upload is kept
+        with db.read_session() as session:
+            voices.get_active_voice(session, voice_id)
+
+    await run_in_threadpool(check_voice)
+    fmt = closest_native_format(output_format)
+    url = await kept_upload(db, settings, principal, audio, param="audio")
+    request = _native(
+        VoiceChangerRequest,
+        {
+            "audio_url": url,
+            "voice_id": voice_id,
+            "format": fmt,
+            "remove_background_noise": remove_background_noise,
+        },
+        {"audio_url": "audio"},
+    )
+    answer = await voice_changer.change_voice(db, settings, principal, request)
+    path = await _file(db, settings, principal, answer.output_url)
+    return AudioFile(path, CONTENT_TYPES[fmt])

@@ -1,0 +1,206 @@
+"""ElevenLabs' audio operations through the official SDK against a live server: speech to
+text of real speech (LibriVox) and of two voices taking turns, sound generation, audio
+isolation and speech to speech, each answered by the native job."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import numpy as np
+import pytest
+import soundfile
+from elevenlabs import ElevenLabs, SpeechToTextChunkResponseModel
+from elevenlabs.core.api_error import ApiError
+from elevenlabs.errors import UnprocessableEntityError
+
+from soundstage.core.db import Database
+from tests.speech.audio_fixtures import librivox_clips, word_error_rate
+from tests.support.elevenlabs import ONCE, decode_output, sdk
+from tests.support.factories import Customer, create_customer
+
+pytestmark = pytest.mark.services
+
+
+@pytest.fixture(scope="module")
+def rich(db: Database) -> Customer:
+    return create_customer(db, credits_each=100_000)
+
+
+def transcribe(client: ElevenLabs, **fields: Any) -> SpeechToTextChunkResponseModel:
+    """POST /v1/speech-to-text through the SDK, which reads the answer as its chunk model."""
+    answer = client.speech_to_text.convert(model_id="scribe_v1", request_options=ONCE, **fields)
+    assert isinstance(answer, SpeechToTextChunkResponseModel)
+    return answer
+
+
+def test_speech_to_text_of_real_speech(live_url: str, rich: Customer) -> None:
+    client = sdk(live_url, rich.sandbox_key)
+    clip = librivox_clips()[0]
+    answer = transcribe(
+        client,
+        file=(clip.path.name, clip.path.read_bytes(), "audio/flac"),
+        language_code="en",
+        tag_audio_events=False,
+        timestamps_granularity="word",
+    )
+    assert word_error_rate(clip.text, answer.text) <= 0.05, answer.text
+    assert answer.language_code == "eng"
+    assert answer.language_probability == 1.0
+    words = [w for w in answer.words if w.type == "word"]
+    assert " ".join(w.text for w in words) == answer.text
+    # Between each two words, one spacing entry spanning the gap.
+    assert [w.type for w in answer.words] == ["word", "spacing"] * (len(words) - 1) + ["word"]
+    times = [t for w in answer.words for t in (w.start, w.end) if t is not None]
+    assert len(times) == 2 * len(answer.words)
+    assert times == sorted(times)
+    assert answer.audio_duration_secs is not None
+    assert times[-1] <= answer.audio_duration_secs + 0.05
+    assert all(w.speaker_id is None for w in answer.words)
+
+
+def test_speech_to_text_granularities_and_detection(live_url: str, rich: Customer) -> None:
+    client = sdk(live_url, rich.sandbox_key)
+    clip = librivox_clips()[1]
+    plain = transcribe(
+        client, file=(clip.path.name, clip.path.read_bytes()), timestamps_granularity="none"
+    )
+    assert plain.language_code == "eng"  # detected
+    assert 0.5 < plain.language_probability <= 1.0
+    assert all(w.start is None and w.end is None for w in plain.words)
+    detailed = transcribe(
+        client,
+        file=(clip.path.name, clip.path.read_bytes()),
+        language_code="eng",
+        timestamps_granularity="character",
+    )
+    for word in (w for w in detailed.words if w.type == "word"):
+        assert word.characters is not None
+        assert "".join(c.text for c in word.characters) == word.text
+        assert word.characters[0].start == word.start
+        assert word.characters[-1].end == word.end
+
+
+def _pcm(client_data: bytes) -> np.ndarray:
+    return np.frombuffer(client_data, dtype="<i2").astype(np.float32) / 32768
+
+
+def test_speech_to_text_tells_two_voices_apart(live_url: str, rich: Customer) -> None:
+    client = sdk(live_url, rich.sandbox_key)
+    lines = [
+        ("voice_joe", "Good morning, I would like to book a table for dinner tonight."),
+        ("voice_kal", "Of course. How many people will be joining you this evening?"),
+        ("voice_joe", "There will be four of us, at around eight o'clock."),
+    ]
+    parts = []
+    for voice, text in lines:
+        data = b"".join(
+            client.text_to_speech.convert(
+                voice, text=text, output_format="pcm_16000", request_options=ONCE
+            )
+        )
+        parts += [_pcm(data), np.zeros(8000, dtype=np.float32)]
+    buffer = io.BytesIO()
+    soundfile.write(buffer, np.concatenate(parts), 16_000, format="WAV")
+    answer = transcribe(
+        client, file=("turns.wav", buffer.getvalue(), "audio/wav"), diarize=True, num_speakers=2
+    )
+    words = [w for w in answer.words if w.type == "word"]
+    assert {w.speaker_id for w in answer.words} == {"speaker_0", "speaker_1"}
+    assert words[0].speaker_id == "speaker_0"
+    second = next(i for i, w in enumerate(words) if w.text.startswith("Of"))
+    assert words[second + 1].speaker_id == "speaker_1"
+    assert words[-1].speaker_id == "speaker_0"
+
+
+def test_speech_to_text_refusals(live_url: str, customer: Customer) -> None:
+    client = sdk(live_url, customer.sandbox_key)
+    clip = librivox_clips()[0]
+    for fields in (
+        {"webhook": True},
+        {"use_multi_channel": True},
+        {"num_speakers": 33, "diarize": True},
+        {"file_format": "pcm_s16le_16"},
+        {"source_url": "https://example.com/a.wav"},  # and the file: one or the other
+    ):
+        with pytest.raises(UnprocessableEntityError):
+            transcribe(client, file=(clip.path.name, clip.path.read_bytes()), **fields)
+    with pytest.raises(UnprocessableEntityError) as unreadable:
+        transcribe(client, file=("notes.txt", b"not audio at all"))
+    assert unreadable.value.body["detail"]["status"] != "parameter_unknown"
+    with pytest.raises(UnprocessableEntityError) as missing:
+        transcribe(client)
+    assert missing.value.body["detail"]["status"] == "parameter_missing"
+
+
+def test_sound_generation(live_url: str, rich: Customer) -> None:
+    client = sdk(live_url, rich.sandbox_key)
+    data = b"".join(
+        client.text_to_sound_effects.convert(
+            text="a dog barking in the distance",
+            duration_seconds=1.5,
+            prompt_influence=0.3,
+            loop=False,
+            request_options=ONCE,
+        )
+    )
+    # mp3_44100_128 asked (the default): the generator's MP3, 44.1 kHz, 2 s (1.5 rounded).
+    decoded = decode_output(data, "mp3_44100_128")
+    assert decoded.sample_rate == 44_100
+    assert abs(decoded.seconds - 2.0) < 0.1
+    with pytest.raises(UnprocessableEntityError):
+        b"".join(
+            client.text_to_sound_effects.convert(
+                text="rain", duration_seconds=31, request_options=ONCE
+            )
+        )
+
+
+def test_audio_isolation(live_url: str, rich: Customer) -> None:
+    client = sdk(live_url, rich.sandbox_key)
+    clip = librivox_clips()[0]
+    seconds = clip.audio().duration_ms / 1000
+    data = b"".join(
+        client.audio_isolation.convert(
+            audio=(clip.path.name, clip.path.read_bytes()), request_options=ONCE
+        )
+    )
+    decoded = decode_output(data, "mp3_44100_128")
+    assert abs(decoded.seconds - seconds) < 0.1
+
+
+def test_speech_to_speech(live_url: str, rich: Customer) -> None:
+    client = sdk(live_url, rich.sandbox_key)
+    clip = librivox_clips()[0]
+    seconds = clip.audio().duration_ms / 1000
+    data = b"".join(
+        client.speech_to_speech.convert(
+            "voice_kal",
+            audio=(clip.path.name, clip.path.read_bytes()),
+            model_id="eleven_multilingual_sts_v2",
+            remove_background_noise=True,
+            output_format="wav_44100",
+            request_options=ONCE,
+        )
+    )
+    # WAV asked: the voice changer's WAV, the input's length exactly.
+    with soundfile.SoundFile(io.BytesIO(data)) as wav:
+        assert abs(wav.frames / wav.samplerate - seconds) < 0.05
+    with pytest.raises(ApiError) as unknown:
+        b"".join(
+            client.speech_to_speech.convert(
+                "voice_nobody", audio=("a.flac", clip.path.read_bytes()), request_options=ONCE
+            )
+        )
+    assert unknown.value.status_code == 404
+    assert unknown.value.body["detail"]["status"] == "voice_not_found"
+
+
+def test_the_native_audio_type_is_used() -> None:
+    # What speech to speech and sound generation answer, for each output_format family.
+    from soundstage.compat.elevenlabs.service import closest_native_format
+
+    assert closest_native_format("mp3_22050_32") == "mp3"
+    assert closest_native_format("opus_48000_64") == "mp3"
+    assert closest_native_format("pcm_16000") == "wav"
+    assert closest_native_format("ulaw_8000") == "wav"
