@@ -133,6 +133,8 @@ def test_the_readme_has_runnable_examples_for_every_area() -> None:
         "Studios",
         "Workforce: talent, campaigns, licensing",
         "Voice agents",
+        "OpenAI-compatible API (`/v1`)",
+        "ElevenLabs-compatible API (`/elevenlabs`)",
     ):
         assert area in headings, f"no runnable curl example under '## {area}'"
     for block in BLOCKS:
