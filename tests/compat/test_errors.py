@@ -51,3 +51,29 @@ def test_native_errors_keep_the_native_envelope(client: TestClient) -> None:
     assert set(missing.json()["error"]) == {"type", "code", "message", "param", "request_id"}
     # A path only sharing the prefix's letters is not the surface's.
     assert "error" in client.get("/v10/models").json()
+
+
+def test_the_openapi_document_shows_each_surface_with_its_tag_and_error_shape(
+    client: TestClient,
+) -> None:
+    document = client.get("/openapi.json").json()
+    surfaces = {
+        "/v1/": ("OpenAI compatible", "OpenAIErrorEnvelope"),
+        "/elevenlabs/": ("ElevenLabs compatible", "ElevenLabsErrorEnvelope"),
+        "/api/": (None, "ErrorEnvelope"),
+    }
+    seen = set()
+    for path, item in document["paths"].items():
+        for prefix, (tag, envelope) in surfaces.items():
+            if not path.startswith(prefix):
+                continue
+            seen.add(prefix)
+            for operation in item.values():
+                if tag is not None:
+                    assert operation["tags"] == [tag], path
+                schema = operation["responses"]["401"]["content"]["application/json"]["schema"]
+                assert schema == {"$ref": f"#/components/schemas/{envelope}"}, path
+    assert seen == set(surfaces)
+    schemas = document["components"]["schemas"]
+    assert set(schemas["OpenAIErrorEnvelope"]["properties"]) == {"error"}
+    assert set(schemas["ElevenLabsErrorEnvelope"]["properties"]) == {"detail"}
