@@ -255,6 +255,12 @@ async def _speech_to_speech(
     response_class=FileResponse,
     responses={200: {"content": _AUDIO}, **errors(402, 404, 409, 413, 504)},
 )
+# The path the SDK 2.78 calls for `speech_to_speech.convert`: the same operation.
+@router.post(
+    "/v1/voice-changer/{voice_id}",
+    response_class=FileResponse,
+    responses={200: {"content": _AUDIO}, **errors(402, 404, 409, 413, 504)},
+)
 async def speech_to_speech(
     voice_id: VoiceId,
     audio: Annotated[UploadFile, File(description="The speech to re-voice.")],
@@ -267,28 +273,8 @@ async def speech_to_speech(
     optimize_streaming_latency: Latency = None,
 ) -> FileResponse:
     """The same words and timing in a catalog voice (native voice changer); 1,000 credits a
-    minute of input."""
-    return await _speech_to_speech(voice_id, audio, form, db, settings, principal, output_format)
-
-
-@router.post(
-    "/v1/voice-changer/{voice_id}",
-    response_class=FileResponse,
-    responses={200: {"content": _AUDIO}, **errors(402, 404, 409, 413, 504)},
-)
-async def voice_changer(
-    voice_id: VoiceId,
-    audio: Annotated[UploadFile, File(description="The speech to re-voice.")],
-    form: Annotated[SpeechToSpeechForm, Form()],
-    db: DatabaseDep,
-    settings: SettingsDep,
-    principal: PrincipalDep,
-    output_format: Annotated[WholeFormat, Query(description=ANSWERED_WHOLE)] = DEFAULT_FORMAT,
-    enable_logging: EnableLogging = None,
-    optimize_streaming_latency: Latency = None,
-) -> FileResponse:
-    """The path the SDK 2.78 calls for `speech_to_speech.convert`: the same as POST
-    /v1/speech-to-speech/{voice_id}."""
+    minute of input. Served at /v1/speech-to-speech/{voice_id} and at
+    /v1/voice-changer/{voice_id}, where the SDK 2.78 sends `speech_to_speech.convert`."""
     return await _speech_to_speech(voice_id, audio, form, db, settings, principal, output_format)
 
 
