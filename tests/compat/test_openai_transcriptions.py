@@ -188,6 +188,31 @@ def test_transcription_is_charged_by_the_minute(live_url: str, db: Database, cli
     assert answer.json()["balance"] == 1_000 - math.ceil(250 * 8 / 60)
 
 
+def test_a_retry_with_the_same_idempotency_key_is_answered_once(
+    live_url: str, db: Database, clip: Clip
+) -> None:
+    """As on the native API: the second upload under the key (another multipart boundary)
+    replays the first answer, and the transcription is charged once."""
+    customer = create_customer(db, credits_each=1_000)
+    client = sdk_client(live_url, customer.sandbox_key)
+    key = {"Idempotency-Key": f"retry-{customer.account_id}"}
+    answers = []
+    for _ in range(2):
+        with clip.path.open("rb") as audio:
+            answers.append(
+                client.audio.transcriptions.with_raw_response.create(
+                    model="whisper-1", file=audio, response_format="json", extra_headers=key
+                )
+            )
+    first, second = answers
+    assert second.http_response.content == first.http_response.content
+    assert word_error_rate(clip.text, first.parse().text) <= 0.05
+    assert "Idempotent-Replayed" not in first.headers
+    assert second.headers["Idempotent-Replayed"] == "true"
+    answer = httpx.get(f"{live_url}/api/v1/credits", headers=customer.auth(), timeout=30)
+    assert answer.json()["balance"] == 1_000 - math.ceil(250 * 8 / 60)
+
+
 def test_form_errors_name_the_field(client: openai.OpenAI, clip: Clip) -> None:
     with clip.path.open("rb") as audio, pytest.raises(openai.NotFoundError) as model:
         client.audio.transcriptions.create(model="tts-1", file=audio)
