@@ -1,5 +1,9 @@
 """The compatible surfaces are tested through the official SDKs against a live server: a real
-`soundstage serve` on loopback (the SDKs speak HTTP, not ASGI) and a real worker."""
+`soundstage serve` on loopback (the SDKs speak HTTP, not ASGI) and a real worker.
+
+They are not `services` tests: the surfaces only translate onto the native services, whose own
+tests run again against PostgreSQL and Redis in CI; running these twice would add minutes and
+test nothing new."""
 
 from __future__ import annotations
 

@@ -19,8 +19,6 @@ from tests.speech.audio_fixtures import librivox_clips, word_error_rate
 from tests.support.elevenlabs import ONCE, decode_output, sdk
 from tests.support.factories import Customer, create_customer
 
-pytestmark = pytest.mark.services
-
 
 @pytest.fixture(scope="module")
 def rich(db: Database) -> Customer:

@@ -11,8 +11,6 @@ from fastapi.testclient import TestClient
 from tests.support.elevenlabs import ONCE, sdk
 from tests.support.factories import Customer
 
-pytestmark = pytest.mark.services
-
 
 def native_voice_ids(client: TestClient, customer: Customer) -> list[str]:
     ids: list[str] = []

@@ -17,8 +17,6 @@ from soundstage.core.db import Database
 from tests.support.elevenlabs import ONCE, decode_output, sdk
 from tests.support.factories import Customer, create_customer
 
-pytestmark = pytest.mark.services
-
 VOICE = "voice_kal"  # Festival's diphone voice: the fastest engine
 TEXT = "Hello there, my friend."
 # Every name ElevenLabs lists for text to speech (the SDK's literal), WAV included.

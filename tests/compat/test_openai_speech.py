@@ -16,8 +16,6 @@ from soundstage.core.db import Database
 from tests.support.factories import Customer, create_customer
 from tests.support.openai_sdk import audio_seconds, sdk_client, sse_events
 
-pytestmark = pytest.mark.services
-
 TEXT = "Hello from the speech service."
 CONTENT_TYPES = {
     "mp3": "audio/mpeg",

@@ -18,7 +18,7 @@ from tests.speech.audio_fixtures import Clip, librivox_clips, word_error_rate
 from tests.support.factories import Customer, create_customer
 from tests.support.openai_sdk import sdk_client
 
-pytestmark = [pytest.mark.services, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 PYANNOTE_SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "pyannote" / "sample.flac"
 # A STT timestamp ("00:00:01,234" or "00:00:01.234").

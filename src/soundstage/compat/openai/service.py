@@ -35,7 +35,7 @@ CREATED: Final = 1_795_478_400
 @dataclass(frozen=True)
 class Model:
     id: str
-    purpose: Purpose
+    task: Purpose
     description: str
 
 
@@ -77,7 +77,7 @@ VOICE_NAMES: Final = {
 def model(model_id: str, purpose: Purpose | None = None, *, param: str = "model") -> Model:
     """The model of this id (of this purpose); 404 `model_not_found` naming `param`."""
     found = _BY_ID.get(model_id)
-    if found is None or (purpose is not None and found.purpose != purpose):
+    if found is None or (purpose is not None and found.task != purpose):
         kind = {"speech": "speech ", "transcription": "transcription "}.get(purpose or "", "")
         raise ModelNotFound(
             f"The {kind}model '{model_id}' does not exist. GET /v1/models lists the models.",
@@ -118,7 +118,7 @@ def audio_models() -> AudioModels:
         models=[
             AudioModel(id=found.id, name=found.description)
             for found in MODELS
-            if found.purpose == "speech"
+            if found.task == "speech"
         ]
     )
 
