@@ -1,8 +1,11 @@
 """An OMF 2.0 reader for the tests, written from the Bento Specification 1.0d5 and the OMF
 Interchange Specification 2.1, not from the writer: it takes either byte order, parses every
 TOC code (continued values, 8-byte offsets, end-of-buffer blocks), resolves object references
-through their reference lists (never assuming a key is an object ID), and reports anything
-that breaks the container's rules in `problems` instead of trusting the file.
+both ways a file may hold them: through the value's reference list when the TOC gives it one
+(Bento 1.0d5: the value holds keys, the list pairs each key with an object ID; a key is never
+assumed to be an ID), otherwise as the object ID itself (the layout of Avid's and Pro Tools'
+files); and reports anything that breaks the container's rules in `problems` instead of
+trusting the file.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ OMF_TYPE_SIZES: dict[str, int | None] = {
     "omfi:TimeStamp": 5,
     "omfi:VersionType": 2,
     "omfi:ArgIDType": 4,
+    "omfi:ProductVersion": 10,  # major, minor, tertiary, patchLevel, type: UInt16 each
     "omfi:ObjRef": 4,
     "omfi:String": None,
     "omfi:UniqueName": None,
@@ -81,7 +85,9 @@ OMF_PARENTS = {
     "SCLP": "SEGM",
     "TCCP": "SEGM",
     "EFFE": "SEGM",
-    "VVAL": "SEGM",
+    "NEST": "SEGM",
+    "SREF": "SEGM",
+    "CVAL": "SEGM",
     "ESLT": "OOBJ",
     "EDEF": "OOBJ",
     "MDES": "OOBJ",
@@ -219,8 +225,15 @@ class Bento:
                 names[entry.obj] = raw.rstrip(b"\0").decode("ascii")
         return names
 
+    def resolve(self, entry: Entry, key: int) -> int | None:
+        """The object a reference value's key stands for: through the entry's reference list
+        if it has one (None if the list lacks the key), else the key is the object ID."""
+        if entry.reference_list is None:
+            return key
+        return self.references(entry).get(key)
+
     def references(self, entry: Entry) -> dict[int, int]:
-        """key -> object ID, from the entry's reference list."""
+        """key -> object ID, from the entry's reference list ({} without one)."""
         if entry.reference_list is None:
             return {}
         recorded = [
@@ -329,7 +342,9 @@ class OmfObject:
         assert entry is not None
         assert self.type_of(prop) == "omfi:ObjRef"
         key = struct.unpack(self.file.bento.order + "I", self.file.bento.value(entry))[0]
-        return OmfObject(self.file, self.file.bento.references(entry)[key])
+        target = self.file.bento.resolve(entry, key)
+        assert target is not None, f"{self.id} {prop}: key {key} is not in its reference list"
+        return OmfObject(self.file, target)
 
     def refs(self, prop: str) -> list[OmfObject]:
         entry = self.entry(prop)
@@ -339,8 +354,9 @@ class OmfObject:
         raw = self.file.bento.value(entry)
         (count,) = struct.unpack_from(self.file.bento.order + "H", raw)
         keys = struct.unpack_from(self.file.bento.order + f"{count}I", raw, 2)
-        table = self.file.bento.references(entry)
-        return [OmfObject(self.file, table[key]) for key in keys]
+        targets = [self.file.bento.resolve(entry, key) for key in keys]
+        assert None not in targets, f"{self.id} {prop}: a key is not in its reference list"
+        return [OmfObject(self.file, target) for target in targets if target is not None]
 
 
 class OmfFile:
@@ -397,7 +413,6 @@ class OmfFile:
         if type_name == "omfi:Boolean" and raw not in (b"\0", b"\1"):
             return [f"{where}: Boolean {raw!r}"]
         if type_name in ("omfi:ObjRef", "omfi:ObjRefArray"):
-            table = self.bento.references(entry)
             if type_name == "omfi:ObjRef":
                 keys: tuple[int, ...] = struct.unpack(self.bento.order + "I", raw)
             else:
@@ -406,10 +421,11 @@ class OmfFile:
                     return [f"{where}: ObjRefArray of {count} in {len(raw)} bytes"]
                 keys = struct.unpack_from(self.bento.order + f"{count}I", raw, 2)
             for key in keys:
-                if key not in table:
+                target = self.bento.resolve(entry, key)
+                if target is None:
                     return [f"{where}: key {key} is not in its reference list"]
-                if table[key] not in self.bento.objects:
-                    return [f"{where}: refers to missing object {table[key]}"]
+                if target not in self.bento.objects:
+                    return [f"{where}: refers to missing object {target}"]
         return []
 
 
@@ -484,11 +500,11 @@ def read_composition(omf: OmfFile) -> Composition:
         parts = segment.refs("OMFI:SEQU:Components")
         position, clip, offset, gain = 0, None, 0, None
         for part in parts:
-            if part.class_id in ("SCLP", "EFFE"):
+            if part.class_id in ("SCLP", "NEST"):
                 clip, offset = part, position
             position += part.int("OMFI:CPNT:Length")
-        if clip is not None and clip.class_id == "EFFE":
-            clip, gain = _gain_effect(clip)
+        if clip is not None and clip.class_id == "NEST":
+            clip, gain = _gain_scope(clip)
         assert clip is not None
         master = by_id[clip.uid("OMFI:SCLP:SourceID")]
         master_slot = _slot_with_track(master, clip.int("OMFI:SCLP:SourceTrackID"))
@@ -545,21 +561,28 @@ def read_composition(omf: OmfFile) -> Composition:
     )
 
 
-def _gain_effect(effect: OmfObject) -> tuple[OmfObject, float]:
-    """A Mono Audio Gain invocation: its input clip (argument -1) and its constant level."""
+def _gain_scope(scope: OmfObject) -> tuple[OmfObject, float]:
+    """A clip with its level: a nested scope whose first slot is the clip and whose last (the
+    scope's value) a Mono Audio Gain invocation on a scope reference to it, at a constant
+    level. The clip and its level."""
+    clip, effect = scope.refs("OMFI:NEST:Slots")
+    assert clip.class_id == "SCLP"
+    assert effect.class_id == "EFFE"
     kind = effect.ref("OMFI:EFFE:EffectKind")
     assert kind.string("OMFI:EDEF:EffectID") == "omfi:effect:MonoAudioGain"
     arguments = {
         slot.int("OMFI:ESLT:ArgID"): slot.ref("OMFI:ESLT:ArgValue")
         for slot in effect.refs("OMFI:EFFE:EffectSlots")
     }
-    level = arguments[1]
-    assert level.class_id == "VVAL"
+    source, level = arguments[-1], arguments[1]
+    # The input is the slot before the effect's in the same scope: the clip.
+    assert source.class_id == "SREF"
+    assert (source.int("OMFI:SREF:RelativeScope"), source.int("OMFI:SREF:RelativeSlot")) == (0, 1)
+    assert level.class_id == "CVAL"
     assert level.ref("OMFI:CPNT:DataKind").string("OMFI:DDEF:DataKindID") == "omfi:data:Rational"
-    numerator, denominator = struct.unpack(effect.file.order + "ii", level.raw("OMFI:VVAL:Value"))
-    clip = arguments[-1]
-    assert clip.class_id == "SCLP"
-    assert clip.int("OMFI:CPNT:Length") == effect.int("OMFI:CPNT:Length")
+    numerator, denominator = struct.unpack(effect.file.order + "ii", level.raw("OMFI:CVAL:Value"))
+    lengths = {part.int("OMFI:CPNT:Length") for part in (scope, clip, effect, source, level)}
+    assert len(lengths) == 1, lengths
     return clip, numerator / denominator
 
 

@@ -31,6 +31,7 @@ from tests.support.daw import DAW, Wave, download, export, file_bytes, noise, pa
 from tests.support.factories import Customer, create_customer
 from tests.support.jobs import wait_for_job
 from tests.support.servers import FileServer, Receiver
+from tests.support.stores import account_media
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker")]
 
@@ -241,34 +242,51 @@ def check_aaf_with_pyaaf2(
             components = list(slot.segment.components)
             clip = components[-1]
             assert sum(c.length for c in components[:-1]) == offset
-            assert (clip.start, clip.length) == (offset, length)
-            master = clip.mob
+            # A multichannel clip combines one SourceClip per channel (test_aaf_layout.py).
+            inputs = list(clip.segments) if wave.channels > 1 else [clip]
+            assert len(inputs) == wave.channels
+            assert {(c.start, c.length) for c in inputs} == {(offset, length)}
+            master = inputs[0].mob
             assert master.name == slot.name
-            file_mob = master.slots[0].segment.mob
-            descriptor = file_mob.descriptor
-            assert int(descriptor["Length"].value) == wave.frames
-            assert float(descriptor["SampleRate"].value) == rate
-            if linked:
-                assert type(descriptor).__name__ == "WAVEDescriptor"
-                assert descriptor["ContainerFormat"].value.name == "ContainerDef_External"
-                # The Summary is the stem's WAVE header up to its fmt chunk.
-                summary = bytes(descriptor["Summary"].value)
-                assert (summary[:4], summary[8:12]) == (b"RIFF", b"WAVE")
-                fmt = summary[summary.index(b"fmt ") + 8 :]
-                _, channels, sample_rate, _, _, bits = struct.unpack_from("<HHIIHH", fmt)
-                assert (channels, sample_rate, bits) == (wave.channels, rate, wave.bits)
-                [locator] = descriptor["Locator"].value
-                assert locator["URLString"].value.endswith(
-                    f"stems/{slot['PhysicalTrackNumber'].value:02d}_{slot.name}.wav"
-                )
-                assert file_mob.essence is None
-            else:
-                assert descriptor["QuantizationBits"].value == wave.bits
-                assert descriptor["ContainerFormat"].value.name == "ContainerDef_AAF"
-                assert descriptor["Channels"].value == wave.channels
-                assert file_mob.essence.open("r").read() == wave.data
+            assert [s["PhysicalTrackNumber"].value for s in master.slots] == list(
+                range(1, wave.channels + 1)
+            )
+            stem = f"{slot['PhysicalTrackNumber'].value:02d}_{slot.name}"
+            for channel, master_slot in enumerate(master.slots, start=1):
+                file_mob = master_slot.segment.mob
+                descriptor = file_mob.descriptor
+                assert int(descriptor["Length"].value) == wave.frames
+                assert float(descriptor["SampleRate"].value) == rate
+                if linked:
+                    assert type(descriptor).__name__ == "WAVEDescriptor"
+                    assert descriptor["ContainerFormat"].value.name == "ContainerDef_External"
+                    # The Summary is the mono file's 44-byte WAVE header.
+                    summary = bytes(descriptor["Summary"].value)
+                    assert (len(summary), summary[:4], summary[8:12]) == (44, b"RIFF", b"WAVE")
+                    fmt = summary[summary.index(b"fmt ") + 8 :]
+                    _, channels, sample_rate, _, _, bits = struct.unpack_from("<HHIIHH", fmt)
+                    assert (channels, sample_rate, bits) == (1, rate, wave.bits)
+                    [locator] = descriptor["Locator"].value
+                    name = (
+                        f"{stem}.{'LR'[channel - 1]}.wav" if wave.channels == 2 else f"{stem}.wav"
+                    )
+                    assert locator["URLString"].value.endswith(f"/stems/{name}")
+                    assert locator["URLString"].value.startswith("file:///")
+                    assert file_mob.essence is None
+                else:
+                    assert descriptor["QuantizationBits"].value == wave.bits
+                    assert descriptor["ContainerFormat"].value.name == "ContainerDef_AAF"
+                    assert descriptor["Channels"].value == 1
+                    assert file_mob.essence.open("r").read() == channel_bytes(wave, channel)
         [timecode] = [slot for slot in composition.slots if slot.media_kind == "Timecode"]
         return int(timecode.segment.start)
+
+
+def channel_bytes(wave: Wave, channel: int) -> bytes:
+    """Channel `channel` (from 1) of the wave as mono PCM bytes."""
+    width = wave.bits // 8
+    raw = np.frombuffer(wave.data, dtype=np.uint8).reshape(-1, wave.channels, width)
+    return raw[:, channel - 1].tobytes()
 
 
 def check_aaf_with_otio(
@@ -284,15 +302,20 @@ def check_aaf_with_otio(
     audio = [track for track in timeline.tracks if track.kind == otio.schema.TrackKind.Audio]
     assert [track.name for track in audio] == names
     for number, (track, offset, length) in enumerate(zip(audio, offsets, lengths, strict=True), 1):
-        [clip] = [item for item in track if isinstance(item, otio.schema.Clip)]
-        placed = clip.range_in_parent()
+        # A mono clip, or a multichannel one: a Stack of one track per channel.
+        [item] = [i for i in track if isinstance(i, otio.schema.Clip | otio.schema.Stack)]
+        placed = item.range_in_parent()
         # Sample-exact: positions in samples at the sample rate.
         assert (placed.start_time.value, placed.start_time.rate) == (offset, rate)
         assert (placed.duration.value, placed.duration.rate) == (length, rate)
-        assert clip.name == track.name
+        clips = list(item.find_clips()) if isinstance(item, otio.schema.Stack) else [item]
+        assert {clip.name for clip in clips} == {track.name}
         if linked:
-            target = clip.media_reference.target_url
-            assert target.endswith(f"stems/{number:02d}_{track.name}.wav"), target
+            stem = f"{number:02d}_{track.name}"
+            names = [f"{stem}.wav"] if len(clips) == 1 else [f"{stem}.L.wav", f"{stem}.R.wav"]
+            targets = [clip.media_reference.target_url for clip in clips]
+            assert [t.rsplit("/", 1)[1] for t in targets] == names, targets
+            assert all(t.startswith("file:///Mixed-Project/stems/") for t in targets), targets
 
 
 def test_omf_and_linked_sessions_at_16_bit_and_44_1_khz(
@@ -326,11 +349,22 @@ def test_omf_and_linked_sessions_at_16_bit_and_44_1_khz(
         }
         session = tmp_path / f"session.{fmt}"
         session.write_bytes(archive.read(f"{folder}/Mixed-Project.{fmt}"))
+        # A linked AAF links each channel of a stereo stem as its own mono file, split from it.
+        split = {f"{folder}/stems/{stem}.{side}.wav" for stem in ("02_Music", "03_Phone")
+                 for side in "LR"}  # fmt: skip
         if fmt == "aaf":
+            assert split <= set(archive.namelist())
+            for name in split:
+                wave = waves[int(name.rsplit("/", 1)[1][:2]) - 1]
+                side = "LR".index(name[-5])
+                mono = parse_wave(archive.read(name))
+                assert mono.data == channel_bytes(wave, side + 1)
+            assert "relink to" in archive.read(f"{folder}/README.txt").decode()
             check_aaf_with_otio(session, NAMES, offsets, lengths, linked=True, rate=rate)
             start = check_aaf_with_pyaaf2(session, waves, offsets, lengths, linked=True, rate=rate)
             assert start == 107_890  # 00:59:59;28 at 29.97 drop-frame
             continue
+        assert not split & set(archive.namelist())
         omf = OmfFile(session)
         assert omf.validate() == []
         composition = read_composition(omf)
@@ -397,7 +431,7 @@ def test_a_bad_track_is_refused_at_submit_and_leaves_nothing(
     ledger = client.get("/api/v1/credits/ledger", headers=rich.auth()).json()["data"]
     assert ledger == ledger_before
     assert client.get("/api/v1/jobs?kind=daw", headers=rich.auth()).json()["data"] == []
-    assert not (settings.data_dir / "media" / "sandbox" / rich.account_id).exists()
+    assert account_media(settings, rich.account_id) == []
     assert client.get("/api/v1/events", headers=rich.auth()).json()["data"] == []
 
 
@@ -470,12 +504,15 @@ def test_clip_gain_mode_leaves_stems_at_unity_and_writes_the_gain_in_the_session
             assert str(group.operation.auid) == "9d2ea894-0968-11d3-8a38-0050040ef7d2"
             [amplitude] = list(group.parameters)
             assert float(amplitude.value) == pytest.approx(level, rel=1e-5)
-            [clip] = list(group.segments)
-            assert (clip.start, clip.length, group.length) == (start, 4 * RATE, 4 * RATE)
+            # Music is stereo: the gain applies to its two channels combined.
+            [combined] = list(group.segments)
+            assert combined.operation.name == "Audio Channel Combiner"
+            clips = list(combined.segments)
+            assert {(c.start, c.length) for c in clips} == {(start, 4 * RATE)}
+            assert (len(clips), group.length) == (2, 4 * RATE)
             assert type(list(sound[0].segment.components)[-1]).__name__ == "SourceClip"
         timeline = otio.adapters.read_from_file(str(session))
         music_track = next(t for t in timeline.tracks if t.name == "Music")
-        [clip] = [item for item in music_track if isinstance(item, otio.schema.Clip)]
-        [effect] = clip.effects
-        assert effect.name == "Audio Gain"
-        assert clip.range_in_parent().start_time.value == start
+        [stack] = [item for item in music_track if isinstance(item, otio.schema.Stack)]
+        assert [e.name for e in stack.effects] == ["Audio Channel Combiner", "Audio Gain"]
+        assert stack.range_in_parent().start_time.value == start

@@ -22,6 +22,7 @@ from tests.support.audio import wav_bytes
 from tests.support.daw import DAW, file_bytes
 from tests.support.factories import Customer, create_customer
 from tests.support.servers import FileServer
+from tests.support.stores import account_media_sizes
 
 pytestmark = pytest.mark.services
 
@@ -31,8 +32,7 @@ CLIP_MS = 500
 
 
 def media_bytes(settings: Settings, customer: Customer) -> int:
-    folder = settings.data_dir / "media" / "sandbox" / customer.account_id
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    return sum(account_media_sizes(settings, customer.account_id))
 
 
 def daw_jobs(client: TestClient, customer: Customer) -> list[Any]:

@@ -162,17 +162,17 @@ def test_the_omf_reader_reports_broken_containers(tmp_path: Path) -> None:
     good = path.read_bytes()
     assert OmfFile(path).validate() == []
 
-    # An object reference whose key its reference list does not hold: find the TOC's
-    # "reference list ID" element and the immediate 4-byte key after it, and change the key.
+    # An object reference to an object the file does not have: find the TOC's element of an
+    # ObjRef value (property and type, then the immediate 4-byte object ID), change the ID.
     bento = Bento(good)
     ref_type = next(i for i, n in bento.type_names.items() if n == "omfi:ObjRef")
     entry = next(e for e in bento.entries if e.type == ref_type)
-    assert entry.reference_list is not None
-    pattern = bytes([15]) + struct.pack("<I", entry.reference_list) + bytes([13]) + entry.immediate
+    assert entry.reference_list is None
+    pattern = struct.pack("<II", entry.prop, entry.type) + bytes([13]) + entry.immediate
     at = good.index(pattern, bento.toc_offset) + len(pattern) - 4
     broken = good[:at] + struct.pack("<I", 0xDEAD) + good[at + 4 :]
     path.write_bytes(broken)
-    assert any("not in its reference list" in p for p in OmfFile(path).validate())
+    assert any("refers to missing object 57005" in p for p in OmfFile(path).validate())
 
     # Bytes between the TOC and the label: the container's size no longer matches.
     padded = good[:-24] + b"\0\0" + good[-24:]

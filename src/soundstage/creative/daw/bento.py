@@ -6,12 +6,25 @@ Properties and types are themselves objects named by a global name (a `GlobalPro
 `GlobalTypeName` value of type 7-bit ASCII). The TOC is a byte stream of one-byte codes each
 followed by a fixed number of bytes: "new object" (object, property, type), "new property"
 (property, type), "new type" (type), then the value: immediate (0 to 4 bytes, held in a
-4-byte field) or an offset and length in the file. A value that holds object references is
-preceded by a "reference list ID": the object whose `ObjReferences` value (type `ObjRefData`)
-pairs each 32-bit reference key with the referenced object's ID. The TOC is cut into blocks
-(the label's buffer size, in KiB); an element never straddles a block, the rest of a block is
-skipped with an "end of buffer" code. Object 1 describes the TOC itself: the ID seed, the
-TOC's own offset and size, and the container's (offset 0, the whole file).
+4-byte field) or an offset and length in the file. The TOC is cut into blocks (the label's
+buffer size, in KiB); an element never straddles a block, the rest of a block is skipped with
+an "end of buffer" code. Object 1 describes the TOC itself: the ID seed, the TOC's own offset
+and size, and the container's (offset 0, the whole file). Objects appear in the TOC in
+ascending ID order, so the last one has the highest ID (Ardour's OMF importer numbers the
+objects it makes up counting on from the last object of the TOC).
+
+Object references are written the way OMF files from Avid and Pro Tools lay them out: a
+reference value (OMF's `omfi:ObjRef`, and each element of an `omfi:ObjRefArray`) holds the
+referenced object's Bento ID itself; no value is preceded by a "reference list ID" (TOC code
+15) and there are no `ObjReferences` objects (type `ObjRefData`). Bento 1.0d5 defines those
+lists (the value holds keys, the list pairs each key with an object ID), but the files real
+DAWs exchange have none, and importers written against those files read a reference as the
+object ID and do not follow lists. Ardour's OMF importer (a port of REAPER's), for one, reads
+an ObjRefArray of a UInt16 count and 4-byte object IDs directly, and calls that file "Avid";
+it takes the ID after a code 15 for the value and skips the value itself, then keeps only the
+first one or two objects of the list: a session written with reference lists came out with 1
+of its 5 composition tracks, 1 of 9 mobs and 1 of 4 media objects, and no sample rate; the
+same file with those entries removed, otherwise byte-identical, was read whole (issue 21).
 
 Everything here is little-endian (label flags 0x0101, the byte order Windows OMF files use).
 """
@@ -19,7 +32,7 @@ Everything here is little-endian (label flags 0x0101, the byte order Windows OMF
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import BinaryIO, Final
 
@@ -39,15 +52,12 @@ TOC_TYPE: Final = 19
 ASCII7_TYPE: Final = 21
 GLOBAL_TYPE_NAME: Final = 23
 GLOBAL_PROPERTY_NAME: Final = 24
-OBJECT_REFERENCES: Final = 31
-OBJECT_REFERENCE_DATA: Final = 32
 FIRST_USER_ID: Final = 0x10000
 
 # TOC stream codes.
 NEW_OBJECT, NEW_PROPERTY, NEW_TYPE = 1, 2, 3
 OFFSET4_LEN4: Final = 5
 IMMEDIATE0: Final = 9  # ... IMMEDIATE4 = 13: 0 to 4 value bytes
-REFERENCE_LIST_ID: Final = 15
 END_OF_BUFFER: Final = 24
 OFFSET8_LEN8: Final = 25
 
@@ -59,7 +69,6 @@ class _Value:
     immediate: bytes | None  # 0..4 bytes held in the TOC, or None for offset + length
     offset: int = 0
     length: int = 0
-    reference_list: int | None = None
 
 
 class BentoWriter:
@@ -90,23 +99,17 @@ class BentoWriter:
     def type_id(self, name: str) -> int:
         return self._named(GLOBAL_TYPE_NAME, name)
 
-    def put(
-        self,
-        object_id: int,
-        property_name: str,
-        type_name: str,
-        data: bytes,
-        references: Sequence[int] = (),
-    ) -> None:
-        """Add a value. `references`: the objects its reference keys stand for (the key of
-        an object is its ID, as OMF Toolkit writes it)."""
-        self._add(
-            object_id,
-            self.property_id(property_name),
-            self.type_id(type_name),
-            data,
-            self._reference_list(references) if references else None,
-        )
+    def put(self, object_id: int, property_name: str, type_name: str, data: bytes) -> None:
+        """Add a value: up to 4 bytes in the TOC, larger ones in the file. A value that
+        refers to objects holds their IDs (see the module's docstring)."""
+        property_id, type_id = self.property_id(property_name), self.type_id(type_name)
+        if len(data) <= 4:
+            value = _Value(property_id, type_id, data)
+        else:
+            offset = self._position
+            self._write(data)
+            value = _Value(property_id, type_id, None, offset, len(data))
+        self._values[object_id].append(value)
 
     def put_stream(
         self, object_id: int, property_name: str, type_name: str, chunks: Iterable[bytes]
@@ -167,30 +170,6 @@ class BentoWriter:
             self._values[found].append(_Value(kind, ASCII7_TYPE, None, offset, len(encoded)))
         return found
 
-    def _reference_list(self, targets: Sequence[int]) -> int:
-        recorder = self.new_object()
-        pairs = b"".join(struct.pack("<II", target, target) for target in targets)
-        self._add(recorder, OBJECT_REFERENCES, OBJECT_REFERENCE_DATA, pairs, None, inline=False)
-        return recorder
-
-    def _add(
-        self,
-        object_id: int,
-        property_id: int,
-        type_id: int,
-        data: bytes,
-        reference_list: int | None,
-        *,
-        inline: bool = True,
-    ) -> None:
-        if inline and len(data) <= 4:
-            value = _Value(property_id, type_id, data, reference_list=reference_list)
-        else:
-            offset = self._position
-            self._write(data)
-            value = _Value(property_id, type_id, None, offset, len(data), reference_list)
-        self._values[object_id].append(value)
-
     def _encode_toc(self, toc_offset: int, toc_size: int, container_size: int) -> bytes:
         stream = _TocStream()
         header = [
@@ -213,8 +192,6 @@ class BentoWriter:
                 elif current[1] != value.type_id:
                     stream.element(NEW_TYPE, struct.pack("<I", value.type_id))
                 current = (value.property_id, value.type_id)
-                if value.reference_list is not None:
-                    stream.element(REFERENCE_LIST_ID, struct.pack("<I", value.reference_list))
                 if value.immediate is not None:
                     size = len(value.immediate)
                     payload = value.immediate.ljust(4, b"\0") if size else b""

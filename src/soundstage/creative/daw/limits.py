@@ -30,22 +30,47 @@ def check_session_length(settings: Settings, end_ms: int, param: str) -> None:
         )
 
 
-def estimated_bytes(total_frames: int, channels: Sequence[int], bit_depth: int, media: str) -> int:
+def estimated_bytes(
+    total_frames: int,
+    channels: Sequence[int],
+    bit_depth: int,
+    media: str,
+    *,
+    split_channels: bool = False,
+) -> int:
     """What the export weighs: every stem lasts the whole session; an embedded session file
-    holds the same audio again."""
+    holds the same audio again, and so do the mono files a linked AAF gets of each
+    multichannel stem (`split_channels`)."""
     stems = sum(total_frames * count * bit_depth // 8 for count in channels)
-    return stems * 2 if media == "embedded" else stems
+    if media == "embedded":
+        return stems * 2
+    if split_channels:
+        return stems + sum(total_frames * count * bit_depth // 8 for count in channels if count > 1)
+    return stems
 
 
 def check_output_size(
-    settings: Settings, total_frames: int, channels: Sequence[int], bit_depth: int, media: str
+    settings: Settings,
+    total_frames: int,
+    channels: Sequence[int],
+    bit_depth: int,
+    media: str,
+    *,
+    split_channels: bool = False,
 ) -> None:
-    size = estimated_bytes(total_frames, channels, bit_depth, media)
+    size = estimated_bytes(total_frames, channels, bit_depth, media, split_channels=split_channels)
     limit = settings.daw.max_output_bytes
     if size > limit:
+        twice = (
+            ", twice with media embedded"
+            if media == "embedded"
+            else ", multichannel ones twice in a linked AAF"
+            if split_channels
+            else ""
+        )
         raise ExportTooLarge(
             f"tracks: the export would weigh about {size / 1024**2:,.0f} MiB (every stem lasts "
-            f"the whole session{', twice with media embedded' if media == 'embedded' else ''}); "
+            f"the whole session{twice}); "
             f"an export weighs at most {limit / 1024**2:,.0f} MiB. Export fewer tracks, a "
             "shorter session, bit_depth 16 or media `linked`.",
             param="tracks",
@@ -73,4 +98,11 @@ def check_request(session: Session, settings: Settings, body: DawExportRequest) 
     check_session_length(settings, end_ms, at_fault)
     frames = -(-end_ms * body.sample_rate // 1000)
     channels = [2 if track.pan != 0 else 1 for track in body.tracks]
-    check_output_size(settings, frames, channels, body.bit_depth, body.media)
+    check_output_size(
+        settings,
+        frames,
+        channels,
+        body.bit_depth,
+        body.media,
+        split_channels=body.format == "aaf" and body.media == "linked",
+    )

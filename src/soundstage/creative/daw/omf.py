@@ -3,17 +3,27 @@
 Objects (each with `OMFI:OOBJ:ObjClass`, its four-letter class):
 
 - HEAD: byte order 'II', version 2.0, the Mobs, the MediaData, the data definitions and an
-  Identification.
+  Identification (IDNT): Soundstage's company and product name, its version (as an
+  `omfi:ProductVersion` and as text, from the package's), product ID, the writer's version
+  as ToolkitVersion (no OMF Toolkit wrote the file), the date and the platform.
 - CMOB, the composition: a timecode track (MSLT -> TCCP at the frame rate) and one sound
   track per stem (MSLT with a TRKD naming it and numbering it A1..An, at the sample rate)
   holding a SEQU of a FILL up to the clip and an SCLP pointing at the master mob's track.
-- with clip gain, the SCLP is the input (argument -1) of an EFFE of the Mono Audio Gain
-  effect (EDEF `omfi:effect:MonoAudioGain`) whose level (argument 1) is a VVAL constant;
+- with clip gain, the clip is a NEST (nested scope) of two slots, as Avid's files carry an
+  audio clip's level: the SCLP, then an EFFE of the Mono Audio Gain effect (EDEF
+  `omfi:effect:MonoAudioGain`) whose input (argument -1) is an SREF to that first slot and
+  whose level (argument 1) is a CVAL constant. Importers that know no effects still find the
+  clip in the scope's slots (Ardour's OMF importer reads NEST, SCLP, FILL and TRAN, and would
+  drop a bare EFFE with its clip);
 - per stem an MMOB (the clip's name) whose track is an SCLP of the file SMOB, and the file
   SMOB whose MediaDescription is a WAVD (WAVE descriptor: sample rate, length in samples, the
   WAVE header as Summary). Embedded: IsOMFI true and a WAVE media data object (MDAT with the
   same MobID) holding a WAVE file of the stem's samples. Linked: IsOMFI false and locators
   (DOS, Unix and text) naming the stem file relative to the session file.
+
+Object references hold the referenced objects' IDs, with no Bento reference lists: the layout
+of OMF files from Avid and Pro Tools, the only one importers written against those files read
+(the reason and the evidence are in `bento`'s docstring).
 
 Sample data is copied byte for byte from the stems' data chunks, in blocks.
 """
@@ -21,6 +31,8 @@ Sample data is copied byte for byte from the stems' data chunks, in blocks.
 from __future__ import annotations
 
 import itertools
+import platform
+import re
 import secrets
 import struct
 import time
@@ -29,6 +41,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import BinaryIO, Final
 
+from soundstage import __version__
 from soundstage.creative.daw.bento import BentoWriter
 from soundstage.creative.daw.bwf import plain_wave_header
 from soundstage.creative.daw.errors import OmfTooLarge
@@ -38,6 +51,15 @@ from soundstage.creative.daw.session import Session, SessionTrack
 MAX_OMF_BYTES: Final = (1 << 31) - 1
 _COPY_BLOCK: Final = 1 << 20
 _MOB_ID_PREFIX: Final = 0x53535447  # "SSTG": this product's prefix in every MobID
+
+# Identification (OMF Interchange Specification 2.1, the IDNT class).
+COMPANY_NAME: Final = "Soundstage"
+PRODUCT_NAME: Final = "Soundstage DAW export"
+# No registry hands out OMF product IDs any more: the MobID prefix, which names the product too.
+PRODUCT_ID: Final = _MOB_ID_PREFIX
+# omfi:ProductType, the fifth UInt16 of an omfi:ProductVersion.
+VERSION_UNKNOWN, VERSION_RELEASED, VERSION_DEBUG, VERSION_PATCHED = 0, 1, 2, 3
+VERSION_BETA, VERSION_PRIVATE_BUILD = 4, 5
 
 
 @dataclass(frozen=True)
@@ -95,11 +117,14 @@ class _Omf:
         self.bento.put(obj, prop, "omfi:UID", value.pack())
 
     def ref(self, obj: int, prop: str, target: int) -> None:
-        self.bento.put(obj, prop, "omfi:ObjRef", struct.pack("<I", target), [target])
+        """An `omfi:ObjRef`: the target's Bento object ID, 4 bytes (no reference list)."""
+        self.bento.put(obj, prop, "omfi:ObjRef", struct.pack("<I", target))
 
     def refs(self, obj: int, prop: str, targets: Sequence[int]) -> None:
+        """An `omfi:ObjRefArray`: a UInt16 count, then each target's Bento object ID in 4
+        bytes (2 + 4 * count bytes, no reference list), the layout Avid's files have."""
         data = struct.pack(f"<H{len(targets)}I", len(targets), *targets)
-        self.bento.put(obj, prop, "omfi:ObjRefArray", data, list(targets))
+        self.bento.put(obj, prop, "omfi:ObjRefArray", data)
 
 
 class _SessionWriter:
@@ -227,8 +252,9 @@ class _SessionWriter:
         self.mob("CMOB", omf.mob_id(), session.name, slots)
 
     def with_clip_gain(self, clip: int, length: int, gain_db: float) -> int:
-        """The clip as input (argument -1) of a Mono Audio Gain effect whose level
-        (argument 1) is a constant Rational amplitude; the clip itself at 0 dB."""
+        """The clip itself at 0 dB; otherwise a nested scope whose first slot is the clip and
+        whose last (its value) is a Mono Audio Gain effect on a scope reference to the clip,
+        at a constant Rational amplitude."""
         if gain_db == 0:
             return clip
         omf = self.omf
@@ -243,15 +269,19 @@ class _SessionWriter:
             self.definitions += list(self._gain)
         effect, rational = self._gain
         level = Fraction(10 ** (gain_db / 20)).limit_denominator(1 << 20)
-        value = self.component("VVAL", rational, length)
+        value = self.component("CVAL", rational, length)
         omf.bento.put(
             value,
-            "OMFI:VVAL:Value",
+            "OMFI:CVAL:Value",
             "omfi:DataValue",
             struct.pack("<ii", level.numerator, level.denominator),
         )
+        # The input: the slot one before the effect's, in this scope.
+        reference = self.component("SREF", self.sound, length)
+        omf.uint32(reference, "OMFI:SREF:RelativeScope", 0)
+        omf.uint32(reference, "OMFI:SREF:RelativeSlot", 1)
         slots = []
-        for argument, segment in ((-1, clip), (1, value)):
+        for argument, segment in ((-1, reference), (1, value)):
             slot = omf.new("ESLT")
             omf.bento.put(slot, "OMFI:ESLT:ArgID", "omfi:ArgIDType", struct.pack("<i", argument))
             omf.ref(slot, "OMFI:ESLT:ArgValue", segment)
@@ -259,15 +289,25 @@ class _SessionWriter:
         invocation = self.component("EFFE", self.sound, length)
         omf.ref(invocation, "OMFI:EFFE:EffectKind", effect)
         omf.refs(invocation, "OMFI:EFFE:EffectSlots", slots)
-        return invocation
+        scope = self.component("NEST", self.sound, length)
+        omf.refs(scope, "OMFI:NEST:Slots", [clip, invocation])
+        return scope
 
     def header(self) -> None:
         omf = self.omf
         identification = omf.new("IDNT")
-        omf.string(identification, "OMFI:IDNT:CompanyName", "Soundstage")
-        omf.string(identification, "OMFI:IDNT:ProductName", "Soundstage DAW export")
-        omf.string(identification, "OMFI:IDNT:ProductVersionString", "1.0")
+        version = product_version(__version__)
+        omf.string(identification, "OMFI:IDNT:CompanyName", COMPANY_NAME)
+        omf.string(identification, "OMFI:IDNT:ProductName", PRODUCT_NAME)
+        omf.bento.put(identification, "OMFI:IDNT:ProductVersion", "omfi:ProductVersion", version)
+        omf.string(identification, "OMFI:IDNT:ProductVersionString", __version__)
+        omf.bento.put(
+            identification, "OMFI:IDNT:ProductID", "omfi:Int32", struct.pack("<i", PRODUCT_ID)
+        )
         omf.timestamp(identification, "OMFI:IDNT:Date")
+        # This module is the toolkit that wrote the file: the same version.
+        omf.bento.put(identification, "OMFI:IDNT:ToolkitVersion", "omfi:ProductVersion", version)
+        omf.string(identification, "OMFI:IDNT:Platform", platform.system() or "Unspecified")
         head = omf.new("HEAD")
         omf.bento.put(head, "OMFI:HEAD:ByteOrder", "omfi:Int16", struct.pack("<h", 0x4949))
         omf.timestamp(head, "OMFI:HEAD:LastModified")
@@ -276,6 +316,26 @@ class _SessionWriter:
         omf.refs(head, "OMFI:HEAD:IdentificationList", [identification])
         omf.refs(head, "OMFI:HEAD:Mobs", self.mobs)
         omf.refs(head, "OMFI:HEAD:MediaData", self.media)
+
+
+def product_version(version: str) -> bytes:
+    """An `omfi:ProductVersion` (major, minor, tertiary, patchLevel, type: UInt16 each) of a
+    PEP 440 version: "1.2.3" is 1.2.3.0 released; a dev or local build is a private build, a
+    pre-release (a, b, rc) a beta, a post-release patched."""
+    found = re.match(r"v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:\.(\d+))?(.*)$", version.strip())
+    if found is None:
+        return struct.pack("<5H", 0, 0, 0, 0, VERSION_UNKNOWN)
+    numbers = [min(int(part or 0), 0xFFFF) for part in found.groups()[:4]]
+    rest = found.group(5).lower()
+    if not rest:
+        kind = VERSION_RELEASED
+    elif "dev" in rest or "+" in rest:
+        kind = VERSION_PRIVATE_BUILD
+    elif "post" in rest:
+        kind = VERSION_PATCHED
+    else:
+        kind = VERSION_BETA
+    return struct.pack("<5H", *numbers, kind)
 
 
 def _wave_file(track: SessionTrack, header: bytes) -> Iterator[bytes]:

@@ -27,8 +27,25 @@ Nuendo/Cubase  File > Import > AAF/OMF... and pick {session}.
 Logic Pro      {logic}
 DaVinci Resolve (Fairlight)  File > Import > Timeline... and pick {session}; with linked
                media, point the media pool at the stems/ folder if asked.
-Any DAW        The stems alone line up too: import every file of stems/ at the session
-               start ({start}); each is a broadcast WAVE with that time reference.
+Ardour 8       Session > Open... (or the New Session dialog), pick {session}.
+Any DAW        The stems alone line up too: import every NN_Name.wav of stems/ at the
+               session start ({start}); each is a broadcast WAVE with that
+               time reference.
+{linked}"""
+
+_LINKED = """\
+Linked media   The session points at the audio as file:///{folder}/stems/<file>. Unzipped
+               anywhere else, a DAW that does not find it there asks for it: relink to
+               the stems/ folder (Pro Tools: Relink window or "Manually Find & Relink";
+               Resolve: Relink Selected Clips; Nuendo/Cubase and Logic: search the
+               folder when asked). The file names are unique, so a search by name finds
+               them. Ardour finds stems/ next to {session} by itself.
+"""
+
+_SPLIT = """\
+               A stereo or multichannel stem is linked as one mono file per channel,
+               split from it in stems/ (NN_Name.L.wav and .R.wav, or .A1.wav, .A2.wav...):
+               the DAW shows one stereo (multichannel) clip made of them.
 """
 
 
@@ -71,9 +88,19 @@ def track_sheet(
             logic=f"File > Import > AAF... and pick {session_file}."
             if format_name == "AAF"
             else "imports AAF, not OMF: import the stems, or export again as AAF.",
+            linked=_linked_note(session, session_file, format_name),
         ),
     ]
     return "\n".join(lines)
+
+
+def _linked_note(session: Session, session_file: str, format_name: str) -> str:
+    if session.media != "linked":
+        return ""
+    note = _LINKED.format(folder=session.folder, session=session_file)
+    if format_name == "AAF" and any(track.channels > 1 for track in session.tracks):
+        note += _SPLIT
+    return note
 
 
 def _sheet_header(session: Session, session_file: str, format_name: str) -> list[str]:

@@ -34,6 +34,9 @@ class Session:
     total_frames: int  # session length in samples (every stem has it)
     media: Media
     tracks: tuple[SessionTrack, ...]
+    # The top folder of the delivered ZIP (session file, stems/): linked media are located
+    # under it, e.g. file:///<folder>/stems/01_Dialog.wav.
+    folder: str = "session"
 
     @property
     def length_in_timecode_frames(self) -> int:

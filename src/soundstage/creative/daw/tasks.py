@@ -14,6 +14,7 @@ from soundstage.config import Settings
 from soundstage.creative.daw import limits, package
 from soundstage.creative.daw.aaf import write_aaf
 from soundstage.creative.daw.bwf import BroadcastInfo, BwfWriter
+from soundstage.creative.daw.channels import split_channels
 from soundstage.creative.daw.omf import check_size, write_omf
 from soundstage.creative.daw.session import Media, Session, SessionTrack
 from soundstage.creative.daw.stems import (
@@ -99,7 +100,7 @@ def export_session(ctx: JobContext[DawJob]) -> JobOutcome[DawResult]:
     root = ctx.workdir / "package" / folder
     (root / "stems").mkdir(parents=True)
     writers, stems = _render_stems(ctx, specs, root / "stems")
-    session = _finish(ctx.settings, request, writers, stems)
+    session = _finish(ctx.settings, request, writers, stems, folder)
 
     ctx.progress(0.85, "packaging")
     rows = [
@@ -132,6 +133,7 @@ def _finish(
     request: DawJob,
     writers: list[BwfWriter],
     stems: list[RenderedStem],
+    folder: str,
 ) -> Session:
     """Every stem padded to the session's length (the longest track's end) and closed, after
     the bounds are checked again on the exact length (the headers' durations were
@@ -149,13 +151,14 @@ def _finish(
             [stem.channels for stem in stems],
             request.bit_depth,
             request.media,
+            split_channels=splits_channels(request),
         )
         layouts = [writer.finish(total_frames) for writer in writers]
     except BaseException:
         for writer in writers:
             writer.abandon()
         raise
-    return _session(request, stems, layouts, total_frames)
+    return _session(request, stems, layouts, total_frames, folder)
 
 
 def _package(
@@ -178,9 +181,28 @@ def _package(
         session_file,
         _session_writer(session, request.format, ctx.workdir / session_file),
         texts,
-        [track.stem_path for track in session.tracks],
+        _media_files(session, splits_channels(request)),
     )
     return archive
+
+
+def splits_channels(request: DawJob) -> bool:
+    """A linked AAF links one mono file per channel: each multichannel stem is also
+    delivered split into mono files (see aaf.py)."""
+    return request.format == "aaf" and request.media == "linked"
+
+
+def _media_files(session: Session, split: bool) -> list[Path]:
+    """The files of `stems/`: each stem, followed (when `split`) by its channels' files."""
+    files: list[Path] = []
+    for track in session.tracks:
+        files.append(track.stem_path)
+        if split and track.channels > 1:
+            files += split_channels(
+                track.stem_path, track.layout, track.channels, session.sample_rate,
+                session.bit_depth,
+            )  # fmt: skip
+    return files
 
 
 def _session_writer(session: Session, fmt: str, scratch: Path) -> Callable[[BinaryIO], None]:
@@ -224,7 +246,14 @@ def session_length(
     frames = round(estimated_ms * rate / 1000)
     channels = [spec.channels for spec, _ in specs]
     check_sizes([spec for spec, _ in specs], frames, request.bit_depth)
-    limits.check_output_size(settings, frames, channels, request.bit_depth, request.media)
+    limits.check_output_size(
+        settings,
+        frames,
+        channels,
+        request.bit_depth,
+        request.media,
+        split_channels=splits_channels(request),
+    )
     if request.format == "omf":
         check_size(frames, channels, request.bit_depth, request.media)
     return estimated_ms
@@ -357,6 +386,7 @@ def _session(
     stems: list[RenderedStem],
     layouts: list[Any],
     total_frames: int,
+    folder: str,
 ) -> Session:
     rate = FRAME_RATES[request.frame_rate]
     return Session(
@@ -380,4 +410,5 @@ def _session(
             )
             for stem, layout, track in zip(stems, layouts, request.tracks, strict=True)
         ),
+        folder=folder,
     )
