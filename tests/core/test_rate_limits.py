@@ -104,14 +104,16 @@ def test_no_window_edge_lets_more_than_the_limit_through(settings: Settings, db:
             time.sleep(max(0.0, first + offset - time.monotonic()))
             return client.get("/api/v1/credits", headers=customer.auth()).status_code
 
+        assert client.get("/api/v1/credits", headers=customer.auth()).status_code == 200
+        # The first request took its slot before this instant, however slow it was to answer
+        # (the app's first request warms it up): measuring from here keeps the edge exact.
         first = time.monotonic()
-        assert status_at(0) == 200
         nine_from = first + 1.0  # the earliest the first of the nine is sent
         assert [status_at(1.0) for _ in range(9)] == [200] * 9  # the tenth within 4 s
         nine_to = time.monotonic()
         assert status_at(1.0) == 429  # the eleventh
         # The first request has left the window; the nine others stay in it until 5.0 s.
-        assert status_at(4.2) == 200  # its slot, and only that one
+        assert status_at(4.1) == 200  # its slot, and only that one
         refused_from = time.monotonic()
         refused = client.get("/api/v1/credits", headers=customer.auth())
         refused_to = time.monotonic()
