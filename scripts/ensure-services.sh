@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Make sure PostgreSQL (127.0.0.1:5432, database `test`) and Redis (127.0.0.1:6379) answer:
-# use them when they already run, else install them from Debian packages and start them.
+# Make sure PostgreSQL (127.0.0.1:5432, database `test`), Redis (127.0.0.1:6379) and an S3
+# server (Ceph RGW, 127.0.0.1:7480, scripts/start-rgw.sh) answer: use them when they already
+# run, else install them from Debian packages and start them.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 
@@ -26,4 +27,9 @@ if ! answers 6379; then
     --dir /var/lib/redis --logfile /var/log/redis/ci.log
   for _ in $(seq 1 30); do answers 6379 && break; sleep 1; done
 fi
-answers 5432 && answers 6379
+if ! answers 7480; then
+  echo "No S3 server answers on 127.0.0.1:7480: installing and starting Ceph RGW"
+  "$here/apt-install.sh" radosgw ceph-mon ceph-osd
+  "$here/start-rgw.sh"
+fi
+answers 5432 && answers 6379 && answers 7480

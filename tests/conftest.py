@@ -1,5 +1,7 @@
 """Shared fixtures: a migrated database (SQLite file, or PostgreSQL when
-SOUNDSTAGE_TEST_DATABASE_URL is set), the real app over HTTP, a worker, and fresh customers.
+SOUNDSTAGE_TEST_DATABASE_URL is set), media in the data directory (or, when
+SOUNDSTAGE_TEST_S3_ENDPOINT is set, in a fresh bucket of that S3 store), the real app over
+HTTP, a worker, and fresh customers.
 The helpers tests call (factories, assertions, servers) live in `tests/support/`.
 
 Tests isolate themselves by creating their own accounts, so no test sees another's rows.
@@ -20,13 +22,14 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from soundstage.app import create_app
-from soundstage.config import JobSettings, Settings
+from soundstage.config import JobSettings, MediaSettings, Settings
 from soundstage.core.db import Database
 from soundstage.core.migrate import upgrade_database
 from soundstage.voices.demo import load_demo_catalog
 from soundstage.voices.service import CatalogCounts
 from tests.support.factories import Customer, create_customer
 from tests.support.processes import GENEROUS_LIMITS, free_port, run_worker, wait_for_port
+from tests.support.stores import s3_test_media, s3_test_store
 
 
 @pytest.fixture(scope="session")
@@ -86,9 +89,27 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def settings(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+def s3_media() -> Iterator[MediaSettings | None]:
+    """Media settings for a fresh bucket of the S3 store at SOUNDSTAGE_TEST_S3_ENDPOINT (with
+    SOUNDSTAGE_TEST_S3_ACCESS_KEY / _SECRET_KEY / _REGION), emptied and removed at the end of
+    the session; None when no S3 store is configured."""
+    media = s3_test_media()
+    if media is None:
+        yield None
+        return
+    with s3_test_store(media):
+        yield media
+
+
+@pytest.fixture(scope="session")
+def settings(
+    database_url: str, s3_media: MediaSettings | None, tmp_path_factory: pytest.TempPathFactory
+) -> Settings:
     settings = Settings(
         data_dir=tmp_path_factory.mktemp("data"),
+        # Media in S3 are served by every node: the URL secret is shared, not the data dir's.
+        media=s3_media or MediaSettings(),
+        secret_key=secrets.token_urlsafe(32) if s3_media else None,
         database_url=database_url,
         redis_url=os.environ.get("SOUNDSTAGE_TEST_REDIS_URL") or None,
         redis_namespace=f"soundstage-test-{secrets.token_hex(4)}",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -9,7 +10,6 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse
@@ -25,7 +25,7 @@ from soundstage.compat.elevenlabs import errors as elevenlabs_errors
 from soundstage.compat.openai import endpoints as openai_endpoints
 from soundstage.compat.openai import errors as openai_errors
 from soundstage.config import Settings, get_settings
-from soundstage.core import openapi
+from soundstage.core import metrics, openapi
 from soundstage.core.db import Database
 from soundstage.core.errors import (
     AppError,
@@ -52,12 +52,14 @@ from soundstage.creative.sound import endpoints as sound_endpoints
 from soundstage.credits import endpoints as credits_endpoints
 from soundstage.idempotency import IdempotencyMiddleware, IdempotencyStore
 from soundstage.jobs import endpoints as jobs_endpoints
+from soundstage.ops import endpoints as ops_endpoints
 from soundstage.speech.dubbing import endpoints as dubbing_endpoints
 from soundstage.speech.isolator import endpoints as isolator_endpoints
 from soundstage.speech.stt import endpoints as stt_endpoints
 from soundstage.speech.tts import endpoints as tts_endpoints
 from soundstage.speech.voice_changer import endpoints as voice_changer_endpoints
 from soundstage.storage import endpoints as storage_endpoints
+from soundstage.storage.backend import make_store
 from soundstage.studios import endpoints as studios_endpoints
 from soundstage.voices import endpoints as voices_endpoints
 from soundstage.webhooks import endpoints as webhooks_endpoints
@@ -106,10 +108,14 @@ UPLOAD_PATHS = (
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     app_tasks.install()
+    metrics.set_enabled(settings.metrics.enabled)
     db = Database(settings)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        # The media store's clients are made before the first request (S3: a second of CPU),
+        # so neither the first download nor the first /readyz pays for them.
+        await asyncio.to_thread(make_store, settings)
         yield
         db.dispose()
 
@@ -152,13 +158,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(storage_endpoints.public_router)
     app.include_router(voices_endpoints.public_router)
     app.include_router(talent_endpoints.public_router)
-
-    @app.get("/healthz", tags=["Operations"], include_in_schema=True)
-    def healthz() -> dict[str, str]:
-        """Liveness and database reachability, for load balancers (no key needed)."""
-        with db.session() as session:
-            session.execute(text("SELECT 1"))
-        return {"status": "ok"}
+    app.include_router(ops_endpoints.router)
 
     _install_error_handlers(app)
     openapi.install(
@@ -191,6 +191,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             OPENAI_PREFIX + "/": authorization_header,
             ELEVENLABS_PREFIX + "/": elevenlabs_auth.api_key_header,
         },
+        probes=ops_endpoints.PROBE_PATHS,
     )
     app.add_middleware(
         RequestContextMiddleware,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import logging.config
 import os
 import signal
 import subprocess
@@ -21,6 +22,7 @@ from sqlalchemy.orm import Session
 from soundstage.accounts import service as accounts
 from soundstage.accounts import verification
 from soundstage.config import ENVIRONMENTS, get_settings
+from soundstage.core import logs, metrics
 from soundstage.core.db import Database
 from soundstage.core.errors import AppError
 from soundstage.core.migrate import upgrade_database
@@ -87,60 +89,93 @@ def serve(host: str, port: int, processes: int, no_worker: bool) -> None:
     os.environ.setdefault("SOUNDSTAGE_PUBLIC_BASE_URL", f"http://{public_host}:{port}")
     get_settings.cache_clear()
     settings = get_settings()
+    log_config = logs.logging_config(settings.log_format)
+    logging.config.dictConfig(log_config)
     upgrade_database(settings)
     embedded = None
-    if not no_worker:
-        # A separate process: audio work never runs on the server's event loop.
-        embedded = subprocess.Popen(
-            [sys.executable, "-m", "soundstage.cli", "worker"], preexec_fn=_stop_with_parent
-        )
-    try:
-        uvicorn.run(
-            "soundstage.app:create_app",
-            factory=True,
-            host=host,
-            port=port,
-            workers=processes,
-            log_level=os.environ.get("SOUNDSTAGE_LOG_LEVEL", "info"),
-        )
-    finally:
-        if embedded is not None:
-            embedded.send_signal(signal.SIGINT)  # Huey's graceful shutdown
-            try:
-                embedded.wait(30)
-            except subprocess.TimeoutExpired:
-                embedded.kill()
+    # uvicorn stops on SIGTERM, then raises it again with the handler found at start: make
+    # that an exit that runs the clean-up below (the embedded worker's graceful stop).
+    signal.signal(signal.SIGTERM, _exit_on_signal)
+    with metrics_directory():
+        if not no_worker:
+            # A separate process: audio work never runs on the server's event loop. It
+            # writes its metrics to the same directory, so this server's /metrics has them.
+            embedded = subprocess.Popen(
+                [sys.executable, "-m", "soundstage.cli", "worker"], preexec_fn=_stop_with_parent
+            )
+        try:
+            uvicorn.run(
+                "soundstage.app:create_app",
+                factory=True,
+                host=host,
+                port=port,
+                workers=processes,
+                log_config=log_config,
+            )
+        finally:
+            if embedded is not None:
+                # The worker's graceful stop: running jobs finish or are re-queued.
+                embedded.send_signal(signal.SIGTERM)
+                try:
+                    embedded.wait(settings.jobs.shutdown_timeout_seconds + 15)
+                except subprocess.TimeoutExpired:
+                    embedded.kill()
+
+
+def _exit_on_signal(signum: int, _frame: object) -> None:
+    raise SystemExit(0)  # a graceful stop, asked for
 
 
 def _stop_with_parent() -> None:
-    """In the embedded worker: receive SIGINT (Huey's graceful stop) when `serve` ends,
-    however it ends (uvicorn re-raises SIGTERM, which skips our clean-up)."""
+    """In the embedded worker: receive SIGTERM (the worker's graceful stop) if `serve` dies
+    without its clean-up (kill -9)."""
     pr_set_pdeathsig = 1
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGINT)
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
+@contextmanager
+def metrics_directory() -> Iterator[None]:
+    """The Prometheus multiprocess directory of this process group: the operator's
+    PROMETHEUS_MULTIPROC_DIR (emptied by them when the machine's processes start), or a
+    private one removed at the end. Children (uvicorn workers, the embedded worker, job
+    processes) inherit it."""
+    given = metrics.directory()
+    path = metrics.use_directory(given)
+    try:
+        yield
+    finally:
+        if given is None:
+            metrics.remove_private(path)
 
 
 @main.command()
 @click.option("--processes", default=None, type=int, help="Worker processes (default: settings).")
 def worker(processes: int | None) -> None:
     """Run job workers (a Huey consumer), the sweeper that re-queues orphaned jobs, and the
-    webhook delivery loop (threads of the main process, never an audio worker)."""
-    import logging
-
+    webhook delivery loop (threads of the main process, never an audio worker). SIGTERM
+    stops gracefully: running jobs get `jobs.shutdown_timeout_seconds`, then are re-queued."""
     from soundstage import app_tasks
-    from soundstage.jobs.worker import run_worker
+    from soundstage.jobs.worker import Companion, run_worker
     from soundstage.webhooks.loop import DeliveryLoop
 
-    logging.basicConfig(
-        level=os.environ.get("SOUNDSTAGE_LOG_LEVEL", "info").upper(),
-        format="%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s",
-    )
     settings = get_settings()
+    logs.configure(settings.log_format)
     upgrade_database(settings)
     app_tasks.install()
+    metrics.set_enabled(settings.metrics.enabled)
     db = Database(settings)
     try:
-        deliveries = DeliveryLoop(db, settings)
-        run_worker(settings, processes or settings.jobs.worker_processes, [deliveries])
+        with metrics_directory():
+            companions: list[Companion] = [DeliveryLoop(db, settings)]
+            if settings.metrics.enabled and settings.metrics.worker_port:
+                companions.append(
+                    metrics.ExpositionServer(
+                        settings.metrics.worker_host,
+                        settings.metrics.worker_port,
+                        settings.metrics.bearer_token,
+                    )
+                )
+            run_worker(settings, processes or settings.jobs.worker_processes, companions)
     finally:
         db.dispose()
 

@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 Environment = Literal["sandbox", "production"]
@@ -39,18 +39,66 @@ class JobSettings(BaseModel):
     # A job whose worker died this many times fails (and is not charged).
     max_attempts: int = 3
     worker_processes: int = 2
+    # On SIGTERM a worker takes no new job and lets the running ones finish for this long;
+    # a job still running then is interrupted and put back in the queue at once (another
+    # worker reruns it; its credits stay reserved and are captured once, by the run that
+    # completes). A job that must not be cut short needs a longer grace period from the
+    # process manager (systemd TimeoutStopSec, Kubernetes terminationGracePeriodSeconds).
+    shutdown_timeout_seconds: float = Field(default=30.0, ge=0)
     # Extra modules that register job handlers (deployments, tests).
     plugins: list[str] = Field(default_factory=list)
     # The module whose install() wires the job system to the features (its task modules,
     # credits, media store, the listener of job ends): the composition root.
     wiring: str = "soundstage.app_tasks"
+    # The longest byte stream a job may relay through Redis (jobs.streams.redis_streams): a
+    # longer one fails its job rather than lose bytes. Redis holds at most this per stream
+    # being relayed (less while the client keeps up). The longest TTS stream is about 60 MB
+    # (4,096 characters at OpenAI's speed 0.25 as 24 kHz PCM, or 5,000 as 48 kHz WAV at
+    # ElevenLabs' 0.7); the default leaves twice that.
+    stream_max_bytes: int = Field(default=128 * 1024**2, ge=1024**2)
+
+
+class MetricsSettings(BaseModel):
+    """Prometheus metrics at /metrics (prometheus-client, multiprocess mode: every API and job
+    process of a machine writes to PROMETHEUS_MULTIPROC_DIR; see the README, "Operations")."""
+
+    # False: /metrics answers 404 and nothing is recorded.
+    enabled: bool = True
+    # When set, /metrics asks for `Authorization: Bearer <token>` (Prometheus'
+    # `authorization` scrape option); unset, it is open like /healthz: keep it off the
+    # public listener (the numbers tell traffic and queue lengths, not customer data).
+    bearer_token: str | None = None
+    # `soundstage worker` serves its own /metrics on this port when set (a worker machine
+    # that runs no API process); unset, its numbers are read through the API's /metrics
+    # when both share a PROMETHEUS_MULTIPROC_DIR.
+    worker_port: int | None = Field(default=None, ge=1, le=65535)
+    worker_host: str = "127.0.0.1"
 
 
 class MediaSettings(BaseModel):
+    """Media URLs, and where media bytes live: `data_dir/media` by default, or one bucket of an
+    S3-compatible store (AWS S3, Ceph RGW, MinIO, ...) shared by every node when
+    `s3_endpoint` is set (e.g. SOUNDSTAGE_MEDIA__S3_ENDPOINT=http://127.0.0.1:7480). Media are
+    served through this service's own signed URLs either way (storage/endpoints.py)."""
+
     # The spec's {cdn_url}; default: this server under /media.
     base_url: str | None = None
     url_ttl_seconds: int = 24 * 3600
     upload_max_bytes: int = 500 * 1024 * 1024
+    # The S3 API's address (AWS: https://s3.<region>.amazonaws.com); unset: the local directory.
+    s3_endpoint: str | None = None
+    # The bucket must exist; the service makes none.
+    s3_bucket: str = "soundstage"
+    s3_region: str = "us-east-1"
+    # Unset: boto3's own lookup (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, an instance role).
+    s3_access_key: str | None = None
+    s3_secret_key: str | None = None
+    # "path" (http://host/bucket/key: Ceph RGW, MinIO) or "virtual" (http://bucket.host/key).
+    s3_addressing_style: Literal["path", "virtual", "auto"] = "path"
+    # Objects from this size up are uploaded in parts of s3_multipart_chunk_bytes (S3's
+    # smallest part is 5 MiB); downloads to a worker's scratch go by ranged GETs that size.
+    s3_multipart_threshold_bytes: int = Field(default=16 * 1024**2, ge=5 * 1024**2)
+    s3_multipart_chunk_bytes: int = Field(default=16 * 1024**2, ge=5 * 1024**2)
 
 
 class StorageQuotaSettings(BaseModel):
@@ -129,6 +177,10 @@ class TtsSettings(BaseModel):
     # (see engines/tts/piper.py), read once per worker process. As JSON in the
     # environment: SOUNDSTAGE_TTS__PIPER_VOICE_DIRS='["/srv/piper-voices"]'.
     piper_voice_dirs: list[Path] = Field(default_factory=list)
+    # Threads of each voice model (ONNX Runtime's intra-op threads) in each worker process;
+    # unset: ONNX Runtime's default, one per physical core. With several worker processes
+    # (or nodes) on one machine, threads x processes = cores (README, "Sizing workers").
+    cpu_threads: int | None = Field(default=None, ge=1)
 
 
 class SttSettings(BaseModel):
@@ -199,7 +251,8 @@ class Settings(BaseSettings):
     rate_limits: RateLimitSettings = Field(default_factory=RateLimitSettings)
     max_request_bytes: int = 1_048_576
     # Signs media URLs. Default: a random secret kept in the data directory; set it
-    # explicitly (the same on every machine) when several machines serve media.
+    # explicitly (the same on every machine) when several machines serve media. Required
+    # with media in S3: then every node serves every media URL.
     secret_key: str | None = None
     # Fetching of audio_url / media_url: hosts (or host:port) exempt from the address rules,
     # e.g. SOUNDSTAGE_FETCH_ALLOW_HOSTS=media.internal,127.0.0.1:9000 for self-hosting.
@@ -217,6 +270,12 @@ class Settings(BaseSettings):
     credits: CreditSettings = Field(default_factory=CreditSettings)
     isolation: IsolationSettings = Field(default_factory=IsolationSettings)
     voice_changer: VoiceChangerSettings = Field(default_factory=VoiceChangerSettings)
+    metrics: MetricsSettings = Field(default_factory=MetricsSettings)
+    # "text" (one readable line per record; `make serve`) or "json" (one JSON object per
+    # line with the request id and job id; production log collectors).
+    log_format: Literal["text", "json"] = "text"
+    # /readyz gives each dependency (database, Redis, media store) this long to answer.
+    readiness_timeout_seconds: float = Field(default=2.0, gt=0, le=30)
     idempotency_ttl_seconds: int = 24 * 3600
     # A request holding an Idempotency-Key renews its lease every heartbeat; a lease not
     # renewed in time belongs to a request that died, and a retry takes the key over.
@@ -235,6 +294,16 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return [host.strip().lower() for host in value.split(",") if host.strip()]
         return value
+
+    @model_validator(mode="after")
+    def _shared_secret_with_shared_media(self) -> Settings:
+        # A secret made in one node's data directory would sign URLs the other nodes refuse.
+        if self.media.s3_endpoint and not self.secret_key:
+            raise ValueError(
+                "SOUNDSTAGE_SECRET_KEY must be set, the same on every node, when media are "
+                "in S3 (SOUNDSTAGE_MEDIA__S3_ENDPOINT): it signs the media URLs any node serves"
+            )
+        return self
 
     @property
     def media_base_url(self) -> str:

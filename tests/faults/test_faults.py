@@ -217,6 +217,52 @@ def test_redis_down_answers_503_and_loses_no_job(
     assert_books_balance(db, customer.account_id)
 
 
+def test_redis_down_mid_stream_cuts_the_transfer_and_charges_nothing(
+    settings: Settings, db: Database, demo_catalog: CatalogCounts, private_redis: dict[str, Any]
+) -> None:
+    """Streams go through Redis when it is set: losing it mid-stream cuts the transfer (the
+    client sees an incomplete body, never a 500 or a silently short file), the job ends
+    uncharged, and the server answers again once Redis is back."""
+    on_redis = settings.model_copy(
+        update={"redis_url": private_redis["url"], "redis_namespace": "faults-stream"}
+    )
+    deployment = Deployment(on_redis)
+    customer = create_customer(db, credits_each=20_000)
+    # Minutes of audio, seconds of synthesis: Redis goes while the worker still speaks.
+    body = {"voice_id": "voice_joe", "text": " ".join([SENTENCES] * 10), "format": "mp3"}
+    started: dict[str, str] = {}
+
+    def listen() -> None:
+        with httpx.stream(
+            "POST",
+            deployment.url + "/api/v1/speech/tts/stream",
+            json=body,
+            headers=customer.auth(),
+            timeout=60,
+        ) as response:
+            assert response.status_code == 200, response.read()
+            started["job"] = response.headers["soundstage-job-id"]
+            chunks = response.iter_bytes()
+            next(chunks)
+            private_redis["kill"]()
+            for _ in chunks:
+                pass
+
+    try:
+        deployment.start_worker()
+        deployment.start_server()
+        with pytest.raises(httpx.RemoteProtocolError):
+            listen()
+        job_id = started["job"]
+        wait_until(lambda: status_of(db, job_id) in ("failed", "cancelled"), 60, "the job to end")
+        private_redis["start"]()
+        assert deployment.get("/api/v1/credits", customer.auth()).status_code == 200
+    finally:
+        deployment.stop()
+    assert captures_of(db, job_id) == []
+    assert_books_balance(db, customer.account_id)
+
+
 # PostgreSQL restart
 
 

@@ -9,7 +9,6 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -25,7 +24,13 @@ from soundstage.jobs import service as jobs
 from soundstage.webhooks import service as webhooks
 from tests.support.api import assert_error
 from tests.support.factories import Customer, principal_of
-from tests.support.processes import free_port, settings_env, wait_for_port
+from tests.support.processes import (
+    children_of,
+    free_port,
+    settings_env,
+    wait_for_port,
+    wait_until_gone,
+)
 
 pytestmark = pytest.mark.services
 
@@ -147,19 +152,4 @@ def test_serve_runs_jobs_with_its_embedded_worker(
         server.send_signal(signal.SIGTERM)  # what a process manager sends
         server.wait(30)
         hooks.shutdown()
-    deadline = time.monotonic() + 30
-    while any(Path(f"/proc/{pid}").exists() for pid in embedded):
-        assert time.monotonic() < deadline, "the embedded worker outlived serve"
-        time.sleep(0.1)
-
-
-def children_of(pid: int) -> list[int]:
-    children = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            children.append(int(stat.parent.name))
-    return children
+    wait_until_gone(embedded, what="the embedded worker")

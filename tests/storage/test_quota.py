@@ -24,6 +24,7 @@ from tests.support.daw import DAW
 from tests.support.factories import Customer, create_customer, principal_of
 from tests.support.jobs import wait_for_job
 from tests.support.processes import run_worker
+from tests.support.stores import account_media_sizes
 
 pytestmark = pytest.mark.services
 
@@ -47,9 +48,9 @@ def quota_worker(settings: Settings) -> Iterator[object]:
     yield from run_worker(settings, SOUNDSTAGE_STORAGE=STORAGE.model_dump_json())
 
 
-def media_files(settings: Settings, customer: Customer) -> list[Path]:
-    folder = settings.data_dir / "media" / "sandbox" / customer.account_id
-    return sorted(p for p in folder.rglob("*") if p.is_file())
+def media_files(settings: Settings, customer: Customer) -> list[int]:
+    """The sizes of the customer's stored media, in the media store (local or S3)."""
+    return account_media_sizes(settings, customer.account_id)
 
 
 def used(db: Database, customer: Customer) -> int:
@@ -78,7 +79,7 @@ def test_an_upload_past_the_quota_is_413_and_stores_nothing(
     assert error["param"] == "file"
     assert "quota" in error["message"]
     assert used(db, customer) == len(first)
-    assert [p.stat().st_size for p in media_files(quota_settings, customer)] == [len(first)]
+    assert media_files(quota_settings, customer) == [len(first)]
     # The rest of the quota still takes a smaller file; production has its own quota.
     rest = wav_bytes(seconds=3.5)
     assert len(first) + len(rest) <= QUOTA

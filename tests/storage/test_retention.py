@@ -77,11 +77,12 @@ def test_uploads_expire_after_30_days_by_default(client: TestClient, db: Databas
         assert_error(client.get(path_of(media["url"])), 410, "media_expired")
 
 
-def stored_path(settings: Settings, db: Database, media_id: str) -> Path:
+def stored_size(settings: Settings, db: Database, media_id: str) -> int | None:
+    """The size of the media's bytes in the store (local or S3); None once deleted."""
     with db.read_session() as session:
         media = session.get(MediaObject, media_id)
         assert media is not None
-        return storage.local_path(settings, media)
+        return storage.stored_size(settings, media)
 
 
 def test_the_sweep_deletes_expired_bytes_and_frees_the_quota(
@@ -91,21 +92,22 @@ def test_the_sweep_deletes_expired_bytes_and_frees_the_quota(
     kept = upload(short_client, customer)
     with travel(timedelta(minutes=30)):
         fresh = upload(short_client, customer)  # expires half an hour after `kept`
-    path = stored_path(short_settings, db, kept["id"])
-    size = path.stat().st_size
+    size = stored_size(short_settings, db, kept["id"])
+    assert size is not None
+    assert size > 0
     with db.read_session() as session:
         assert storage.storage_used(session, principal_of(customer)) == 2 * size
 
     with travel(timedelta(seconds=HOUR - 5)):
         sweep(WorkerEnvironment(short_settings, db, os.getpid()))
-    assert path.exists()  # not yet expired: kept
+    assert stored_size(short_settings, db, kept["id"]) == size  # not yet expired: kept
 
     with travel(timedelta(seconds=HOUR + 1)):
         # Expired, not swept yet: the URL already answers 410 (never the bytes).
         assert_error(short_client.get(path_of(kept["url"])), 410, "media_expired")
         sweep(WorkerEnvironment(short_settings, db, os.getpid()))
-        assert not path.exists()
-        assert stored_path(short_settings, db, fresh["id"]).exists()
+        assert stored_size(short_settings, db, kept["id"]) is None
+        assert stored_size(short_settings, db, fresh["id"]) is not None
         assert_error(short_client.get(path_of(kept["url"])), 410, "media_expired")
         assert_error(
             short_client.get(f"/api/v1/media/{kept['id']}", headers=customer.auth()),
@@ -133,7 +135,7 @@ def test_several_sweepers_free_each_object_once(
 ) -> None:
     customer = create_customer(db)
     media = [upload(short_client, customer) for _ in range(3)]
-    paths = [stored_path(short_settings, db, m["id"]) for m in media]
+    assert all(stored_size(short_settings, db, m["id"]) for m in media)
     counts: list[int] = []
     with travel(timedelta(seconds=HOUR + 1)):
         barrier = threading.Barrier(3)
@@ -149,6 +151,6 @@ def test_several_sweepers_free_each_object_once(
             thread.join()
         assert storage.sweep_expired(db, short_settings) == 0  # nothing left: idempotent
     assert sum(counts) == 3
-    assert not any(path.exists() for path in paths)
+    assert all(stored_size(short_settings, db, m["id"]) is None for m in media)
     with db.read_session() as session:
         assert storage.storage_used(session, principal_of(customer)) == 0

@@ -52,6 +52,14 @@ def settings_env(settings: Settings) -> dict[str, str]:
     )
     if settings.redis_url:
         env["SOUNDSTAGE_REDIS_URL"] = settings.redis_url
+    if settings.secret_key:
+        env["SOUNDSTAGE_SECRET_KEY"] = settings.secret_key
+    media = settings.media
+    if media.s3_endpoint:
+        for name in ("s3_endpoint", "s3_bucket", "s3_region", "s3_access_key", "s3_secret_key"):
+            value = getattr(media, name)
+            if value is not None:
+                env[f"SOUNDSTAGE_MEDIA__{name.upper()}"] = str(value)
     return env
 
 
@@ -103,3 +111,24 @@ def serve(settings: Settings, **extra_env: str) -> Iterator[str]:
                 server.wait(30)
             except subprocess.TimeoutExpired:
                 server.kill()
+
+
+def children_of(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (read from /proc)."""
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            children.append(int(stat.parent.name))
+    return children
+
+
+def wait_until_gone(pids: list[int], timeout: float = 30, what: str = "a process") -> None:
+    """Until none of `pids` runs any more; fails after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while any(Path(f"/proc/{pid}").exists() for pid in pids):
+        assert time.monotonic() < deadline, f"{what} outlived its parent"
+        time.sleep(0.1)

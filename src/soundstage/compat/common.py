@@ -1,5 +1,5 @@
 """What both compatible surfaces need from the native services: a multipart upload kept as
-media (its URL is then the job's `audio_url`, as on the native API), and a job's output file
+media (its URL is then the job's `audio_url`, as on the native API), and a job's output
 read back to be answered as bytes."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from pathlib import Path
 
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
+from starlette.responses import Response
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
@@ -49,14 +50,17 @@ async def kept_upload(
     return await run_in_threadpool(keep)
 
 
-async def output_path(db: Database, settings: Settings, principal: Principal, url: str) -> Path:
-    """The stored file behind a job's output URL (the caller's own media)."""
+async def output_response(
+    db: Database, settings: Settings, principal: Principal, url: str, content_type: str
+) -> Response:
+    """A job's output (the caller's own media behind its URL) answered as bytes, from
+    whichever store holds them."""
 
-    def find() -> Path:
+    def find() -> Response:
         with db.read_session() as session:
             media = storage.callers_input(session, settings, principal, url, param="output")
-            if media is None:  # a job's own output is always the caller's
-                raise RuntimeError(f"not an output of the caller's: {url}")
-            return storage.served_path(settings, media)
+        if media is None:  # a job's own output is always the caller's
+            raise RuntimeError(f"not an output of the caller's: {url}")
+        return storage.media_response(settings, media, None, None, content_type=content_type)
 
     return await run_in_threadpool(find)

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from urllib.parse import unquote
 
+from fastapi.routing import iter_route_contexts
 from starlette.datastructures import Headers, MutableHeaders
+from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from soundstage.core import metrics
 from soundstage.core.errors import (
     AppError,
     AuthenticationError,
@@ -21,6 +25,7 @@ from soundstage.core.errors import (
     is_disk_full,
 )
 from soundstage.core.ids import random_token
+from soundstage.core.logs import request_id_var
 from soundstage.core.principal import Principal
 from soundstage.core.ratelimit import Decision, RateLimiter
 from soundstage.core.responses import (
@@ -48,11 +53,13 @@ class RequestContextMiddleware:
     """Outermost: gives every request an id, puts `Request-Id` on every response, picks the
     error shape of the path's surface (`error_shapes`, by prefix; the native envelope
     elsewhere), and turns an unexpected exception into a 500 in that shape (a 500 is a bug:
-    it is logged)."""
+    it is logged). Records the request's metrics (by route template, never the raw path) and
+    puts its id on every log record written while it runs (core.logs)."""
 
     def __init__(self, app: ASGIApp, error_shapes: Mapping[str, ErrorShape] | None = None) -> None:
         self.app = app
         self.error_shapes = dict(error_shapes or {})
+        self.templates = RouteTemplates()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -61,17 +68,35 @@ class RequestContextMiddleware:
         request_id = "req_" + random_token(20)
         scope.setdefault("state", {})["request_id"] = request_id
         use_error_shape(scope, error_shape_for(scope["path"], self.error_shapes))
-        started = False
+        status = 500
+        began = time.perf_counter()
+        token = request_id_var.set(request_id)
 
         async def send_with_id(message: Message) -> None:
-            nonlocal started
+            nonlocal status
             if message["type"] == "http.response.start":
-                started = True
+                status = message["status"]
                 MutableHeaders(scope=message)["Request-Id"] = request_id
             await send(message)
 
         try:
-            await self.app(scope, receive, send_with_id)
+            await self._answer(scope, receive, send_with_id, request_id)
+        finally:
+            metrics.observe_request(
+                self.templates.of(scope), scope["method"], status, time.perf_counter() - began
+            )
+            request_id_var.reset(token)
+
+    async def _answer(self, scope: Scope, receive: Receive, send: Send, request_id: str) -> None:
+        started = False
+
+        async def send_started(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_started)
         except Exception as exc:
             error: AppError
             if is_disk_full(exc):
@@ -86,7 +111,39 @@ class RequestContextMiddleware:
                 )
             if started:
                 raise
-            await error_response(error, scope)(scope, receive, send_with_id)
+            await error_response(error, scope)(scope, receive, send)
+
+
+# The route label of a request that matched no route (404s, scanners): one series for all.
+UNMATCHED_ROUTE = "unmatched"
+
+
+class RouteTemplates:
+    """The path template of a request's route (`/api/v1/jobs/{job_id}`), for metrics: never
+    the raw path, whose ids would make a series each. Matched on the path alone, so that a
+    request answered before routing (401, 429, 413) is counted under its route too. The
+    table is read from the app on first use (every router is included by then)."""
+
+    def __init__(self) -> None:
+        self._table: list[tuple[re.Pattern[str], str]] | None = None
+
+    def of(self, scope: Scope) -> str:
+        if self._table is None:
+            self._table = _route_table(scope.get("app"))
+        path = scope["path"]
+        for pattern, template in self._table:
+            if pattern.match(path):
+                return template
+        return UNMATCHED_ROUTE
+
+
+def _route_table(app: object) -> list[tuple[re.Pattern[str], str]]:
+    table = []
+    for context in iter_route_contexts(getattr(app, "routes", [])):
+        template = context.path_format or context.path
+        if template:
+            table.append((compile_path(template)[0], template))
+    return table
 
 
 Authenticator = Callable[[str | None], Awaitable[Principal]]
@@ -97,7 +154,9 @@ class GatewayMiddleware:
     credential its own way: `authenticated` maps a path prefix to its KeyReader), spends the
     key's rate limit (a bad key never spends a real key's quota: unauthenticated traffic has
     its own bucket per client address), caps the request size, and adds the RateLimit
-    headers to the response."""
+    headers to the response. Probe paths (`probes`: /healthz, /readyz, /metrics) pass
+    unmetered: a load balancer's probe must report on the service, not spend a client bucket
+    or fail because the limiter's storage (Redis) is down."""
 
     def __init__(
         self,
@@ -108,6 +167,7 @@ class GatewayMiddleware:
         max_bytes: int,
         large_bodies: dict[str, int] | None = None,
         authenticated: Mapping[str, KeyReader] | None = None,
+        probes: frozenset[str] = frozenset(),
     ) -> None:
         self.app = app
         self.authenticate = authenticate
@@ -117,10 +177,15 @@ class GatewayMiddleware:
         # path, or a prefix when the key ends with "/" (a route with a path parameter).
         self.large_bodies = large_bodies or {}
         self.authenticated = dict(authenticated or {API_PREFIX: authorization_header})
+        self.probes = probes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if scope["path"] in self.probes and scope["method"] in ("GET", "HEAD"):
+            scope["state"]["principal"] = None
+            await self.app(scope, _capped(receive, self.max_bytes), send)
             return
         headers = Headers(scope=scope)
         principal: Principal | None = None

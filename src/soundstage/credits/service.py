@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
+from soundstage.core import metrics
+from soundstage.core.db import after_commit
 from soundstage.core.errors import InsufficientCredits
 from soundstage.core.ids import new_id
 from soundstage.core.pagination import PageParams, paginate
@@ -216,6 +218,10 @@ def _settle(
         (CreditWallet.AVAILABLE, rest),
     ]
     _record(session, *owner, type_, amount, legs, reservation=reservation)
+    if status == CreditReservationStatus.CAPTURED:
+        operation = reservation.operation
+        # Counted once the capture is committed (a unit that rolls back charged nothing).
+        after_commit(session, lambda: metrics.count_credits_captured(operation, charged))
     return _reservation(session, reservation.id)
 
 

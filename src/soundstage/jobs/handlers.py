@@ -123,15 +123,15 @@ class JobContext(Generic[RequestT]):
         self, url: str, *, param: str, kept_media_id: str | None = None, index: int = 0
     ) -> Path:
         """Where the job's input `index` is: the copy its submission kept (`kept_media_id`,
-        see jobs.inputs), else the bytes of `url` read or fetched now into the work
-        directory."""
+        see jobs.inputs; read in place from a local store, streamed into the work directory
+        from S3), else the bytes of `url` read or fetched now into the work directory."""
         media = wiring.media(self.settings)
+        dest = self.workdir / f"input-{index}"
         with self.db.read_session() as session:
             if kept_media_id is None:
-                dest = self.workdir / f"input-{index}"
                 return media.read_input(session, self.settings, url, dest, param=param)
             return media.kept_input(
-                session, self.settings, self.principal, kept_media_id, param=param
+                session, self.settings, self.principal, kept_media_id, param=param, dest=dest
             )
 
     def open_audio_input(

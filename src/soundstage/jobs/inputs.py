@@ -153,7 +153,9 @@ def _fetch(
         source = dest
     else:
         with db.read_session() as session:
-            own = media.callers_input(session, settings, principal, wanted.url, param=param)
+            own = media.callers_input(
+                session, settings, principal, wanted.url, param=param, dest=dest
+            )
             if own is not None:
                 source = own[1]
             else:  # another account's media, signed: copied like any URL's bytes

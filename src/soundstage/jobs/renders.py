@@ -5,38 +5,42 @@ from __future__ import annotations
 
 import asyncio
 import time
-from pathlib import Path
+from collections.abc import Callable
 
 from soundstage.config import Settings
 from soundstage.core.errors import ServiceUnavailable
 from soundstage.jobs import queue
 
+# How often a waiting request looks again (a HEAD request when the file is in S3).
+POLL_SECONDS = 0.05
+
 
 async def render_once(
     settings: Settings,
-    path: Path,
+    ready: Callable[[], bool],
     task: str,
     *args: str,
     wait_seconds: float,
     busy: ServiceUnavailable,
-) -> Path:
-    """`path` if it exists; else the declared task `task(*args)` (which writes it, atomically)
-    is enqueued and the file waited for up to `wait_seconds` (less when synchronous requests
-    are configured to wait less: a deployment, or tests without workers), and `busy` (a 503)
-    raised if no worker made it in time."""
-    if path.exists():
-        return path
+) -> None:
+    """Return at once if `ready()` (the file exists: in the media store, which every node
+    shares); else the declared task `task(*args)` (which writes it, atomically) is enqueued
+    and `ready()` waited for up to `wait_seconds` (less when synchronous requests are
+    configured to wait less: a deployment, or tests without workers), and `busy` (a 503)
+    raised if no worker made it in time. `ready` may block (it runs in a thread)."""
+    if await asyncio.to_thread(ready):
+        return
     queue.enqueue(settings, task, *args)
-    if await wait_for_file(path, min(wait_seconds, settings.jobs.sync_timeout_seconds)):
-        return path
+    if await wait_until(ready, min(wait_seconds, settings.jobs.sync_timeout_seconds)):
+        return
     raise busy
 
 
-async def wait_for_file(path: Path, seconds: float) -> bool:
-    """Whether `path` exists within `seconds` (a worker is rendering it)."""
+async def wait_until(ready: Callable[[], bool], seconds: float) -> bool:
+    """Whether `ready()` holds within `seconds` (a worker is rendering the file)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-        if path.exists():
+        await asyncio.sleep(POLL_SECONDS)
+        if await asyncio.to_thread(ready):
             return True
     return False

@@ -183,3 +183,30 @@ def touch(session: Session, job_ids: list[str], now: datetime) -> None:
             .values(updated_at=now)
             .execution_options(synchronize_session=False)
         )
+
+
+def count_active_by_kind(session: Session) -> list[tuple[str, str, int]]:
+    """(kind, status, how many) of the queued and running jobs."""
+    stmt = (
+        select(Job.kind, Job.status, func.count())
+        .where(Job.status.in_(ACTIVE))
+        .group_by(Job.kind, Job.status)
+    )
+    return [(kind, status, count) for kind, status, count in session.execute(stmt)]
+
+
+def release(session: Session, job_id: str, owner: str, now: datetime) -> bool:
+    """Put a running job held by `owner` back in the queue (its worker is shutting down): the
+    attempt is given back, as the job did not fail; its reservation and any charge stay."""
+    stmt = (
+        update(Job)
+        .where(Job.id == job_id, Job.lease_owner == owner, Job.status == JobStatus.PROCESSING)
+        .values(
+            status=JobStatus.QUEUED,
+            attempts=Job.attempts - 1,
+            lease_owner=None,
+            lease_expires_at=None,
+            updated_at=now,
+        )
+    )
+    return _changed(session, stmt)

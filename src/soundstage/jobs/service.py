@@ -324,3 +324,9 @@ def job_out(job: Job, settings: Settings, *, url_ttl_seconds: int | None = None)
         started_at=job.started_at,
         completed_at=job.completed_at,
     )
+
+
+def queue_depth(db: Database) -> list[tuple[str, str, int]]:
+    """(kind, status, how many) of the jobs queued and running now (/metrics)."""
+    with db.read_session() as session:
+        return repository.count_active_by_kind(session)

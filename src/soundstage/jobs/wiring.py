@@ -80,10 +80,18 @@ class MediaStore(Protocol):
         fetched)."""
 
     def callers_input(
-        self, session: Session, settings: Settings, principal: Principal, url: str, *, param: str
+        self,
+        session: Session,
+        settings: Settings,
+        principal: Principal,
+        url: str,
+        *,
+        param: str,
+        dest: Path,
     ) -> tuple[str, Path] | None:
-        """The caller's own media that the URL `url` is (its id and where its bytes are), or
-        None for another account's."""
+        """The caller's own media that the URL `url` is (its id and a local file of its
+        bytes: the store's own when it is a local directory, else a copy at `dest`), or None
+        for another account's."""
 
     def read_input(
         self, session: Session, settings: Settings, url: str, dest: Path, *, param: str
@@ -99,8 +107,11 @@ class MediaStore(Protocol):
         media_id: str,
         *,
         param: str,
+        dest: Path,
     ) -> Path:
-        """Where the input kept for a job (`media_id`) is; 422 naming `param` when it is gone."""
+        """A local file of the input kept for a job (`media_id`): the store's own when it is
+        a local directory, else a copy streamed to `dest` (S3); 422 naming `param` when it is
+        gone."""
 
     def keep_input(
         self,

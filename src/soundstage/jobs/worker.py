@@ -9,8 +9,10 @@ import logging
 import os
 import secrets
 import shutil
+import signal
 import socket
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -21,6 +23,7 @@ from huey.consumer import Consumer
 from pydantic import ValidationError
 
 from soundstage.config import Settings
+from soundstage.core import logs, metrics
 from soundstage.core.db import Database
 from soundstage.core.errors import AppError, InternalError, StorageFull, is_disk_full
 from soundstage.core.principal import Principal
@@ -64,6 +67,11 @@ def environment(settings: Settings) -> WorkerEnvironment:
 
 
 def run_job(env: WorkerEnvironment, job_id: str) -> None:
+    with logs.job_context(job_id):
+        _run_job(env, job_id)
+
+
+def _run_job(env: WorkerEnvironment, job_id: str) -> None:
     jobs = env.settings.jobs
     owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
     with env.db.session() as session:
@@ -83,20 +91,45 @@ def run_job(env: WorkerEnvironment, job_id: str) -> None:
         _fail(env, job, owner, None, InternalError(f"No worker knows job kind {job.kind!r}."))
         return
     log.info("job %s (%s) attempt %d on %s", job.id, job.kind, job.attempts, owner)
-    _execute(env, job, owner, kind)
+    began = time.monotonic()
+    outcome = "requeued"
+    try:
+        outcome = _execute(env, job, owner, kind)
+    except KeyboardInterrupt:
+        # The worker is shutting down and the job outlived `shutdown_timeout_seconds`
+        # (Huey interrupts its processes): hand it to another worker now, not after its
+        # lease runs out. Nothing was captured (capture commits with the completion).
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the process ends after this
+        _requeue(env, job, owner)
+        raise
+    finally:
+        metrics.observe_job(job.kind, outcome, time.monotonic() - began)
 
 
-def _execute(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind) -> None:
+def _requeue(env: WorkerEnvironment, job: Job, owner: str) -> None:
+    try:
+        with env.db.session() as session:
+            released = repository.release(session, job.id, owner, utcnow())
+        if released:
+            get_queue(env.settings).enqueue_job(job.id)
+            log.warning("job %s (%s) interrupted by shutdown; re-queued", job.id, job.kind)
+    except Exception:
+        # Its lease runs out and the sweeper re-queues it: later, but never lost.
+        log.exception("job %s could not be re-queued; its lease will expire", job.id)
+
+
+def _execute(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind) -> str:
+    """Run the handler and end the job: how it ended (completed, failed, cancelled)."""
     try:
         request = kind.read_request(job.request)
     except ValidationError as exc:
         _fail(env, job, owner, kind, _malformed(job, exc))
-        return
+        return "failed"
     try:
         workdir = workdirs.create(env.settings, job.id, owner)
     except OSError as exc:
         _fail(env, job, owner, kind, _unexpected(job, exc))
-        return
+        return "failed"
     context = JobContext(
         job_id=job.id,
         kind=job.kind,
@@ -116,12 +149,16 @@ def _execute(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind) -> Non
         result = kind.stored_result(outcome.result)
     except JobCancelled:
         log.info("job %s was cancelled while running", job.id)
+        return "cancelled"
     except AppError as exc:
         _fail(env, job, owner, kind, exc)
+        return "failed"
     except Exception as exc:
         _fail(env, job, owner, kind, _unexpected(job, exc))
+        return "failed"
     else:
-        _complete(env, job, owner, kind, result, outcome.credits_used)
+        done = _complete(env, job, owner, kind, result, outcome.credits_used)
+        return "completed" if done else "cancelled"
     finally:
         heartbeat.stop()
         shutil.rmtree(workdir, ignore_errors=True)
@@ -197,7 +234,7 @@ def _complete(
     kind: JobKind,
     result: dict[str, Any],
     credits_used: int,
-) -> None:
+) -> bool:
     # A job charged before its end (a stream) keeps that charge.
     used = job.credits_used if job.credits_used is not None else _capped(job, credits_used)
     with env.db.session() as session:
@@ -213,10 +250,11 @@ def _complete(
             error=None,
         )
         if not done:  # cancelled meanwhile, or the lease went to another worker
-            return
+            return False
         if job.reservation_id:
             wiring.billing(env.settings).capture(session, job.reservation_id, used)
         emit_end(session, env.settings, job.id, kind.completed_event)
+    return True
 
 
 def _fail(
@@ -350,6 +388,10 @@ class _Consumer(Consumer):  # type: ignore[misc]  # huey has no type hints
         self.companions = companions
 
     def start(self) -> None:
+        # Huey sets its signal handlers once every process is forked: a SIGTERM in between
+        # would kill this process and leave its children consuming. Set them first (the
+        # children set their own as they start).
+        self._set_signal_handlers()
         super().start()
         # Threads start after the job processes were forked: a child never inherits them.
         for companion in self.companions:
@@ -373,7 +415,12 @@ class _MessageRunner:
 
 def run_worker(settings: Settings, processes: int, companions: Sequence[Companion] = ()) -> None:
     """`soundstage worker`: a Huey consumer with `processes` worker processes, the sweeper,
-    and `companions` in the main process."""
+    and `companions` in the main process.
+
+    SIGTERM (or SIGHUP's restart) is the graceful stop: no new job is taken, the running ones
+    get `jobs.shutdown_timeout_seconds` to finish, then each is interrupted and re-queued at
+    once (`run_job`), and the process exits 0. SIGINT (Ctrl-C), or a second SIGTERM, stops
+    at once, re-queueing the running jobs the same way."""
     tasks.load_modules(settings)
     queue = get_queue(settings)
     queue.consume(_MessageRunner())
@@ -387,6 +434,8 @@ def run_worker(settings: Settings, processes: int, companions: Sequence[Companio
         backoff=1.2,
         max_delay=0.25,
         check_worker_health=True,
+        graceful_signal="TERM",
+        shutdown_timeout=settings.jobs.shutdown_timeout_seconds,
     )
     env = WorkerEnvironment(settings, Database(settings), os.getpid())
     # What a worker killed before this start left behind (inputs fetched for its jobs, the

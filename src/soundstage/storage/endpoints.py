@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, File, Request, UploadFile
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from soundstage.config import Settings
@@ -84,7 +84,8 @@ def get_media(
     responses={
         200: {
             "content": {"audio/*": {}, "video/*": {}},
-            "description": "The media bytes; Range requests are honoured.",
+            "description": "The media bytes (streamed from the media store, local or S3); "
+            "Range requests are honoured.",
         },
         **errors(403, 404, 410),
     },
@@ -92,14 +93,11 @@ def get_media(
 @raw_query
 def download_media(
     media_id: str, filename: str, request: Request, db: DatabaseDep, settings: SettingsDep
-) -> FileResponse:
+) -> Response:
     """A signed media URL (no API key: the signature is the credential). Tampered or expired
     URLs are 403; media past their retention (`expires_at`) are 410 `media_expired`."""
     with db.read_session() as session:
         media = service.open_signed(session, settings, media_id, filename, request.url.query)
-    return FileResponse(
-        service.served_path(settings, media),
-        media_type=media.content_type,
-        filename=media.filename,
-        content_disposition_type="inline",
+    return service.media_response(
+        settings, media, request.headers.get("range"), request.headers.get("if-range")
     )

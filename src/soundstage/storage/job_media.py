@@ -17,7 +17,12 @@ from soundstage.media import fetch
 from soundstage.media.audio import MediaInfo
 from soundstage.models.media import MediaPurpose
 from soundstage.storage import service as storage
-from soundstage.storage.errors import MediaExpired, MediaNotFound, MediaUnreachable
+from soundstage.storage.errors import (
+    InputMediaExpired,
+    MediaExpired,
+    MediaNotFound,
+    MediaUnreachable,
+)
 
 
 class JobMedia:
@@ -64,10 +69,22 @@ class JobMedia:
         return storage.own_media_in_url(settings, url) is not None
 
     def callers_input(
-        self, session: Session, settings: Settings, principal: Principal, url: str, *, param: str
+        self,
+        session: Session,
+        settings: Settings,
+        principal: Principal,
+        url: str,
+        *,
+        param: str,
+        dest: Path,
     ) -> tuple[str, Path] | None:
         own = storage.callers_input(session, settings, principal, url, param=param)
-        return (own.id, storage.served_path(settings, own)) if own is not None else None
+        if own is None:
+            return None
+        try:
+            return own.id, storage.stored_copy(settings, own, dest)
+        except MediaExpired as exc:
+            raise InputMediaExpired(f"{param}: {exc.message}", param=param) from exc
 
     def read_input(
         self, session: Session, settings: Settings, url: str, dest: Path, *, param: str
@@ -82,9 +99,11 @@ class JobMedia:
         media_id: str,
         *,
         param: str,
+        dest: Path,
     ) -> Path:
         try:
-            return storage.served_path(settings, storage.get_owned(session, principal, media_id))
+            media = storage.get_owned(session, principal, media_id)
+            return storage.stored_copy(settings, media, dest)
         except (MediaNotFound, MediaExpired) as exc:
             raise MediaUnreachable(f"{param}: {exc.message}", param=param) from exc
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import logging
 import re
-import shutil
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from fastapi.responses import Response
 from sqlalchemy.orm import Session
 
 from soundstage.config import Settings
@@ -21,8 +21,8 @@ from soundstage.core.timeutil import rfc3339, utcnow
 from soundstage.media import fetch
 from soundstage.models import MediaObject
 from soundstage.models.media import MediaPurpose
-from soundstage.storage import repository, signing
-from soundstage.storage.backend import make_store
+from soundstage.storage import repository, serving, signing
+from soundstage.storage.backend import MediaObjectMissing, make_store
 from soundstage.storage.errors import (
     InputMediaExpired,
     MediaExpired,
@@ -234,16 +234,56 @@ def open_signed(
     return _check_live(media)
 
 
-def served_path(settings: Settings, media: MediaObject) -> Path:
-    """The local file of live media; 410 if a sweeper removed it meanwhile."""
-    path = local_path(settings, media)
-    if not path.is_file():
-        raise MediaExpired(f"The media {media.id} expired and were deleted.", param="media_id")
-    return path
+def check_stored(settings: Settings, media: MediaObject) -> None:
+    """410 if the bytes of live media are gone (a sweeper removed them meanwhile)."""
+    if make_store(settings).size(media.storage_key) is None:
+        raise _gone(media)
 
 
-def local_path(settings: Settings, media: MediaObject) -> Path:
-    return make_store(settings).local_path(media.storage_key)
+def stored_copy(settings: Settings, media: MediaObject, dest: Path) -> Path:
+    """The media's bytes as a local file to read: the store's own file when it is this
+    machine's directory (read in place), else a copy written to `dest` as it comes (S3,
+    streamed to scratch, never held whole). 410 if a sweeper removed them meanwhile."""
+    store = make_store(settings)
+    own = store.local_file(media.storage_key)
+    if own is not None:
+        return own
+    try:
+        return store.download_to(media.storage_key, dest)
+    except MediaObjectMissing as exc:
+        raise _gone(media) from exc
+
+
+def media_response(
+    settings: Settings,
+    media: MediaObject,
+    range_header: str | None,
+    if_range: str | None,
+    *,
+    content_type: str | None = None,
+) -> Response:
+    """Live media as a response, Range requests honoured (storage/serving.py); 410 if a
+    sweeper removed the bytes meanwhile. Blocking: call it from a thread."""
+    try:
+        return serving.object_response(
+            make_store(settings),
+            media.storage_key,
+            content_type=content_type or media.content_type,
+            filename=media.filename,
+            range_header=range_header,
+            if_range=if_range,
+        )
+    except MediaObjectMissing as exc:
+        raise _gone(media) from exc
+
+
+def _gone(media: MediaObject) -> MediaExpired:
+    return MediaExpired(f"The media {media.id} expired and were deleted.", param="media_id")
+
+
+def stored_size(settings: Settings, media: MediaObject) -> int | None:
+    """The size of the media's bytes in the store; None once they are deleted."""
+    return make_store(settings).size(media.storage_key)
 
 
 def own_media_in_url(settings: Settings, url: str) -> tuple[str, str, str] | None:
@@ -277,7 +317,11 @@ def read_input(session: Session, settings: Settings, url: str, dest: Path, *, pa
     storage (no HTTP), anything else through the SSRF-safe fetcher."""
     own = own_media_in_url(settings, url)
     if own is not None:
-        shutil.copyfile(served_path(settings, _signed_input(session, settings, own, param)), dest)
+        media = _signed_input(session, settings, own, param)
+        try:
+            make_store(settings).download_to(media.storage_key, dest)
+        except MediaObjectMissing as exc:
+            raise InputMediaExpired(f"{param}: {_gone(media).message}", param=param) from exc
         return dest
     fetch.fetch_to_file(url, dest, policy=fetch_policy(settings), param=param)
     return dest
@@ -300,12 +344,12 @@ def callers_input(
 def _signed_input(
     session: Session, settings: Settings, own: tuple[str, str, str], param: str
 ) -> MediaObject:
-    """The live media behind a signed URL taken as an input, its bytes on disk; errors name
-    the input's field."""
+    """The live media behind a signed URL taken as an input, its bytes in the store; errors
+    name the input's field."""
     media_id, filename, query = own
     try:
         media = open_signed(session, settings, media_id, filename, query)
-        served_path(settings, media)
+        check_stored(settings, media)
     except (signing.InvalidMediaSignature, signing.MediaUrlExpired, MediaNotFound) as exc:
         raise MediaUnreachable(f"{param}: {exc.message}", param=param) from exc
     except MediaExpired as exc:
@@ -360,3 +404,49 @@ def save_upload(
         duration_ms=info.duration_ms,
         purpose=MediaPurpose.UPLOAD,
     )
+
+
+def check_store_ready(settings: Settings) -> None:
+    """Whether the media store can take files now (/readyz); raises otherwise. The local
+    store: its directory exists (made if missing) and is writable; S3: a HEAD of the bucket
+    answered within `readiness_timeout_seconds`."""
+    make_store(settings).check_ready(settings.readiness_timeout_seconds)
+
+
+# Cached renders (voice previews, talent demos): files a worker renders once and every node
+# serves, kept in the media store beside the media (keys `previews/…`, `demos/…`, apart from
+# the media's `<environment>/…`), outside any account's quota and never swept.
+
+
+def render_exists(settings: Settings, key: str) -> bool:
+    """Whether the rendered file `key` is in the media store. Blocking (an S3 HEAD)."""
+    return make_store(settings).size(key) is not None
+
+
+def keep_render(settings: Settings, key: str, source: Path) -> None:
+    """Store a rendered file under `key` (replacing it whole, never seen half-written)."""
+    make_store(settings).put(key, source)
+
+
+def render_response(
+    settings: Settings,
+    key: str,
+    *,
+    content_type: str,
+    filename: str,
+    range_header: str | None,
+    headers: dict[str, str] | None = None,
+) -> Response | None:
+    """A rendered file as a response, Range requests honoured; None when there is none.
+    Blocking: call it from a thread."""
+    try:
+        return serving.object_response(
+            make_store(settings),
+            key,
+            content_type=content_type,
+            filename=filename,
+            range_header=range_header,
+            headers=headers,
+        )
+    except MediaObjectMissing:
+        return None

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
-from fastapi.responses import FileResponse
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import FileResponse, Response
 
 from soundstage.core.deps import DatabaseDep, SessionDep, SettingsDep, current_principal
 from soundstage.core.openapi import errors
@@ -64,13 +64,8 @@ def get_voice(voice_id: str, session: SessionDep, settings: SettingsDep) -> Voic
         **errors(404, 503),
     },
 )
-async def voice_preview(voice_id: str, db: DatabaseDep, settings: SettingsDep) -> FileResponse:
+async def voice_preview(
+    voice_id: str, request: Request, db: DatabaseDep, settings: SettingsDep
+) -> Response:
     """A short sample of the voice, rendered by a worker on first request and kept."""
-    path = await service.preview_file(db, settings, voice_id)
-    return FileResponse(
-        path,
-        media_type="audio/mpeg",
-        filename=f"{voice_id}.mp3",
-        content_disposition_type="inline",
-        headers={"Cache-Control": "public, max-age=3600"},
-    )
+    return await service.preview_response(db, settings, voice_id, request.headers.get("range"))

@@ -1,7 +1,9 @@
 """Voice previews: a short sentence in the voice's language, rendered once by a worker as an
-MP3 under the data directory and served at the public `/previews/{voice_id}.mp3`.
+MP3 kept in the media store (the local directory, or S3 that every node shares: a preview
+rendered by one node's worker is served by every API node) and served at the public
+`/previews/{voice_id}.mp3`.
 
-The file's name carries a digest of what it says and how (engine, voice, text), so changing a
+The file's key carries a digest of what it says and how (engine, voice, text), so changing a
 voice's engine settings or its sample text makes a new preview; the URL stays the same.
 """
 
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 from pathlib import Path
 from typing import Final
 
@@ -19,6 +22,7 @@ from soundstage.engines.tts import text as text_pieces
 from soundstage.engines.tts.registry import get_engine
 from soundstage.media.audio import encode
 from soundstage.models import Voice
+from soundstage.storage import service as storage
 from soundstage.voices import repository
 
 # What each voice says, by base language; others say the English one.
@@ -65,24 +69,38 @@ def preview_url(settings: Settings, voice_id: str) -> str:
     return f"{settings.public_base_url}/previews/{voice_id}{FILE_SUFFIX}"
 
 
-def preview_path(settings: Settings, voice: Voice) -> Path:
+def preview_key(voice: Voice) -> str:
+    """The preview's key in the media store."""
     text = sample_text(voice.language)
     digest = hashlib.sha256(f"{voice.engine}\0{voice.engine_voice}\0{text}".encode()).hexdigest()
-    return settings.data_dir / "previews" / f"{voice.id}-{digest[:16]}{FILE_SUFFIX}"
+    return f"previews/{voice.id}-{digest[:16]}{FILE_SUFFIX}"
 
 
-def render(db: Database, settings: Settings, voice_id: str) -> Path | None:
-    """Worker side: write the voice's preview unless it exists. None for an unknown voice."""
+def render(db: Database, settings: Settings, voice_id: str) -> str | None:
+    """Worker side: render the voice's preview into the media store unless it is there; its
+    key. None for an unknown voice."""
     with db.read_session() as session:
         voice = repository.get_active_voice(session, voice_id)
         if voice is None:
             return None
-        path = preview_path(settings, voice)
+        key = preview_key(voice)
         engine_name, engine_voice, language = voice.engine, voice.engine_voice, voice.language
-    if path.exists():
-        return path
-    speak_to_file(engine_name, engine_voice, sample_text(language), path)
-    return path
+    if not storage.render_exists(settings, key):
+        render_to_store(settings, key, engine_name, engine_voice, sample_text(language))
+    return key
+
+
+def render_to_store(
+    settings: Settings, key: str, engine_name: str, engine_voice: str, text: str
+) -> None:
+    """Worker side: `text` read by an engine voice (see speak_to_file), rendered in scratch
+    space (`data_dir/tmp`, swept if the process dies) and kept in the media store as `key`."""
+    root = settings.data_dir / "tmp"
+    root.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="render-", dir=root) as scratch:
+        path = Path(scratch) / f"render{FILE_SUFFIX}"
+        speak_to_file(engine_name, engine_voice, text, path)
+        storage.keep_render(settings, key, path)
 
 
 def speak_to_file(engine_name: str, engine_voice: str, text: str, path: Path) -> None:

@@ -7,11 +7,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
@@ -20,6 +20,7 @@ from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.timeutil import utcnow
 from soundstage.jobs.renders import render_once
 from soundstage.models import Creator, Voice
+from soundstage.storage import service as storage
 from soundstage.voices import previews, repository
 from soundstage.voices.errors import VoiceNotFound
 from soundstage.voices.schemas import CreatorRef, VoiceOut
@@ -76,28 +77,43 @@ def list_voices(
     return [voice_out(settings, v, creators[v.creator_id]) for v in voices], has_more
 
 
-async def preview_file(db: Database, settings: Settings, voice_id: str) -> Path:
-    """The voice's preview, asking a worker to render it the first time and waiting for it
-    (a few seconds at most); 404 for an unknown voice, 503 if no worker made it in time."""
+async def preview_response(
+    db: Database, settings: Settings, voice_id: str, range_header: str | None
+) -> Response:
+    """The voice's preview (from the media store), asking a worker to render it the first
+    time and waiting for it (a few seconds at most); 404 for an unknown voice, 503 if no
+    worker made it in time."""
 
-    def expected() -> Path:
+    def expected() -> str:
         with db.read_session() as session:
-            return previews.preview_path(settings, get_active_voice(session, voice_id))
+            return previews.preview_key(get_active_voice(session, voice_id))
 
-    path = await run_in_threadpool(expected)
+    key = await run_in_threadpool(expected)
     busy = ServiceUnavailable(
         "The preview is being generated; try again in a few seconds.",
         param="voice_id",
         headers={"Retry-After": "5"},
     )
-    return await render_once(
+    await render_once(
         settings,
-        path,
+        lambda: storage.render_exists(settings, key),
         previews.RENDER_TASK,
         voice_id,
         wait_seconds=PREVIEW_WAIT_SECONDS,
         busy=busy,
     )
+    response = await run_in_threadpool(
+        storage.render_response,
+        settings,
+        key,
+        content_type="audio/mpeg",
+        filename=f"{voice_id}{previews.FILE_SUFFIX}",
+        range_header=range_header,
+        headers={"Cache-Control": "public, max-age=3600"},
+    )
+    if response is None:  # rendered, then gone: only a store emptied meanwhile does that
+        raise busy
+    return response
 
 
 def _creators_of(session: Session, voices: Sequence[Voice]) -> dict[str, Creator]:

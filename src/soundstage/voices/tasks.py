@@ -1,5 +1,5 @@
 """The voices feature's background task: render a voice's preview (on the first request of
-its URL, see service.preview_file)."""
+its URL, see service.preview_response)."""
 
 from __future__ import annotations
 

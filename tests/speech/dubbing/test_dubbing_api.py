@@ -22,6 +22,7 @@ from tests.support.api import assert_error, every_page
 from tests.support.audio import audio_bytes, understated_mkv
 from tests.support.factories import Customer, create_customer
 from tests.support.servers import FileServer, Receiver
+from tests.support.stores import account_media
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker", "demo_catalog")]
 
@@ -214,18 +215,15 @@ def test_a_dub_refused_402_keeps_no_copy_of_the_media(
     clip = librivox_clips()[1]
     url = files.put(clip.path.name, clip.path.read_bytes())
     poor = create_customer(db, credits_each=10)
-    stored = settings.data_dir / "media" / "sandbox" / poor.account_id
     response = client.post(
         DUBBING,
         headers=poor.auth(),
         json={"media_url": url, "source_language": "en", "target_language": "es"},
     )
     assert_error(response, 402, "insufficient_credits")
-    kept = [path for path in stored.rglob("*") if path.is_file()] if stored.exists() else []
-    assert kept == []
+    assert account_media(settings, poor.account_id) == []
     # The same request with the credits for it keeps its copy for the job.
     rich = create_customer(db, credits_each=20_000)
     answer = submit(client, rich, media_url=url, source_language="en", target_language="es")
-    mine = settings.data_dir / "media" / "sandbox" / rich.account_id
-    assert [path.name for path in mine.rglob("*") if path.is_file()] == [clip.path.name]
+    assert account_media(settings, rich.account_id) == [clip.path.name]
     client.post(f"/api/v1/jobs/{answer['job_id']}/cancel", headers=rich.auth())

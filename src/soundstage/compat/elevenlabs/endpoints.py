@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Path, Query, UploadFile
-from fastapi.responses import FileResponse, StreamingResponse
+from fastapi.responses import FileResponse, Response, StreamingResponse
 from pydantic import Field
 
 from soundstage.compat.elevenlabs import catalog, service
@@ -69,8 +69,8 @@ def _speech_response(speech: service.Speech) -> StreamingResponse:
     )
 
 
-def _file_response(answer: service.AudioFile) -> FileResponse:
-    return FileResponse(answer.path, media_type=answer.content_type)
+def _file_response(answer: service.AudioFile) -> Response:
+    return answer.response
 
 
 @router.post(
@@ -191,7 +191,7 @@ async def sound_generation(
     principal: PrincipalDep,
     output_format: Annotated[WholeFormat, Query(description=ANSWERED_WHOLE)] = DEFAULT_FORMAT,
     enable_logging: EnableLogging = None,
-) -> FileResponse:
+) -> Response:
     """The native sound-effect generator (44.1 kHz stereo; MP3 at 192 kb/s), 150 credits a
     generation."""
     return _file_response(
@@ -216,7 +216,7 @@ async def audio_isolation(
     db: DatabaseDep,
     settings: SettingsDep,
     principal: PrincipalDep,
-) -> FileResponse:
+) -> Response:
     """The voice alone (native isolator), as MP3; 750 credits a minute of audio."""
     return _file_response(await service.isolate(db, settings, principal, audio))
 
@@ -237,7 +237,7 @@ async def _speech_to_speech(
     settings: SettingsDep,
     principal: PrincipalDep,
     output_format: str,
-) -> FileResponse:
+) -> Response:
     answer = await service.change_voice(
         db,
         settings,
@@ -271,7 +271,7 @@ async def speech_to_speech(
     output_format: Annotated[WholeFormat, Query(description=ANSWERED_WHOLE)] = DEFAULT_FORMAT,
     enable_logging: EnableLogging = None,
     optimize_streaming_latency: Latency = None,
-) -> FileResponse:
+) -> Response:
     """The same words and timing in a catalog voice (native voice changer); 1,000 credits a
     minute of input. Served at /v1/speech-to-speech/{voice_id} and at
     /v1/voice-changer/{voice_id}, where the SDK 2.78 sends `speech_to_speech.convert`."""

