@@ -52,6 +52,23 @@ def speech_regions(audio: Audio, *, progress: Progress | None = None) -> list[Re
     ]
 
 
+class StreamingDetector:
+    """silero-vad over one live stream: the speech probability of each 32 ms frame (512
+    samples at 16 kHz) as it arrives, the model's recurrent state carried between frames."""
+
+    frame: Final = _FRAME
+
+    def __init__(self) -> None:
+        _vad()  # EngineUnavailable now, not at the first frame, if silero-vad is missing
+        # A stream of its own over the process's shared ONNX session (see speech_regions).
+        self._model = copy.copy(_model())
+        self._model.reset_states()
+
+    def probability(self, frame: np.ndarray[Any, np.dtype[np.float32]]) -> float:
+        """The speech probability of one frame of exactly `frame` samples."""
+        return _probabilities(self._model, frame)[0]
+
+
 def _probabilities(model: Any, samples: np.ndarray[Any, np.dtype[np.float32]]) -> list[float]:
     import torch
 

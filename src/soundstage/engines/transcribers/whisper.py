@@ -85,6 +85,15 @@ class WhisperTranscriber:
         self._chunking = chunking or Chunking()
         self.languages = model_languages(model)
 
+    @property
+    def model(self) -> WhisperModel:
+        """The faster-whisper model itself (the realtime recognizer decodes with it)."""
+        return self._model
+
+    @property
+    def beam_size(self) -> int:
+        return self._beam_size
+
     def with_beam_size(self, beam_size: int) -> WhisperTranscriber:
         """The same model decoding with another beam (1: greedy, fastest)."""
         return WhisperTranscriber(
@@ -231,7 +240,7 @@ def _segment(raw: Any, offset_ms: int, timeline: _Timeline, with_words: bool) ->
     if with_words:
         words = tuple(
             Word(word, *timeline.span(start, end, offset_ms), probability)
-            for word, start, end, probability in _merged_words(raw.words or ())
+            for word, start, end, probability in merged_words(raw.words or ())
         )
     if words:
         start_ms, end_ms = words[0].start_ms, words[-1].end_ms
@@ -264,7 +273,7 @@ class _RawWord:
     probability: float
 
 
-def _merged_words(words: Iterable[Any]) -> list[tuple[str, float, float, float]]:
+def merged_words(words: Iterable[Any]) -> list[tuple[str, float, float, float]]:
     """Whisper's words with the pieces it splits off glued back: in "ill-disposed" it gives
     " ill" then "-disposed" (no space before: the same written word)."""
     merged: list[_RawWord] = []

@@ -1,0 +1,426 @@
+"""Live speech-to-text: Whisper run again and again on the growing audio of the utterance being
+spoken, utterances cut by silero-vad, partial transcripts stabilized by local agreement, final
+ones decoded with word timings."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Final, TypeAlias
+
+import numpy as np
+import numpy.typing as npt
+from faster_whisper import WhisperModel
+
+from soundstage.config import Settings
+from soundstage.engines.speakers.vad import StreamingDetector
+from soundstage.engines.transcribers.base import (
+    TranscriberUnavailable,
+    Word,
+    bcp47_language,
+    whisper_language,
+)
+from soundstage.engines.transcribers.registry import get_transcriber
+from soundstage.engines.transcribers.whisper import WhisperTranscriber, merged_words
+
+SAMPLE_RATE: Final = 16_000
+Samples = npt.NDArray[np.float32]
+# Whisper's mel frames: 100 a second, 160 samples each.
+_HOP: Final = 160
+# The encoder is given at least this many frames: 10 s for partials, 15 s for finals (see
+# _ShortEncoder).
+_PARTIAL_ENCODER_FRAMES: Final = 1000
+_FINAL_ENCODER_FRAMES: Final = 1500
+# Whisper writes about 4 tokens a second of read speech: a decode that writes much more than
+# this is looping ("He was not. He was not. ...") and is stopped.
+_TOKENS_PER_SECOND: Final = 8
+_WHOLE_ENCODER_FRAMES: Final = 3000
+
+
+@dataclass(frozen=True)
+class StreamingOptions:
+    """How the live audio is cut and decoded; the defaults are calibrated on read speech
+    (the LibriVox clips, bench/stt_realtime.py)."""
+
+    # silero-vad cuts utterances; off, only commit() (and max_utterance_ms) does.
+    vad: bool = True
+    # Audio received between two partial decodes while speech goes on. Decoding the
+    # utterance so far takes about 40 ms a second of it (whisper-base, 2 cores).
+    partial_step_ms: int = 400
+    # silero-vad's probabilities: speech starts at start_threshold, goes on down to
+    # end_threshold (its own defaults, as speech_regions uses them) ...
+    start_threshold: float = 0.5
+    end_threshold: float = 0.35
+    # ... and this much silence ends an utterance: longer than a reader's pause at a comma.
+    end_silence_ms: int = 500
+    # After this much silence the final is decoded ahead, while the silence is still being
+    # measured: if speech does not resume, the final is ready when the silence is long enough.
+    speculate_ms: int = 200
+    # Speech shorter than this (a cough, a click) is no utterance.
+    min_speech_ms: int = 250
+    # Audio kept before the first speech frame (silero-vad fires a little late) and after
+    # the last one (word endings fade below the threshold).
+    pre_roll_ms: int = 300
+    tail_ms: int = 200
+    # An utterance is cut at its quietest moment of its last 3 s when it grows this long:
+    # each partial decodes the whole utterance, so its length bounds the work per step.
+    max_utterance_ms: int = 15_000
+    # The end of the session's text prompts each decode, as Whisper does between windows.
+    prompt_characters: int = 200
+
+
+@dataclass(frozen=True)
+class SpeechStarted:
+    utterance: int
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class SpeechStopped:
+    utterance: int
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class Partial:
+    """The utterance so far; `stable_text` is the prefix two decodes in a row agreed on."""
+
+    utterance: int
+    text: str
+    stable_text: str
+    start_ms: int
+
+
+@dataclass(frozen=True)
+class FinalTranscript:
+    utterance: int
+    text: str
+    start_ms: int
+    end_ms: int
+    # Times from the start of the session.
+    words: tuple[Word, ...]
+    # BCP-47 primary subtag, asked for or detected on the first utterance.
+    language: str
+
+
+Event: TypeAlias = SpeechStarted | SpeechStopped | Partial | FinalTranscript
+
+
+@dataclass(frozen=True)
+class _Decoded:
+    text: str
+    # Seconds into the decoded audio (finals only).
+    words: tuple[tuple[str, float, float, float], ...]
+
+
+def load_recognizer(
+    settings: Settings,
+    *,
+    model: str | None,
+    language: str | None,
+    options: StreamingOptions | None = None,
+) -> StreamingRecognizer:
+    """A recognizer over the process's copy of the named Whisper model (default:
+    settings.stt.default_model). language is a BCP-47 tag, or None to detect it on the
+    first utterance. Raises UnknownModel, UnsupportedLanguage, TranscriberUnavailable."""
+    transcriber = get_transcriber(model, settings=settings)
+    if not isinstance(transcriber, WhisperTranscriber):
+        raise TranscriberUnavailable(f"The model {transcriber.name} cannot transcribe live.")
+    code = None if language is None else whisper_language(language, transcriber.languages)
+    return StreamingRecognizer(
+        transcriber.model,
+        language=code,
+        beam_size=transcriber.beam_size,
+        options=options or StreamingOptions(),
+    )
+
+
+class StreamingRecognizer:
+    """One live stream: fed 16 kHz mono float32 audio in frames of any size, it yields events
+    as soon as they are known. Not thread-safe: one stream, one caller."""
+
+    def __init__(
+        self,
+        model: WhisperModel,
+        *,
+        language: str | None,
+        beam_size: int,
+        options: StreamingOptions,
+    ) -> None:
+        self._model = _ShortEncoder(model)
+        self._language = language
+        self._beam_size = beam_size
+        self._options = options
+        self._vad = StreamingDetector() if options.vad else None
+        self._frame = StreamingDetector.frame
+        self._audio = _Tape()
+        # Audio silero-vad has not heard yet (less than a frame), and where it has heard to.
+        self._unheard: Samples = np.zeros(0, dtype=np.float32)
+        self._vad_cursor = 0
+        self._prompt = ""
+        self._index = 0
+        self._utterance: _Utterance | None = None
+
+    @property
+    def received_ms(self) -> int:
+        return _ms(self._audio.end)
+
+    def feed(self, samples: Samples) -> Iterator[Event]:
+        """Take the next audio; yield what it makes known."""
+        samples = np.asarray(samples, dtype=np.float32).reshape(-1)
+        self._audio.append(samples)
+        if self._vad is None:
+            if self._utterance is None and self._audio.end > self._audio.start:
+                yield from self._start(self._audio.start)
+        else:
+            self._unheard = np.concatenate([self._unheard, samples])
+            while self._unheard.size >= self._frame:
+                frame, self._unheard = self._unheard[: self._frame], self._unheard[self._frame :]
+                self._vad_cursor += self._frame
+                probability = self._vad.probability(frame)
+                yield from self._on_frame(probability, self._vad_cursor)
+        utterance = self._utterance
+        if utterance is None:
+            self._audio.forget_before(self._audio.end - _samples(self._options.pre_roll_ms))
+            return
+        step = _samples(self._options.partial_step_ms)
+        speaking = self._vad is None or self._vad_cursor - utterance.voice_end < _samples(
+            self._options.speculate_ms
+        )
+        if speaking and self._audio.end - utterance.decoded_to >= step:
+            yield self._partial(utterance, self._audio.end)
+        if self._audio.end - utterance.start >= _samples(self._options.max_utterance_ms):
+            yield from self._cut(utterance)
+
+    def commit(self) -> Iterator[Event]:
+        """End the utterance here (the client's commit): its final, if it said anything."""
+        if self._utterance is not None:
+            yield from self._finish(self._utterance, self._audio.end)
+
+    def finish(self) -> Iterator[Event]:
+        """The end of the stream: the final of the utterance under way."""
+        yield from self.commit()
+
+    def _on_frame(self, probability: float, end: int) -> Iterator[Event]:
+        options = self._options
+        utterance = self._utterance
+        if utterance is None:
+            if probability >= options.start_threshold:
+                start = max(self._audio.start, end - self._frame - _samples(options.pre_roll_ms))
+                yield from self._start(start)
+                assert self._utterance is not None
+                self._utterance.voice(end, self._frame)
+            return
+        utterance.probabilities.append((end, probability))
+        if probability >= options.end_threshold:
+            utterance.voice(end, self._frame)
+            return
+        silence = end - utterance.voice_end
+        if silence >= _samples(options.end_silence_ms):
+            stop = min(end, utterance.voice_end + _samples(options.tail_ms))
+            yield from self._finish(utterance, stop)
+        elif silence >= _samples(options.speculate_ms) and utterance.ahead is None:
+            stop = min(end, utterance.voice_end + _samples(options.tail_ms))
+            decoded = self._decode(self._audio.span(utterance.start, stop), final=True)
+            utterance.ahead = (utterance.voice_end, stop, decoded)
+            yield self._agreed(utterance, decoded.text, stop)
+
+    def _start(self, start: int) -> Iterator[Event]:
+        self._utterance = _Utterance(start)
+        yield SpeechStarted(self._index, _ms(start))
+
+    def _partial(self, utterance: _Utterance, end: int) -> Partial:
+        # The stable text is forced as the decoder's prefix: only the rest is generated, so
+        # a partial costs about the same early and late in a long utterance.
+        decoded = self._decode(
+            self._audio.span(utterance.start, end), final=False, prefix=" ".join(utterance.stable)
+        )
+        return self._agreed(utterance, decoded.text, end)
+
+    def _agreed(self, utterance: _Utterance, text: str, end: int) -> Partial:
+        """LocalAgreement-2 (whisper_streaming): the longest prefix on which this hypothesis
+        and the one before agree joins the stable text, which never changes after."""
+        words = text.split()
+        utterance.decoded_to = end
+        stable = utterance.stable
+        previous = utterance.hypothesis[len(stable) :]
+        current = words[len(stable) :]
+        agreed = 0
+        while agreed < min(len(previous), len(current)) and _comparable(
+            previous[agreed]
+        ) == _comparable(current[agreed]):
+            agreed += 1
+        stable.extend(current[:agreed])
+        utterance.hypothesis = words
+        return Partial(
+            self._index,
+            " ".join([*stable, *current[agreed:]]),
+            " ".join(stable),
+            _ms(utterance.start),
+        )
+
+    def _cut(self, utterance: _Utterance) -> Iterator[Event]:
+        """End an over-long utterance at the quietest moment of its last 3 s; the speech
+        after it starts the next one."""
+        recent = self._audio.end - _samples(3000)
+        candidates = [(p, end) for end, p in utterance.probabilities if end >= recent]
+        cut = min(candidates)[1] if candidates else self._audio.end
+        yield from self._finish(utterance, cut, stopped=False)
+        # The speech goes on: no speech events between the two.
+        self._utterance = _Utterance(cut)
+        self._utterance.voice(max(cut, utterance.voice_end), 0)
+
+    def _finish(self, utterance: _Utterance, end: int, *, stopped: bool = True) -> Iterator[Event]:
+        self._utterance = None
+        if stopped:
+            yield SpeechStopped(self._index, _ms(end))
+        if self._vad is not None and utterance.voiced < _samples(self._options.min_speech_ms):
+            self._index += 1
+            return
+        ahead = utterance.ahead
+        if ahead is not None and ahead[0] == utterance.voice_end and ahead[1] == end:
+            decoded = ahead[2]
+        else:
+            decoded = self._decode(self._audio.span(utterance.start, end), final=True)
+        final = self._final(utterance.start, end, decoded)
+        self._index += 1
+        if final.text:
+            self._prompt = f"{self._prompt} {final.text}"[-self._options.prompt_characters :]
+            yield final
+
+    def _final(self, start: int, end: int, decoded: _Decoded) -> FinalTranscript:
+        start_ms, end_ms = _ms(start), _ms(end)
+        words = []
+        cursor = start_ms
+        for text, word_start, word_end, probability in decoded.words:
+            # In order and inside the utterance, as the offline transcript's words are.
+            first = min(max(start_ms + round(word_start * 1000), cursor), end_ms)
+            last = min(max(start_ms + round(word_end * 1000), first), end_ms)
+            words.append(Word(text, first, last, round(probability, 3)))
+            cursor = last
+        return FinalTranscript(
+            self._index,
+            decoded.text,
+            start_ms,
+            end_ms,
+            tuple(words),
+            bcp47_language(self._language or "en"),
+        )
+
+    def _decode(self, samples: Samples, *, final: bool, prefix: str = "") -> _Decoded:
+        self._model.frames = max(
+            len(samples) // _HOP + 1, _FINAL_ENCODER_FRAMES if final else _PARTIAL_ENCODER_FRAMES
+        )
+        # Partials decode greedily, once: they are many and soon replaced.
+        extra: dict[str, Any] = (
+            {"beam_size": self._beam_size} if final else {"beam_size": 1, "temperature": 0.0}
+        )
+        try:
+            generated, info = self._model.transcribe(
+                samples,
+                language=self._language,
+                word_timestamps=final,
+                without_timestamps=not final,
+                condition_on_previous_text=False,
+                initial_prompt=self._prompt.strip() or None,
+                prefix=prefix or None,
+                max_new_tokens=10 + len(samples) * _TOKENS_PER_SECOND // SAMPLE_RATE,
+                # Without silero-vad cutting the stream, silence reaches the model, which
+                # invents words on it: its own VAD filter keeps only the speech.
+                vad_filter=self._vad is None,
+                **extra,
+            )
+            segments = list(generated)
+        except RuntimeError as exc:
+            raise TranscriberUnavailable(f"The speech-to-text model failed: {exc}") from exc
+        if self._language is None and final:
+            # Detected on the first final and kept: one session, one language.
+            self._language = str(info.language)
+        text = " ".join("".join(segment.text for segment in segments).split())
+        words = tuple(word for segment in segments for word in merged_words(segment.words or ()))
+        return _Decoded(text, words)
+
+
+class _ShortEncoder(WhisperModel):  # type: ignore[misc]  # faster-whisper is untyped
+    """The model with its encoder run on the audio there is, not on 30 s of it. faster-whisper
+    pads every window to 30 s, which costs about 0.4 s of encoder per decode on 2 cores;
+    CTranslate2 takes shorter input. Given at least 10 s (the rest padded as faster-whisper
+    pads), the text of every 0.4 s prefix of the LibriVox clips is the padded decode's, for a
+    seventh of the encoder's time; with less, Whisper loops on short prefixes. Finals get
+    15 s: at 10 s, one word in 40 of the clips was misheard ("ill-sposed"), at 15 s none.
+    Shares the model's weights; `frames` is set before each decode."""
+
+    def __init__(self, model: WhisperModel) -> None:
+        # Not WhisperModel.__init__, which would load the model again: its loaded state.
+        self.__dict__.update(model.__dict__)
+        self.frames = _WHOLE_ENCODER_FRAMES
+
+    def encode(self, features: np.ndarray[Any, Any]) -> Any:
+        frames = min(self.frames + self.frames % 2, features.shape[-1])
+        return super().encode(np.ascontiguousarray(features[..., :frames]))
+
+
+class _Utterance:
+    """The utterance being spoken: where it starts, where its voice was last heard, and the
+    decodes so far."""
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+        self.voice_end = start
+        self.voiced = 0
+        self.decoded_to = start
+        self.hypothesis: list[str] = []
+        self.stable: list[str] = []
+        # A final decoded ahead: (voice_end, end, decoded) at the time.
+        self.ahead: tuple[int, int, _Decoded] | None = None
+        # (frame end, speech probability) of each frame: where to cut if it grows too long.
+        self.probabilities: list[tuple[int, float]] = []
+
+    def voice(self, end: int, samples: int) -> None:
+        self.voice_end = end
+        self.voiced += samples
+        self.ahead = None
+
+
+class _Tape:
+    """The stream's recent audio, addressed by sample index from the start of the stream; what
+    lies before `start` is forgotten."""
+
+    def __init__(self) -> None:
+        self._chunks: list[Samples] = []
+        self.start = 0
+        self.end = 0
+
+    def append(self, samples: Samples) -> None:
+        if samples.size:
+            self._chunks.append(samples)
+            self.end += samples.size
+
+    def span(self, start: int, end: int) -> Samples:
+        joined = np.concatenate(self._chunks) if self._chunks else np.zeros(0, np.float32)
+        self._chunks = [joined]
+        return joined[max(start, self.start) - self.start : end - self.start]
+
+    def forget_before(self, index: int) -> None:
+        keep = min(self.end, max(self.start, index))
+        if keep > self.start:
+            joined = self.span(self.start, self.end)
+            self._chunks = [joined[keep - self.start :].copy()]
+            self.start = keep
+
+
+_PUNCTUATION: Final = re.compile(r"[^\w']+")
+
+
+def _comparable(word: str) -> str:
+    """A word as agreement compares it: "Man," and "man." agree."""
+    return _PUNCTUATION.sub("", word.lower())
+
+
+def _samples(ms: int) -> int:
+    return ms * SAMPLE_RATE // 1000
+
+
+def _ms(samples: int) -> int:
+    return samples * 1000 // SAMPLE_RATE

@@ -1,0 +1,137 @@
+"""The realtime transcription handler in-process, as its slot process runs it: the LibriVox
+clips with silence between, sent in 40 ms frames, through the real whisper-base and silero-vad."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+import pytest
+from scipy.signal import resample_poly
+
+from soundstage.config import Settings
+from soundstage.core.errors import MalformedRequest
+from soundstage.engines.transcribers.registry import get_transcriber
+from soundstage.media.audio import Audio
+from soundstage.speech.stt.realtime_session import open_session
+from tests.speech.audio_fixtures import word_error_rate
+from tests.speech.realtime_audio import (
+    FRAME_MS,
+    RATE,
+    Session,
+    final_words,
+    finals_error_rate,
+    librivox_session,
+    timing_offsets,
+)
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def session() -> Session:
+    return librivox_session()
+
+
+def run(settings: Settings, params: dict[str, Any], frames: list[bytes]) -> list[dict[str, Any]]:
+    """Every message the handler gives, each with `at_ms`: how much audio it had been sent."""
+    handler = open_session(settings, params)
+    out = []
+    sent_ms = 0
+    for frame in frames:
+        sent_ms += FRAME_MS
+        out += [{**m, "at_ms": sent_ms} for m in handler.handle(frame)]
+    out += [{**m, "at_ms": sent_ms} for m in handler.close()]
+    return out
+
+
+def test_finals_are_accurate_timed_and_preceded_by_partials(
+    settings: Settings, session: Session
+) -> None:
+    messages = run(settings, {"language": "en"}, session.pcm_frames())
+    finals = [m for m in messages if m["type"] == "final"]
+    assert len(finals) == 3, [f["text"] for f in finals]
+    assert finals_error_rate(session, finals) <= 0.07, [f["text"] for f in finals]
+    # Word timings: those of the offline transcript of the same audio, within 300 ms.
+    offline = get_transcriber(settings=settings).transcribe(
+        Audio(session.samples.reshape(-1, 1), RATE), language="en", word_timestamps=True
+    )
+    reference = [(w.word, w.start_ms, w.end_ms) for w in offline.words]
+    offsets = timing_offsets(final_words(finals), reference)
+    assert len(offsets) >= 1.8 * len(session.reference_words())
+    assert max(offsets) <= 300, offsets
+    # And the forced alignment's, within 300 ms but for the first word of each utterance
+    # (Whisper starts it at the utterance's start: so does the offline transcript).
+    aligned = timing_offsets(final_words(finals), session.reference_words())
+    assert sorted(aligned)[-4] <= 300, aligned
+    for final, placed in zip(finals, session.placed, strict=True):
+        assert final["language"] == "en"
+        # Each utterance is its clip, in session time, found soon after it ended.
+        clip_end = placed.offset_ms + placed.clip.audio().duration_ms
+        assert placed.offset_ms - 400 <= final["start_ms"] <= placed.offset_ms + 300
+        assert clip_end - 300 <= final["end_ms"] <= clip_end + 400
+        assert final["at_ms"] - clip_end <= 800
+        partials = [
+            m for m in messages if m["type"] == "partial" and m["utterance"] == final["utterance"]
+        ]
+        # Partials while the clip is still being spoken, at least every 500 ms of it.
+        during = [p["at_ms"] for p in partials if p["at_ms"] < clip_end]
+        assert during
+        assert during[0] - placed.offset_ms <= 800
+        assert max(np.diff([placed.offset_ms, *during, clip_end])) <= 500
+        # The stable text only grows, and the last partial agrees with the final.
+        stable = [p["stable_text"] for p in partials]
+        assert all(b.startswith(a) for a, b in itertools.pairwise(stable))
+        assert word_error_rate(final["text"], partials[-1]["text"]) <= 0.15
+    assert [m["type"] for m in messages if m["type"].startswith("speech.")] == [
+        "speech.started",
+        "speech.stopped",
+    ] * 3
+
+
+def test_mu_law_at_8_khz_is_transcribed(settings: Settings) -> None:
+    session = librivox_session()
+    narrow = resample_poly(session.samples, 1, 2).astype(np.float32)
+    encoded = mu_law(narrow)
+    frames = [encoded[i : i + 320] for i in range(0, len(encoded), 320)]  # 40 ms at 8 kHz
+    messages = run(settings, {"language": "en", "sample_rate": 8000, "encoding": "mulaw"}, frames)
+    finals = [m for m in messages if m["type"] == "final"]
+    assert len(finals) == 3
+    # Telephone quality: a little less accurate than 16 kHz PCM.
+    assert finals_error_rate(session, finals) <= 0.12, [f["text"] for f in finals]
+
+
+def test_without_vad_only_a_commit_ends_an_utterance(settings: Settings) -> None:
+    session = librivox_session()
+    frames = session.pcm_frames()
+    handler = open_session(settings, {"language": "en", "vad": False})
+    first_clip_end = (session.placed[0].offset_ms + 7100 + 600) // FRAME_MS
+    out = [m for frame in frames[:first_clip_end] for m in handler.handle(frame)]
+    assert not [m for m in out if m["type"] == "final"]
+    assert [m for m in out if m["type"] == "partial"]
+    finals = [m for m in handler.handle({"commit": True}) if m["type"] == "final"]
+    assert len(finals) == 1
+    assert word_error_rate(session.placed[0].clip.text, finals[0]["text"]) <= 0.07
+    with pytest.raises(MalformedRequest):
+        list(handler.handle({"nothing": True}))
+
+
+def test_a_split_sample_and_silence_give_no_transcript(settings: Settings) -> None:
+    handler = open_session(settings, {"language": "en"})
+    silence = bytes(1280 * 25)  # 1 s of 16-bit zeros
+    # Frames of odd sizes: a sample cut in two between frames is joined.
+    out = [m for i in range(0, len(silence), 333) for m in handler.handle(silence[i : i + 333])]
+    out += list(handler.close())
+    assert out == []
+
+
+def mu_law(samples: np.ndarray[Any, np.dtype[np.float32]]) -> bytes:
+    """G.711 mu-law bytes of float samples (the encoder a telephone line uses)."""
+    pcm = np.clip(samples * 32768, -32124, 32124).astype(np.int32)
+    sign = np.where(pcm < 0, 0x80, 0)
+    magnitude = np.abs(pcm) + 0x84
+    exponent = np.clip(np.floor(np.log2(magnitude)).astype(np.int32) - 7, 0, 7)
+    mantissa = (magnitude >> (exponent + 3)) & 0x0F
+    codes = (~(sign | (exponent << 4) | mantissa) & 0xFF).astype(np.uint8)
+    return bytes(codes.tobytes())
