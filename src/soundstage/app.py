@@ -57,6 +57,7 @@ from soundstage.realtime.slots import SlotPool
 from soundstage.speech.dubbing import endpoints as dubbing_endpoints
 from soundstage.speech.isolator import endpoints as isolator_endpoints
 from soundstage.speech.stt import endpoints as stt_endpoints
+from soundstage.speech.stt import realtime_endpoints as stt_realtime_endpoints
 from soundstage.speech.tts import endpoints as tts_endpoints
 from soundstage.speech.voice_changer import endpoints as voice_changer_endpoints
 from soundstage.storage import endpoints as storage_endpoints
@@ -145,6 +146,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(voices_endpoints.router)
     api.include_router(tts_endpoints.router)
     api.include_router(stt_endpoints.router)
+    api.include_router(stt_realtime_endpoints.router)
     api.include_router(isolator_endpoints.router)
     api.include_router(voice_changer_endpoints.router)
     api.include_router(daw_endpoints.router)

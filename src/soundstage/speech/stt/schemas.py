@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from soundstage.core.schemas import MediaUrl, RequestModel
+from soundstage.core.timeutil import Timestamp
 from soundstage.engines.speakers.diarize import MAX_SPEAKERS
 from soundstage.jobs.schemas import CompletedJob
 
@@ -143,4 +143,4 @@ class SttRealtimeOpening(RequestModel):
 
 class RealtimeToken(BaseModel):
     token: str = Field(description="Opens one session as `?token=`, once.")
-    expires_at: datetime
+    expires_at: Timestamp

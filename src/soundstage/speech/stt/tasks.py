@@ -19,6 +19,7 @@ from soundstage.engines.transcribers.base import (
 )
 from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.jobs import inputs
+from soundstage.jobs import live as live_jobs
 from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome, register
 from soundstage.jobs.payloads import JobResult
 from soundstage.media.audio import iter_decode
@@ -34,6 +35,10 @@ from soundstage.speech.stt.schemas import (
 )
 
 KIND = "stt"
+# A realtime transcription session (speech/stt/realtime_endpoints.py): run by its API
+# process's slot, never queued; a worker given one (its API process died) fails it.
+REALTIME_KIND: Final = "stt_realtime"
+live_jobs.register_lost_kind(REALTIME_KIND)
 PARAM: Final = "audio_url"
 OPERATION: Final = "speech-to-text"
 SAMPLE_RATE: Final = 16_000

@@ -1,0 +1,280 @@
+"""GET /api/v1/speech/stt/realtime end to end: real speech at real-time pace through the real
+slot processes and models, over Starlette's test client and over a real uvicorn server with
+the `websockets` client; credits in the ledger, close codes, tokens."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import websockets
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+
+from soundstage.app import create_app
+from soundstage.config import RealtimeSettings, Settings
+from soundstage.core.db import Database
+from soundstage.credits.rates import Operation, for_duration
+from soundstage.models import Job
+from tests.speech.audio_fixtures import librivox_clips
+from tests.speech.realtime_audio import FRAME_MS, Session, finals_error_rate, librivox_session
+from tests.support.credits import wallet_sums
+from tests.support.factories import Customer, create_customer
+from tests.support.processes import serve
+
+pytestmark = pytest.mark.services
+
+PATH = "/api/v1/speech/stt/realtime"
+
+
+@pytest.fixture(scope="module")
+def server(settings: Settings) -> Iterator[str]:
+    """A real `soundstage serve` (uvicorn) on loopback: its base URL."""
+    yield from serve(settings)
+
+
+@pytest.fixture(scope="module")
+def one_slot(settings: Settings) -> Iterator[TestClient]:
+    """An API process with one realtime slot: a session that leaves must free it."""
+    app = create_app(settings.model_copy(update={"realtime": RealtimeSettings(processes=1)}))
+    with TestClient(app) as client:
+        yield client
+
+
+def wallets(db: Database, customer: Customer) -> dict[str, int]:
+    sums = wallet_sums(db, customer.account_id, "sandbox")
+    return {wallet: sums.get(wallet, 0) for wallet in ("available", "reserved", "consumed")}
+
+
+def job_of(db: Database, job_id: str) -> Job:
+    with db.session() as session:
+        job = session.get(Job, job_id)
+        assert job is not None
+        session.expunge(job)
+        return job
+
+
+def realtime_jobs(db: Database, customer: Customer) -> int:
+    with db.session() as session:
+        query = select(func.count()).where(
+            Job.account_id == customer.account_id, Job.kind == "stt_realtime"
+        )
+        return int(session.execute(query).scalar_one())
+
+
+def until(ws: Any, kind: str) -> list[dict[str, Any]]:
+    """The messages up to and including the first of type `kind`."""
+    got = []
+    while True:
+        message = ws.receive_json()
+        got.append(message)
+        if message["type"] == kind:
+            return got
+
+
+@pytest.mark.slow
+def test_a_clip_at_real_time_pace_is_transcribed_and_charged(
+    one_slot: TestClient, db: Database
+) -> None:
+    customer = create_customer(db, credits_each=1000)
+    session = librivox_session(librivox_clips()[:1])
+    with one_slot.websocket_connect(PATH, headers=customer.auth()) as ws:
+        ws.send_json({"language": "en", "sample_rate": 16000, "encoding": "pcm_s16le"})
+        started = ws.receive_json()
+        assert started["type"] == "session.started"
+        assert started["session"]["vad"] is True
+        began = time.monotonic()
+        for i, frame in enumerate(session.pcm_frames()):
+            # Binary frames, and every other one as OpenAI's and ElevenLabs' clients send
+            # audio: base64 in JSON.
+            if i % 4 == 1:
+                ws.send_json({"type": "input_audio_buffer.append", "audio": b64(frame)})
+            elif i % 4 == 3:
+                ws.send_json({"message_type": "input_audio_chunk", "audio_base_64": b64(frame)})
+            else:
+                ws.send_bytes(frame)
+            time.sleep(max(0.0, began + (i + 1) * FRAME_MS / 1000 - time.monotonic()))
+        ws.send_json({"close": True})
+        messages = until(ws, "session.closed")
+    kinds = [m["type"] for m in messages]
+    assert kinds[0] == "speech.started"
+    assert "partial" in kinds[: kinds.index("final")]
+    finals = [m for m in messages if m["type"] == "final"]
+    assert len(finals) == 1
+    assert finals_error_rate(session, finals) <= 0.07, finals[0]["text"]
+    closed = messages[-1]
+    credits = for_duration(Operation.STT, session.duration_ms)
+    assert abs(closed["duration_ms"] - session.duration_ms) <= FRAME_MS
+    assert closed["credits_used"] == credits
+    job = job_of(db, started["job_id"])
+    assert (job.status, job.kind, job.credits_used) == ("completed", "stt_realtime", credits)
+    assert job.result is not None
+    assert job.result["transcript"] == finals[0]["text"]
+    assert wallets(db, customer) == {
+        "available": 1000 - credits,
+        "reserved": 0,
+        "consumed": credits,
+    }
+
+
+def test_a_bad_opening_message_closes_4400_naming_the_field_and_charges_nothing(
+    one_slot: TestClient, db: Database
+) -> None:
+    customer = create_customer(db, credits_each=1000)
+    for opening, field in (
+        ({"sample_rate": 4000}, "sample_rate"),
+        ({"encoding": "flac"}, "encoding"),
+        ({"vad": "yes"}, "vad"),
+        ({"diarize": True}, "diarize"),
+        ({"language": "en", "speed": 2}, "speed"),
+    ):
+        with one_slot.websocket_connect(PATH, headers=customer.auth()) as ws:
+            ws.send_json(opening)
+            error = ws.receive_json()
+            closing = ws.receive()
+        assert (closing["type"], closing["code"]) == ("websocket.close", 4400)
+        assert closing["reason"] == error["error"]["code"] == "malformed_request"
+        assert error["type"] == "error"
+        assert (error["error"]["status"], error["error"]["param"]) == (400, field), error
+    with one_slot.websocket_connect(PATH, headers=customer.auth()) as ws:
+        ws.send_text("not json")
+        assert ws.receive_json()["error"]["param"] == "opening"
+        assert ws.receive()["code"] == 4400
+    assert realtime_jobs(db, customer) == 0
+    assert wallets(db, customer) == {"available": 1000, "reserved": 0, "consumed": 0}
+
+
+def test_an_unknown_model_or_language_is_4422_and_too_few_credits_4402(
+    one_slot: TestClient, db: Database
+) -> None:
+    customer = create_customer(db, credits_each=1000)
+    for opening, code in (
+        ({"model_id": "whisper-huge"}, "unknown_model"),
+        ({"language": "xx"}, "unsupported_language"),
+    ):
+        with one_slot.websocket_connect(PATH, headers=customer.auth()) as ws:
+            ws.send_json(opening)
+            error = ws.receive_json()
+            assert ws.receive()["code"] == 4422
+        assert error["error"]["code"] == code
+    poor = create_customer(db, credits_each=100)
+    with one_slot.websocket_connect(PATH, headers=poor.auth()) as ws:
+        ws.send_json({})
+        assert ws.receive_json()["error"]["code"] == "insufficient_credits"
+        assert ws.receive()["code"] == 4402
+    assert wallets(db, customer)["consumed"] == 0
+    assert wallets(db, poor) == {"available": 100, "reserved": 0, "consumed": 0}
+
+
+def test_a_client_leaving_is_charged_the_audio_received_and_frees_its_slot_at_once(
+    one_slot: TestClient, db: Database
+) -> None:
+    customer = create_customer(db, credits_each=1000)
+    session = librivox_session(librivox_clips()[:1])
+    frames = session.pcm_frames()[:100]  # 4 s: the first words of the clip
+    with one_slot.websocket_connect(PATH, headers=customer.auth()) as ws:
+        ws.send_json({"language": "en"})
+        job_id = ws.receive_json()["job_id"]
+        for frame in frames:
+            ws.send_bytes(frame)
+        ws.send_json({"commit": True})
+        until(ws, "final")  # every frame was received; then the client vanishes
+    began = time.monotonic()
+    # One slot: the next session gets it at once.
+    with one_slot.websocket_connect(PATH, headers=customer.auth()) as ws:
+        ws.send_json({"language": "en"})
+        assert ws.receive_json()["type"] == "session.started"
+        waited = time.monotonic() - began
+    assert waited < 2.5
+    credits = for_duration(Operation.STT, 4000)
+    job = job_of(db, job_id)
+    assert (job.status, job.credits_used) == ("completed", credits)
+    assert wallets(db, customer) == {
+        "available": 1000 - credits,
+        "reserved": 0,
+        "consumed": credits,
+    }
+
+
+def test_a_token_opens_one_session(one_slot: TestClient, db: Database) -> None:
+    customer = create_customer(db, credits_each=1000)
+    minted = one_slot.post(f"{PATH}/tokens", headers=customer.auth())
+    assert minted.status_code == 200, minted.text
+    token = minted.json()["token"]
+    with one_slot.websocket_connect(f"{PATH}?token={token}") as ws:
+        ws.send_json({"language": "en", "vad": False})
+        assert ws.receive_json()["type"] == "session.started"
+        ws.send_json({"close": True})
+        closed = until(ws, "session.closed")[-1]
+    assert (closed["duration_ms"], closed["credits_used"]) == (0, 0)
+    with one_slot.websocket_connect(f"{PATH}?token={token}") as ws:
+        assert ws.receive_json()["error"]["code"] == "invalid_realtime_token"
+        assert ws.receive()["code"] == 4401
+    assert wallets(db, customer)["consumed"] == 0
+
+
+@pytest.mark.slow
+def test_a_websockets_client_on_a_real_server_gets_partials_then_finals(
+    server: str, db: Database
+) -> None:
+    customer = create_customer(db, credits_each=1000)
+    session = librivox_session()
+    url = server.replace("http://", "ws://") + PATH
+    messages, sent_at = asyncio.run(live_session(url, customer, session))
+    finals = [m for m in messages if m["type"] == "final"]
+    assert len(finals) == 3
+    assert finals_error_rate(session, finals) <= 0.07, [f["text"] for f in finals]
+    for final, placed in zip(finals, session.placed, strict=True):
+        clip_end = placed.offset_ms + placed.clip.audio().duration_ms
+        # When the clip's last frame was sent, and when its final came.
+        ended_at = sent_at[clip_end // FRAME_MS - 1]
+        partials = [
+            m for m in messages if m["type"] == "partial" and m["utterance"] == final["utterance"]
+        ]
+        assert [p for p in partials if p["received_at"] < ended_at]
+        assert final["received_at"] - ended_at < 1.5
+    closed = messages[-1]
+    assert closed["type"] == "session.closed"
+    assert closed["credits_used"] == for_duration(Operation.STT, session.duration_ms)
+    assert wallets(db, customer)["consumed"] == closed["credits_used"]
+
+
+async def live_session(
+    url: str, customer: Customer, session: Session
+) -> tuple[list[dict[str, Any]], list[float]]:
+    """Send the session's frames at real-time pace while reading the server's messages;
+    each message gets `received_at`, and each frame's sending time is kept."""
+    sent_at: list[float] = []
+    messages: list[dict[str, Any]] = []
+    async with websockets.connect(url, additional_headers=customer.auth()) as ws:
+        await ws.send(json.dumps({"language": "en", "sample_rate": 16000}))
+        # Audio is sent once the session is open (its slot's first session loads the models).
+        started = json.loads(await ws.recv())
+        messages.append({**started, "received_at": time.monotonic()})
+
+        async def read() -> None:
+            async for raw in ws:
+                message = json.loads(raw)
+                messages.append({**message, "received_at": time.monotonic()})
+                if message["type"] == "session.closed":
+                    return
+
+        reader = asyncio.create_task(read())
+        began = time.monotonic()
+        for i, frame in enumerate(session.pcm_frames()):
+            await ws.send(frame)
+            sent_at.append(time.monotonic())
+            await asyncio.sleep(max(0.0, began + (i + 1) * FRAME_MS / 1000 - time.monotonic()))
+        await ws.send(json.dumps({"close": True}))
+        await asyncio.wait_for(reader, 30)
+    assert messages[0]["type"] == "session.started"
+    return messages, sent_at
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
