@@ -241,6 +241,8 @@ def test_a_websockets_client_on_a_real_server_gets_partials_then_finals(
     closed = messages[-1]
     assert closed["type"] == "session.closed"
     assert closed["credits_used"] == for_duration(Operation.STT, session.duration_ms)
+    # The slot kept up with real time, with room to spare (whisper-base, 2 cores).
+    assert 0 < closed["processing_ms"] < 0.8 * session.duration_ms
     assert wallets(db, customer)["consumed"] == closed["credits_used"]
 
 

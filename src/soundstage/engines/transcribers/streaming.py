@@ -22,7 +22,7 @@ from soundstage.engines.transcribers.base import (
     whisper_language,
 )
 from soundstage.engines.transcribers.registry import get_transcriber
-from soundstage.engines.transcribers.whisper import WhisperTranscriber, merged_words
+from soundstage.engines.transcribers.whisper import UNSPACED, WhisperTranscriber, merged_words
 
 SAMPLE_RATE: Final = 16_000
 Samples = npt.NDArray[np.float32]
@@ -283,13 +283,16 @@ class StreamingRecognizer:
             decoded = ahead[2]
         else:
             decoded = self._decode(self._audio.span(utterance.start, end), final=True)
-        final = self._final(utterance.start, end, decoded)
+        voice_end = None if self._vad is None else _ms(utterance.voice_end)
+        final = self._final(utterance.start, end, decoded, voice_end)
         self._index += 1
         if final.text:
             self._prompt = f"{self._prompt} {final.text}"[-self._options.prompt_characters :]
             yield final
 
-    def _final(self, start: int, end: int, decoded: _Decoded) -> FinalTranscript:
+    def _final(
+        self, start: int, end: int, decoded: _Decoded, voice_end_ms: int | None
+    ) -> FinalTranscript:
         start_ms, end_ms = _ms(start), _ms(end)
         words = []
         cursor = start_ms
@@ -299,9 +302,23 @@ class StreamingRecognizer:
             last = min(max(start_ms + round(word_end * 1000), first), end_ms)
             words.append(Word(text, first, last, round(probability, 3)))
             cursor = last
+        text = decoded.text
+        # Whisper may go on writing into the silence that closes an utterance ("See you next
+        # time.", tiny.en most): the last words when they start after silero-vad last heard
+        # speech, or are squeezed into nothing at the very end.
+        kept = len(words)
+        while kept and (
+            (voice_end_ms is not None and words[kept - 1].start_ms >= voice_end_ms)
+            or words[kept - 1].start_ms == words[kept - 1].end_ms == end_ms
+        ):
+            kept -= 1
+        if kept < len(words):
+            words = words[:kept]
+            joint = "" if self._language in UNSPACED else " "
+            text = joint.join(word.word for word in words)
         return FinalTranscript(
             self._index,
-            decoded.text,
+            text,
             start_ms,
             end_ms,
             tuple(words),

@@ -179,12 +179,12 @@ class WhisperTranscriber:
 
 
 # Languages written without spaces between words, whose text is joined as Whisper wrote it.
-_UNSPACED: Final = frozenset({"zh", "yue", "ja", "th", "lo", "km", "my", "bo"})
+UNSPACED: Final = frozenset({"zh", "yue", "ja", "th", "lo", "km", "my", "bo"})
 
 
 def _joined(texts: list[str], code: str | None) -> str:
     # Whisper starts each piece of spaced text with a space; window joints may double it.
-    if code in _UNSPACED:
+    if code in UNSPACED:
         return "".join(texts).strip()
     return " ".join("".join(texts).split())
 

@@ -120,13 +120,18 @@ async def _transcribe(
                 await relay({"commit": True})
             if close:
                 break
+        processing_ms = 0
         async for out in session.finish():
+            if out["type"] == "session.stats":
+                processing_ms = out["processing_ms"]
+                continue
             if out["type"] == "final":
                 finals.append(out["text"])
             await websocket.send_json(out)
         duration_ms = received * 1000 // bytes_per_second
         session.result = {
             "duration_ms": duration_ms,
+            "processing_ms": processing_ms,
             "transcript": " ".join(finals),
             "utterances": len(finals),
         }
@@ -136,6 +141,9 @@ async def _transcribe(
             "job_id": session.job_id,
             "duration_ms": duration_ms,
             "credits_used": session.used,
+            # The slot's time on this session's audio: processing_ms / duration_ms is the
+            # session's real-time factor.
+            "processing_ms": processing_ms,
         }
     )
     await websocket.close()

@@ -4,6 +4,7 @@ into the protocol's messages."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -37,7 +38,8 @@ def open_session(settings: Settings, params: dict[str, Any]) -> RealtimeTranscri
 
 class RealtimeTranscription:
     """handle(bytes): an audio frame; handle({"commit": True}): an utterance boundary;
-    close(): the final of the utterance under way."""
+    close(): the final of the utterance under way, then `session.stats` (for the endpoint:
+    the time spent on the session's audio)."""
 
     def __init__(self, settings: Settings, opening: SttRealtimeOpening) -> None:
         language = None if opening.language in (None, "auto") else opening.language
@@ -48,8 +50,16 @@ class RealtimeTranscription:
             options=StreamingOptions(vad=opening.vad),
         )
         self._decoder = AudioDecoder(opening.encoding, opening.sample_rate)
+        self._busy = 0.0
 
     def handle(self, message: Any) -> Iterator[dict[str, Any]]:
+        started = time.perf_counter()
+        try:
+            yield from self._handle(message)
+        finally:
+            self._busy += time.perf_counter() - started
+
+    def _handle(self, message: Any) -> Iterator[dict[str, Any]]:
         if isinstance(message, bytes):
             events = self._recognizer.feed(self._decoder.decode(message))
         elif isinstance(message, dict) and message.get("commit"):
@@ -60,10 +70,13 @@ class RealtimeTranscription:
             yield message_of(event)
 
     def close(self) -> Iterator[dict[str, Any]]:
+        started = time.perf_counter()
         for event in self._recognizer.feed(self._decoder.flush()):
             yield message_of(event)
         for event in self._recognizer.finish():
             yield message_of(event)
+        self._busy += time.perf_counter() - started
+        yield {"type": "session.stats", "processing_ms": round(self._busy * 1000)}
 
 
 def message_of(event: Event) -> dict[str, Any]:
