@@ -4,7 +4,9 @@ fed the LibriVox clips with 1.5 s of silence between them, twice over, at real-t
 (POST /api/v1/speech/stt) in the same run as the reference.
 
 Figures: end of utterance (the clip's last frame sent) to its final transcript, p50 and max;
-the gaps between partials while a clip is spoken, p50 and max; the session's real-time factor
+the gaps between partials while a clip is spoken, p50 and max, and from the clip's first
+frame to its first partial (silero-vad's onset, then 400 ms of speech); the session's real-time
+factor
 (the slot's processing time / audio time, as session.closed reports it); WER of the finals
 and of the offline transcript.
 
@@ -102,7 +104,7 @@ def figures(
     messages: list[Any], sent: list[float], spans: list[tuple[float, float]], text: str
 ) -> dict[str, float]:
     finals = [(at, m) for at, m in messages if m["type"] == "final"]
-    latencies, gaps = [], []
+    latencies, gaps, firsts = [], [], []
     for start_s, end_s in spans:
         clip_end = sent[min(len(sent) - 1, round(end_s * 1000 / FRAME_MS) - 1)]
         clip_start = sent[round(start_s * 1000 / FRAME_MS)]
@@ -111,13 +113,15 @@ def figures(
         partials = [
             at for at, m in messages if m["type"] == "partial" and clip_start <= at <= clip_end
         ]
-        gaps += list(np.diff([clip_start, *partials, clip_end]))
+        firsts.append(partials[0] - clip_start)
+        gaps += list(np.diff(partials))
     closed = messages[-1][1]
     return {
         "eou_p50": statistics.median(latencies),
         "eou_max": max(latencies),
         "gap_p50": statistics.median(gaps),
         "gap_max": max(gaps),
+        "first_p50": statistics.median(firsts),
         "rtf": closed["processing_ms"] / closed["duration_ms"],
         "wer": wer(text, " ".join(m["text"] for _, m in finals)),
         "finals": len(finals),
@@ -160,6 +164,7 @@ def main() -> None:
             f"gap between partials:       p50 {got['gap_p50'] * 1000:.0f} ms, "
             f"max {got['gap_max'] * 1000:.0f} ms"
         )
+        print(f"clip start -> first partial: p50 {got['first_p50'] * 1000:.0f} ms")
         print(f"session RTF (slot processing / audio): {got['rtf']:.3f}")
         print(f"finals' WER: {got['wer']:.3f}")
     base = results["whisper-base"]["rtf"]

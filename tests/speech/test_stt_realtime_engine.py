@@ -105,13 +105,15 @@ def test_mu_law_at_8_khz_is_transcribed(settings: Settings) -> None:
 def test_without_vad_only_a_commit_ends_an_utterance(settings: Settings) -> None:
     session = librivox_session()
     frames = session.pcm_frames()
-    handler = open_session(settings, {"language": "en", "vad": False})
+    # No language: detected on the first final.
+    handler = open_session(settings, {"vad": False})
     first_clip_end = (session.placed[0].offset_ms + 7100 + 600) // FRAME_MS
     out = [m for frame in frames[:first_clip_end] for m in handler.handle(frame)]
     assert not [m for m in out if m["type"] == "final"]
     assert [m for m in out if m["type"] == "partial"]
     finals = [m for m in handler.handle({"commit": True}) if m["type"] == "final"]
     assert len(finals) == 1
+    assert finals[0]["language"] == "en"
     assert word_error_rate(session.placed[0].clip.text, finals[0]["text"]) <= 0.07
     with pytest.raises(MalformedRequest):
         list(handler.handle({"nothing": True}))
