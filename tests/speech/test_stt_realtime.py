@@ -130,7 +130,7 @@ def test_a_bad_opening_message_closes_4400_naming_the_field_and_charges_nothing(
         ({"sample_rate": 4000}, "sample_rate"),
         ({"encoding": "flac"}, "encoding"),
         ({"vad": "yes"}, "vad"),
-        ({"diarize": True}, "diarize"),
+        ({"diarize": 1}, "diarize"),
         ({"language": "en", "speed": 2}, "speed"),
     ):
         with one_slot.websocket_connect(PATH, headers=customer.auth()) as ws:

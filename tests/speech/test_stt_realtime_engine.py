@@ -13,6 +13,7 @@ from scipy.signal import resample_poly
 from soundstage.config import Settings
 from soundstage.core.errors import MalformedRequest
 from soundstage.engines.transcribers.registry import get_transcriber
+from soundstage.engines.tts.registry import get_engine
 from soundstage.media.audio import Audio
 from soundstage.speech.stt.realtime_session import open_session
 from tests.speech.audio_fixtures import word_error_rate
@@ -127,6 +128,31 @@ def test_a_split_sample_and_silence_give_no_transcript(settings: Settings) -> No
     out += list(handler.close())
     assert [m["type"] for m in out] == ["session.stats"]
     assert 0 <= out[0]["processing_ms"] < 1000
+
+
+def test_speakers_taking_turns_are_told_apart(settings: Settings) -> None:
+    lines = [
+        ("piper", "en_US-joe-medium", "Good morning, I would like to book a table for dinner."),
+        ("flite", "slt", "Of course. How many people will be joining you this evening?"),
+        ("piper", "en_US-joe-medium", "There will be four of us, around eight o'clock."),
+        ("flite", "slt", "Perfect, I have a quiet table by the window for four."),
+    ]
+    gap = np.zeros(RATE * 3 // 2, dtype=np.float32)
+    parts = [gap]
+    for engine, voice, text in lines:
+        speech = get_engine(engine).synthesize(text, voice)
+        parts += [resample_poly(speech.samples[:, 0], RATE, speech.sample_rate), gap]
+    pcm = (np.clip(np.concatenate(parts), -1, 1) * 32767).astype("<i2").tobytes()
+    frames = [pcm[i : i + 1280] for i in range(0, len(pcm), 1280)]
+    messages = run(settings, {"language": "en", "diarize": True}, frames)
+    finals = [m for m in messages if m["type"] == "final"]
+    assert [f["speaker"] for f in finals] == ["speaker_1", "speaker_2"] * 2
+    said = " ".join(text for _, _, text in lines)
+    assert word_error_rate(said, " ".join(f["text"] for f in finals)) <= 0.1
+    # Without diarize, finals name no speaker.
+    plain = [m for m in run(settings, {"language": "en"}, frames[:100]) if m["type"] == "final"]
+    assert plain
+    assert all("speaker" not in m for m in plain)
 
 
 def mu_law(samples: np.ndarray[Any, np.dtype[np.float32]]) -> bytes:

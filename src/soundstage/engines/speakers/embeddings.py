@@ -198,6 +198,12 @@ def _unit(vector: Embedding) -> Embedding:
 # The model
 
 
+def load_encoder() -> None:
+    """Load the process's speaker encoder now rather than on first use (about 2 s): a live
+    session does it as it opens, not on its first utterance."""
+    _encoder()
+
+
 def _encoder() -> Any:
     """The process's one VoiceEncoder (on the CPU), loaded on first use."""
     return MODELS.get("speaker encoder", "resemblyzer", _load_encoder)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final, TypeAlias
 
 import numpy as np
@@ -14,6 +14,7 @@ import numpy.typing as npt
 from faster_whisper import WhisperModel
 
 from soundstage.config import Settings
+from soundstage.engines.speakers.live import LiveSpeakers
 from soundstage.engines.speakers.vad import StreamingDetector
 from soundstage.engines.transcribers.base import (
     TranscriberUnavailable,
@@ -102,6 +103,8 @@ class FinalTranscript:
     words: tuple[Word, ...]
     # BCP-47 primary subtag, asked for or detected on the first utterance.
     language: str
+    # With speakers told apart: `speaker_1`, `speaker_2`... (None: too little speech).
+    speaker: str | None = None
 
 
 Event: TypeAlias = SpeechStarted | SpeechStopped | Partial | FinalTranscript
@@ -120,6 +123,7 @@ def load_recognizer(
     model: str | None,
     language: str | None,
     options: StreamingOptions | None = None,
+    diarize: bool = False,
 ) -> StreamingRecognizer:
     """A recognizer over the process's copy of the named Whisper model (default:
     settings.stt.default_model). language is a BCP-47 tag, or None to detect it on the
@@ -133,6 +137,7 @@ def load_recognizer(
         language=code,
         beam_size=transcriber.beam_size,
         options=options or StreamingOptions(),
+        speakers=LiveSpeakers() if diarize else None,
     )
 
 
@@ -147,8 +152,10 @@ class StreamingRecognizer:
         language: str | None,
         beam_size: int,
         options: StreamingOptions,
+        speakers: LiveSpeakers | None = None,
     ) -> None:
         self._model = _ShortEncoder(model)
+        self._speakers = speakers
         self._language = language
         self._beam_size = beam_size
         self._options = options
@@ -288,6 +295,9 @@ class StreamingRecognizer:
         self._index += 1
         if final.text:
             self._prompt = f"{self._prompt} {final.text}"[-self._options.prompt_characters :]
+            if self._speakers is not None:
+                speaker = self._speakers.label(self._audio.span(utterance.start, end))
+                final = replace(final, speaker=speaker)
             yield final
 
     def _final(

@@ -48,6 +48,7 @@ class RealtimeTranscription:
             model=opening.model_id,
             language=language,
             options=StreamingOptions(vad=opening.vad),
+            diarize=opening.diarize,
         )
         self._decoder = AudioDecoder(opening.encoding, opening.sample_rate)
         self._busy = 0.0
@@ -98,6 +99,7 @@ def message_of(event: Event) -> dict[str, Any]:
             "start_ms": event.start_ms,
         }
     assert isinstance(event, FinalTranscript)
+    speaker = {} if event.speaker is None else {"speaker": event.speaker}
     return {
         "type": "final",
         "utterance": event.utterance,
@@ -105,6 +107,7 @@ def message_of(event: Event) -> dict[str, Any]:
         "start_ms": event.start_ms,
         "end_ms": event.end_ms,
         "language": event.language,
+        **speaker,
         "words": [
             {
                 "word": word.word,

@@ -126,19 +126,14 @@ class SttRealtimeOpening(RequestModel):
         "only at `commit` (and every 15 s of unbroken speech).",
     )
     diarize: bool = Field(
-        default=False, description="Not offered live yet: `true` is refused (4400)."
+        default=False,
+        description="Tell the speakers apart, utterance by utterance: each final names its "
+        "`speaker` (`speaker_1`, `speaker_2`... in order of first speech).",
     )
     model_id: str | None = Field(
         default=None,
         description="`whisper-base` (the default) or `tiny.en` (English, about twice as fast).",
     )
-
-    @field_validator("diarize")
-    @classmethod
-    def _no_live_diarization(cls, value: bool) -> bool:
-        if value:
-            raise ValueError("speakers are not told apart in realtime sessions yet")
-        return value
 
 
 class RealtimeToken(BaseModel):
