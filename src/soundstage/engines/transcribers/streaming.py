@@ -46,9 +46,10 @@ class StreamingOptions:
 
     # silero-vad cuts utterances; off, only commit() (and max_utterance_ms) does.
     vad: bool = True
-    # Audio received between two partial decodes while speech goes on. Decoding the
-    # utterance so far takes about 40 ms a second of it (whisper-base, 2 cores).
-    partial_step_ms: int = 400
+    # Audio received between two partial decodes while speech goes on: partials come at
+    # least every 500 ms with room for a decode taking 140 ms longer than the one before.
+    # Decoding the utterance so far takes 100-300 ms (whisper-base, 2 cores, 1-10 s).
+    partial_step_ms: int = 360
     # silero-vad's probabilities: speech starts at start_threshold, goes on down to
     # end_threshold (its own defaults, as speech_regions uses them) ...
     start_threshold: float = 0.5
