@@ -323,6 +323,13 @@ class StreamingRecognizer:
             or words[kept - 1].start_ms == words[kept - 1].end_ms == end_ms
         ):
             kept -= 1
+        # ... or make a last sentence of their own, none of whose words the model is sure of
+        # ("Fuck.", "Bye." after a synthetic voice's last word).
+        sentence = max(
+            (i for i in range(1, kept) if words[i - 1].word.endswith(_SENTENCE_ENDS)), default=0
+        )
+        if sentence and all(w.probability < _UNSURE for w in words[sentence:kept]):
+            kept = sentence
         if kept < len(words):
             words = words[:kept]
             joint = "" if self._language in UNSPACED else " "
@@ -439,6 +446,10 @@ class _Tape:
 
 
 _PUNCTUATION: Final = re.compile(r"[^\w']+")
+# The ends of sentences, Latin and CJK (ideographic full stop, full-width ? and !).
+_SENTENCE_ENDS: Final = (".", "?", "!", "\u3002", "\uff1f", "\uff01")
+# Below this probability a word is one the model is unsure of.
+_UNSURE: Final = 0.5
 
 
 def _comparable(word: str) -> str:
