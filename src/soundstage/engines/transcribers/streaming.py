@@ -260,6 +260,10 @@ class StreamingRecognizer:
             previous[agreed]
         ) == _comparable(current[agreed]):
             agreed += 1
+        # Never the hypothesis's last word: at the edge of the audio heard so far, Whisper
+        # ends the text there ("consider how."), and forced as the prefix that period would
+        # stay in every partial after ("how. Much there").
+        agreed = max(0, min(agreed, len(current) - 1))
         stable.extend(current[:agreed])
         utterance.hypothesis = words
         return Partial(
