@@ -53,6 +53,7 @@ from soundstage.credits import endpoints as credits_endpoints
 from soundstage.idempotency import IdempotencyMiddleware, IdempotencyStore
 from soundstage.jobs import endpoints as jobs_endpoints
 from soundstage.ops import endpoints as ops_endpoints
+from soundstage.realtime.slots import SlotPool
 from soundstage.speech.dubbing import endpoints as dubbing_endpoints
 from soundstage.speech.isolator import endpoints as isolator_endpoints
 from soundstage.speech.stt import endpoints as stt_endpoints
@@ -117,6 +118,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # so neither the first download nor the first /readyz pays for them.
         await asyncio.to_thread(make_store, settings)
         yield
+        realtime_pool.close()
         db.dispose()
 
     app = FastAPI(
@@ -129,6 +131,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.db = db
+    # One limiter for requests and realtime sessions' openings (realtime.gate).
+    app.state.limiter = limiter = RateLimiter(settings)
+    # Slot processes of realtime sessions: started by the first session that needs one.
+    app.state.realtime_pool = realtime_pool = SlotPool(settings)
 
     api = APIRouter(prefix="/api/v1")
     api.include_router(accounts_endpoints.router)
@@ -183,7 +189,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(
         GatewayMiddleware,
         authenticate=authenticate,
-        limiter=RateLimiter(settings),
+        limiter=limiter,
         max_bytes=settings.max_request_bytes,
         large_bodies={path: settings.media.upload_max_bytes for path in UPLOAD_PATHS},
         authenticated={

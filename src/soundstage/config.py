@@ -188,6 +188,27 @@ class TtsSettings(BaseModel):
     realtime_max_buffered_characters: int = Field(default=5000, ge=300)
 
 
+class RealtimeSettings(BaseModel):
+    """Realtime WebSocket sessions (speech/tts/realtime, speech/stt/realtime): served by a
+    pool of slot processes beside each API process, one session per slot for its whole
+    life, so a session's audio work never waits on the job queue or runs on the event loop."""
+
+    # Slot processes per API process (each loads the models its sessions use, once). A
+    # session that finds every slot taken is refused (4503), never queued.
+    processes: int = Field(default=2, ge=1, le=64)
+    # Sessions one account (and environment) may hold at once on an API process, so one
+    # tenant never takes every slot.
+    max_sessions_per_account: int = Field(default=2, ge=1)
+    # The longest a session lasts (it is then closed with 4408); and how long it may stay
+    # silent (no message from the client) before it is closed the same way.
+    max_session_seconds: float = Field(default=1800.0, gt=0)
+    idle_timeout_seconds: float = Field(default=20.0, gt=0)
+    # How long a token from .../realtime/tokens may wait before it is used (once).
+    token_ttl_seconds: int = Field(default=60, ge=1, le=3600)
+    # The largest client message (a text chunk, an audio frame), in bytes.
+    max_message_bytes: int = Field(default=64 * 1024, ge=1024)
+
+
 class SttSettings(BaseModel):
     """Speech-to-text models: Whisper in CTranslate2 format, run by faster-whisper (int8, CPU)."""
 
@@ -269,6 +290,7 @@ class Settings(BaseSettings):
     webhooks: WebhookSettings = Field(default_factory=WebhookSettings)
     tts: TtsSettings = Field(default_factory=TtsSettings)
     stt: SttSettings = Field(default_factory=SttSettings)
+    realtime: RealtimeSettings = Field(default_factory=RealtimeSettings)
     dubbing: DubbingSettings = Field(default_factory=DubbingSettings)
     storage: StorageSettings = Field(default_factory=StorageSettings)
     daw: DawSettings = Field(default_factory=DawSettings)

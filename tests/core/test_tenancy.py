@@ -66,6 +66,7 @@ REACHED_THROUGH_OWNED_ROW = {
     "ApiKey": "found by its secret's hash: authenticating is what names the owner",
     "CreditEntry": "read by the ids of owned transactions (credits.repository.entries_of)",
     "CreditReservation": "by the id an owned job or a worker holds",
+    "RealtimeToken": "found by its hash: using the token is what names the owner",
     "WebhookDeliveryAttempt": "by the ids of owned deliveries (webhooks.repository.attempts_of)",
 }
 

@@ -12,6 +12,7 @@ from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.errors import InvalidField
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.jobs.live import register_lost_kind
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
 from soundstage.jobs.tasks import task
 
@@ -117,3 +118,8 @@ def touch(db: Database, settings: Settings, path: str, delay_seconds: str) -> No
     partial = Path(f"{path}.{os.getpid()}.partial")
     partial.write_text("rendered")
     partial.replace(path)
+
+
+# The realtime core's tests' session kind (tests/realtime): a worker fails such a job when the
+# API process that ran its session died.
+register_lost_kind("shout_realtime")

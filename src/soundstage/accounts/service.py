@@ -97,3 +97,15 @@ def authenticate(session: Session, authorization: str | None) -> Principal:
     if key.revoked_at is not None:
         raise ApiKeyRevoked("This API key has been revoked.")
     return Principal(account_id=key.account_id, environment=environment, api_key_id=key.id)
+
+
+def principal_of_key(session: Session, key_id: str) -> Principal:
+    """The principal of a key known by id (a realtime token names its minter's key), or 401
+    when the key has been revoked since."""
+    key = repository.get_key(session, key_id)
+    if key is None:
+        raise InvalidApiKey("Invalid API key provided.")
+    if key.revoked_at is not None:
+        raise ApiKeyRevoked("This API key has been revoked.")
+    environment: Environment = "production" if key.environment == "production" else "sandbox"
+    return Principal(account_id=key.account_id, environment=environment, api_key_id=key.id)

@@ -16,6 +16,7 @@ from fastapi import Request
 from fastapi.dependencies.models import Dependant
 from fastapi.params import File, Form
 from pydantic import BaseModel, BeforeValidator
+from starlette.requests import HTTPConnection
 
 from soundstage.core.errors import ParameterUnknown
 
@@ -87,10 +88,14 @@ def _unknown(where: str, name: str, known: frozenset[str]) -> ParameterUnknown:
     )
 
 
-async def refuse_unknown_parameters(request: Request) -> None:
+async def refuse_unknown_parameters(connection: HTTPConnection) -> None:
     """An app-wide dependency: 422 `parameter_unknown` naming the first query parameter (or
     form field) the matched route does not declare. Repeating a declared one is not checked
-    here (a list parameter takes each; a single one takes the last)."""
+    here (a list parameter takes each; a single one takes the last). WebSocket routes read
+    their query themselves (realtime.gate)."""
+    if not isinstance(connection, Request):
+        return
+    request = connection
     route = request.scope.get("route")
     dependant = getattr(route, "dependant", None)
     if dependant is None or takes_raw_query(getattr(route, "endpoint", None)):

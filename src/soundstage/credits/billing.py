@@ -17,6 +17,9 @@ class JobBilling:
     ) -> str:
         return credits.reserve(session, principal, amount, operation, job_id).id
 
+    def extend(self, session: Session, reservation_id: str, amount: int) -> None:
+        credits.extend(session, reservation_id, amount)
+
     def capture(self, session: Session, reservation_id: str, amount: int) -> None:
         credits.capture(session, reservation_id, amount)
 

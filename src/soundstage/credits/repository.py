@@ -83,6 +83,20 @@ def settle_reservation(
     return bool(session.execute(stmt).rowcount == 1)  # type: ignore[attr-defined]
 
 
+def grow_reservation(session: Session, reservation_id: str, amount: int) -> bool:
+    """Add `amount` to a held reservation; False when it is no longer held."""
+    stmt = (
+        update(CreditReservation)
+        .where(
+            CreditReservation.id == reservation_id,
+            CreditReservation.status == CreditReservationStatus.HELD,
+        )
+        .values(amount=CreditReservation.amount + amount)
+        .execution_options(synchronize_session=False)
+    )
+    return bool(session.execute(stmt).rowcount == 1)  # type: ignore[attr-defined]
+
+
 def get_reservation(session: Session, reservation_id: str) -> CreditReservation | None:
     return session.get(CreditReservation, reservation_id, populate_existing=True)
 

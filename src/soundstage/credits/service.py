@@ -176,6 +176,34 @@ def reserve(
     return reservation
 
 
+def extend(session: Session, reservation_id: str, amount: int) -> CreditReservation:
+    """Hold `amount` more credits on a reservation still held (work whose size grows as it
+    runs: a realtime session); 402 when the balance cannot cover it."""
+    if amount <= 0:
+        raise ValueError("an extension must be positive")
+    reservation = _reservation(session, reservation_id)
+    account_id, environment = reservation.account_id, reservation.environment
+    if not repository.grow_reservation(session, reservation_id, amount):
+        raise ValueError(f"reservation {reservation_id} is no longer held")
+    if not repository.move(
+        session, account_id, environment, available=-amount, reserved=amount, at=utcnow()
+    ):
+        balance = get_balance(session, account_id, environment)
+        raise InsufficientCredits(
+            f"This operation needs {amount} more credits; the balance is {balance.available}."
+        )
+    _record(
+        session,
+        account_id,
+        environment,
+        CreditTransactionType.RESERVE,
+        amount,
+        [(CreditWallet.AVAILABLE, -amount), (CreditWallet.RESERVED, amount)],
+        reservation=reservation,
+    )
+    return _reservation(session, reservation_id)
+
+
 def capture(session: Session, reservation_id: str, amount: int) -> CreditReservation:
     """Charge `amount` (at most what was held) and return the rest. Captures once: a second
     call, e.g. from a redelivered job, changes nothing."""

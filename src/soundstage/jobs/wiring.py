@@ -33,6 +33,10 @@ class Billing(Protocol):
         """Hold `amount` credits for the job; the reservation's id. 402 when the balance
         cannot cover it."""
 
+    def extend(self, session: Session, reservation_id: str, amount: int) -> None:
+        """Hold `amount` more on a held reservation (a session whose use grows). 402 when
+        the balance cannot cover it."""
+
     def capture(self, session: Session, reservation_id: str, amount: int) -> None:
         """Charge `amount` (at most what was held) and return the rest, once."""
 

@@ -12,6 +12,7 @@ from soundstage.models.credits import (
 from soundstage.models.idempotency import IdempotencyRecord
 from soundstage.models.jobs import Job
 from soundstage.models.media import MediaObject, StorageUsage
+from soundstage.models.realtime import RealtimeToken
 from soundstage.models.studios import (
     Room,
     RoomOccupancy,
@@ -59,6 +60,7 @@ __all__ = [
     "License",
     "LicensedMedia",
     "MediaObject",
+    "RealtimeToken",
     "Room",
     "RoomOccupancy",
     "StorageUsage",

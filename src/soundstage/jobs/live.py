@@ -1,0 +1,133 @@
+"""Jobs their caller runs itself instead of the queue (a realtime session): recorded as
+processing under the caller's lease from start to end, credits reserved up front and
+extended as the work grows, captured once at the end. If the caller's process dies, its
+lease runs out and the sweeper hands the job to a worker, where the kind's task (see
+`register_lost_kind`) fails it: nothing is charged for what no process can vouch for."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from soundstage.config import Settings
+from soundstage.core.errors import AppError
+from soundstage.core.ids import new_id
+from soundstage.core.principal import Principal
+from soundstage.core.timeutil import utcnow
+from soundstage.jobs import repository, wiring
+from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.jobs.payloads import JobRequest, JobResult
+from soundstage.models import Job
+from soundstage.models.jobs import JobStatus
+
+
+def start(
+    session: Session,
+    settings: Settings,
+    principal: Principal,
+    kind: str,
+    request: dict[str, Any],
+    *,
+    credits_needed: int,
+    owner: str,
+    lease_seconds: float,
+) -> Job:
+    """Record a job already running under `owner`'s lease and reserve `credits_needed`
+    (402 before anything runs)."""
+    now = utcnow()
+    job = Job(
+        id=new_id("job"),
+        account_id=principal.account_id,
+        environment=principal.environment,
+        kind=kind,
+        status=JobStatus.PROCESSING,
+        is_async=False,
+        progress=0.0,
+        request=request,
+        credits_reserved=credits_needed,
+        attempts=1,
+        lease_owner=owner,
+        lease_expires_at=now + timedelta(seconds=lease_seconds),
+        created_at=now,
+        updated_at=now,
+        started_at=now,
+    )
+    repository.add(session, job)
+    if credits_needed > 0:
+        billing = wiring.billing(settings)
+        job.reservation_id = billing.reserve(session, principal, credits_needed, kind, job.id)
+        session.flush()
+    return job
+
+
+def renew(session: Session, job_id: str, owner: str, lease_seconds: float) -> bool:
+    """Keep the job `owner`'s; False when it no longer is (it ended, or was taken over)."""
+    until = utcnow() + timedelta(seconds=lease_seconds)
+    return repository.renew_lease(session, job_id, owner, until)
+
+
+def grow(session: Session, settings: Settings, job: Job, owner: str, more: int) -> None:
+    """Hold `more` credits for the job (402 when the balance cannot cover them)."""
+    assert job.reservation_id is not None
+    wiring.billing(settings).extend(session, job.reservation_id, more)
+    repository.set_reservation(
+        session, job.id, owner, job.reservation_id, job.credits_reserved + more
+    )
+    job.credits_reserved += more
+
+
+def finish(
+    session: Session,
+    settings: Settings,
+    job: Job,
+    owner: str,
+    *,
+    credits_used: int,
+    result: dict[str, Any] | None,
+    error: AppError | None = None,
+) -> bool:
+    """End the job: `credits_used` captured (what was delivered, also when it failed), the
+    rest returned; completed with `result`, or failed with `error`."""
+    values: dict[str, Any] = {"credits_used": credits_used, "progress": 1.0}
+    if error is None:
+        status, values["result"] = JobStatus.COMPLETED, result
+    else:
+        status = JobStatus.FAILED
+        values["error"] = {
+            "type": error.type,
+            "code": error.code,
+            "message": error.message,
+            "param": error.param,
+            "status": error.status,
+        }
+    if not repository.finish(session, job.id, owner, status, utcnow(), **values):
+        return False
+    if job.reservation_id:
+        billing = wiring.billing(settings)
+        if credits_used > 0:
+            billing.capture(session, job.reservation_id, credits_used)
+        else:
+            billing.release(session, job.reservation_id)
+    return True
+
+
+class SessionLost(AppError):
+    """The process serving a realtime session stopped (its slot process or its API process
+    died); what it had not yet delivered is not charged."""
+
+    status = 500
+    type = "api_error"
+    code = "session_lost"
+
+
+def register_lost_kind(kind: str) -> None:
+    """Register `kind` as a live job's kind: a worker given one (its process died) fails it."""
+
+    @register(kind, request=JobRequest, result=JobResult)
+    def lost(ctx: JobContext[JobRequest]) -> JobOutcome[JobResult]:
+        raise SessionLost(
+            "The process serving this session stopped before the session ended; "
+            "nothing was charged."
+        )

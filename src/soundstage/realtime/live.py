@@ -1,0 +1,253 @@
+"""A realtime session on the API side: its slot, its job record (processing under this
+process's lease, renewed while it lasts), its credits (reserved in blocks as its use grows,
+captured once when it ends, however it ends), and the client's messages read within the
+idle timeout and the session's longest length."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import secrets
+import socket
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from fastapi import WebSocket
+from starlette.concurrency import run_in_threadpool
+from starlette.websockets import WebSocketDisconnect
+
+from soundstage.config import Settings
+from soundstage.core.db import Database
+from soundstage.core.errors import AppError, MalformedRequest, PayloadTooLarge
+from soundstage.core.principal import Principal
+from soundstage.jobs import live as live_jobs
+from soundstage.models import Job
+from soundstage.realtime.errors import SessionTimeout
+from soundstage.realtime.slots import Slot, SlotPool
+
+log = logging.getLogger("soundstage.realtime")
+
+
+@dataclass
+class LiveSession:
+    """What a feature's endpoint drives once the session is open: `receive` the client's
+    messages (read from the socket from then on by the session itself), `stream` each
+    through the handler, `cover` the credits its use has reached before delivering it, and
+    set `used` (what to capture at the end) and `result` (the job's result)."""
+
+    websocket: WebSocket
+    job: Job
+    slot: Slot
+    settings: Settings
+    db: Database
+    owner: str
+    started: float = field(default_factory=time.monotonic)
+    used: int = 0
+    result: dict[str, Any] = field(default_factory=dict)
+    _block: int = 0
+    _inbox: asyncio.Queue[dict[str, Any]] = field(default_factory=lambda: asyncio.Queue(32))
+    _gone: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def job_id(self) -> str:
+        return self.job.id
+
+    async def stream(self, message: Any) -> AsyncIterator[Any]:
+        """The handler's outputs for `message`, each as soon as it is ready; stops with
+        WebSocketDisconnect as soon as the client leaves (the slot is then freed once this
+        call is over, without waiting to deliver its outputs)."""
+        async for output in self._unless_gone(self.slot.call(message)):
+            yield output
+
+    async def finish(self) -> AsyncIterator[Any]:
+        """The handler's last outputs (what it still buffers) as the session ends."""
+        async for output in self._unless_gone(self.slot.close_handler()):
+            yield output
+
+    async def _unless_gone(self, outputs: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        gone = asyncio.ensure_future(self._gone.wait())
+        try:
+            while True:
+                step = asyncio.ensure_future(anext(outputs))
+                await asyncio.wait({step, gone}, return_when=asyncio.FIRST_COMPLETED)
+                if not step.done():
+                    step.cancel()
+                    raise WebSocketDisconnect(1001, "the client left")
+                try:
+                    yield step.result()
+                except StopAsyncIteration:
+                    return
+        finally:
+            gone.cancel()
+
+    async def cover(self, credits: int) -> None:
+        """Make sure `credits` are held, reserving more blocks if needed (402 when the
+        balance cannot cover them: end the session then)."""
+        missing = credits - self.job.credits_reserved
+        if missing <= 0:
+            return
+        more = -(-missing // self._block) * self._block if self._block else missing
+
+        def grow() -> None:
+            with self.db.session() as session:
+                live_jobs.grow(session, self.settings, self.job, self.owner, more)
+
+        await run_in_threadpool(grow)
+
+    async def receive(self) -> dict[str, Any]:
+        """The client's next message (`{"text": ...}` or `{"bytes": ...}`), within the idle
+        timeout and the session's longest length (SessionTimeout), at most
+        `realtime.max_message_bytes` (PayloadTooLarge); WebSocketDisconnect when it left."""
+        limits = self.settings.realtime
+        left = limits.max_session_seconds - (time.monotonic() - self.started)
+        timeout = min(limits.idle_timeout_seconds, left)
+        if timeout <= 0:
+            raise SessionTimeout(
+                f"The session reached its longest length, {limits.max_session_seconds:g} s."
+            )
+        try:
+            message = await asyncio.wait_for(self._inbox.get(), timeout)
+        except TimeoutError:
+            if timeout < limits.idle_timeout_seconds:
+                raise SessionTimeout(
+                    f"The session reached its longest length, {limits.max_session_seconds:g} s."
+                ) from None
+            raise SessionTimeout(
+                f"No message for {limits.idle_timeout_seconds:g} s: the session was closed."
+            ) from None
+        if message["type"] == "websocket.disconnect":
+            raise WebSocketDisconnect(message.get("code", 1000), message.get("reason"))
+        size = len(message.get("bytes") or b"") + len((message.get("text") or "").encode())
+        if size > limits.max_message_bytes:
+            raise PayloadTooLarge(
+                f"A message may hold at most {limits.max_message_bytes} bytes; this one "
+                f"held {size}."
+            )
+        return message
+
+    async def _read(self) -> None:
+        """Reads the client's messages as they come, a few ahead of the session (a client
+        sending faster than the session works is held back by TCP once `_inbox` is full),
+        and notices at once when the client leaves."""
+        while True:
+            message = dict(await self.websocket.receive())
+            await self._inbox.put(message)
+            if message["type"] == "websocket.disconnect":
+                self._gone.set()
+                return
+
+
+def read_json(message: dict[str, Any], *, param: str = "message") -> dict[str, Any]:
+    """A client's text message as a JSON object (MalformedRequest otherwise)."""
+    text = message.get("text")
+    if text is None:
+        raise MalformedRequest("Expected a JSON text message here.", param=param)
+    try:
+        body = json.loads(text)
+    except ValueError as exc:
+        raise MalformedRequest(f"The message is not valid JSON: {exc}", param=param) from exc
+    if not isinstance(body, dict):
+        raise MalformedRequest("The message must be a JSON object.", param=param)
+    return body
+
+
+def _owner() -> str:
+    return f"realtime:{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+@asynccontextmanager
+async def session(
+    websocket: WebSocket,
+    principal: Principal,
+    *,
+    kind: str,
+    factory: str,
+    params: dict[str, Any],
+    request: dict[str, Any],
+    block_credits: int,
+) -> AsyncIterator[LiveSession]:
+    """Open a session: a free slot (else RealtimeBusy / TooManySessions), its job recorded
+    with `block_credits` reserved (else 402, nothing charged), the handler made by `factory`
+    with `params` in the slot. On exit, whatever ended it (the client leaving included),
+    `used` is captured, the job ends (failed when an AppError ended it) and the slot is
+    freed."""
+    db: Database = websocket.app.state.db
+    settings: Settings = websocket.app.state.settings
+    pool: SlotPool = websocket.app.state.realtime_pool
+    owner = _owner()
+    lease = settings.jobs.lease_seconds
+
+    async with pool.hold((principal.account_id, principal.environment)) as slot:
+
+        def start() -> Job:
+            with db.session() as unit:
+                return live_jobs.start(
+                    unit,
+                    settings,
+                    principal,
+                    kind,
+                    request,
+                    credits_needed=block_credits,
+                    owner=owner,
+                    lease_seconds=lease,
+                )
+
+        job = await run_in_threadpool(start)
+        live = LiveSession(websocket, job, slot, settings, db, owner, _block=block_credits)
+        loop = asyncio.get_running_loop()
+        tasks = [
+            loop.create_task(_renew(db, job.id, owner, settings)),
+            loop.create_task(live._read()),
+        ]
+        error: AppError | None = None
+        try:
+            await slot.open(factory, params)
+            yield live
+        except AppError as exc:
+            error = exc
+            raise
+        finally:
+            for task in tasks:
+                task.cancel()
+            # Charged and ended even when the endpoint is being cancelled (the server
+            # stopping, the client gone): what was delivered is always captured.
+            with anyio.CancelScope(shield=True):
+                await asyncio.gather(*tasks, return_exceptions=True)
+                await run_in_threadpool(_end, live, error)
+
+
+def _end(live: LiveSession, error: AppError | None) -> None:
+    used = live.used
+    if used > live.job.credits_reserved:
+        held = live.job.credits_reserved
+        log.error("realtime job %s used %d credits, held %d", live.job.id, used, held)
+        used = held
+    with live.db.session() as unit:
+        live_jobs.finish(
+            unit,
+            live.settings,
+            live.job,
+            live.owner,
+            credits_used=used,
+            result=live.result,
+            error=error,
+        )
+
+
+async def _renew(db: Database, job_id: str, owner: str, settings: Settings) -> None:
+    def renew() -> None:
+        with db.session() as unit:
+            live_jobs.renew(unit, job_id, owner, settings.jobs.lease_seconds)
+
+    while True:
+        await asyncio.sleep(settings.jobs.heartbeat_seconds)
+        try:
+            await run_in_threadpool(renew)
+        except Exception:  # the database is down: the next beat tries again
+            log.warning("realtime job %s: lease not renewed", job_id, exc_info=True)

@@ -1,0 +1,266 @@
+"""Slot processes: each realtime session holds one process for its whole life, and its
+handler (a feature's SessionHandler) lives there with its state (buffers, VAD state,
+models loaded once per process). Messages go to the handler one at a time; its outputs come
+back as soon as each is ready. The pool knows no feature: a handler is named by its
+factory's import path."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import multiprocessing
+import threading
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, suppress
+from multiprocessing.connection import Connection
+from multiprocessing.context import SpawnContext, SpawnProcess
+from typing import Any, Protocol
+
+from soundstage.config import Settings
+from soundstage.core.errors import AppError, InternalError
+from soundstage.jobs.live import SessionLost
+from soundstage.realtime.errors import RealtimeBusy, TooManySessions
+
+log = logging.getLogger("soundstage.realtime")
+
+# A slot whose handler does not give its last call back within this long after its session
+# ended (a runaway synthesis) is killed and replaced, so it cannot hold the slot.
+_RECYCLE_TIMEOUT_SECONDS = 30.0
+# How long a new session waits for a slot whose session just ended (its last call running).
+_RECYCLE_WAIT_SECONDS = 5.0
+
+
+class SessionHandler(Protocol):
+    """A session's work, in its slot process."""
+
+    def handle(self, message: Any) -> Iterator[Any]:
+        """Take one client message; yield what to send back, each as soon as it is ready."""
+
+    def close(self) -> Iterator[Any]:
+        """The session ends: finish what is buffered; yield the rest."""
+
+
+SessionFactory = Callable[[Settings, dict[str, Any]], SessionHandler]
+
+
+def _factory(path: str) -> SessionFactory:
+    module, _, name = path.partition(":")
+    factory: SessionFactory = getattr(importlib.import_module(module), name)
+    return factory
+
+
+def _serve(conn: Connection, settings: Settings) -> None:
+    """A slot process: one handler at a time, each request answered by its items then
+    `done` (or `error`), tagged with the request's number so the parent can skip the
+    answers of a session that has gone."""
+    handler: SessionHandler | None = None
+    while True:
+        try:
+            number, op, argument = conn.recv()
+        except (EOFError, OSError):  # the API process is gone
+            return
+        try:
+            if op == "open":
+                factory_path, params = argument
+                handler = _factory(factory_path)(settings, params)
+            elif op in ("call", "close") and handler is not None:
+                outputs = handler.handle(argument) if op == "call" else handler.close()
+                for output in outputs:
+                    conn.send((number, "item", output))
+                if op == "close":
+                    handler = None
+            elif op == "reset":
+                handler = None
+            conn.send((number, "done", None))
+        except AppError as exc:
+            _send_error(conn, number, exc)
+        except Exception:
+            log.exception("realtime handler failed (%s)", op)
+            _send_error(conn, number, InternalError("The session failed; it was logged."))
+
+
+def _send_error(conn: Connection, number: int, error: AppError) -> None:
+    """The error itself goes back (pickled: its class, status, code, message, param)."""
+    try:
+        conn.send((number, "error", error))
+    except Exception:  # an error a feature made unpicklable
+        log.exception("realtime handler error could not be sent")
+        conn.send((number, "error", InternalError("The session failed; it was logged.")))
+
+
+class Slot:
+    """One slot process, started on first use and again after it dies."""
+
+    def __init__(self, index: int, settings: Settings, context: SpawnContext) -> None:
+        self.index = index
+        self._settings = settings
+        self._context = context
+        self._process: SpawnProcess | None = None
+        self._conn: Connection | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._inbox: asyncio.Queue[tuple[int, str, Any]] | None = None
+        self._number = 0
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    def _start(self) -> None:
+        if self._process is not None and self._process.is_alive() and self._conn is not None:
+            return
+        self.stop()
+        parent, child = self._context.Pipe()
+        process = self._context.Process(
+            target=_serve,
+            args=(child, self._settings),
+            name=f"soundstage-realtime-{self.index}",
+            daemon=True,
+        )
+        process.start()
+        child.close()
+        self._process, self._conn = process, parent
+        threading.Thread(
+            target=self._read, args=(parent,), name=f"realtime-slot-{self.index}", daemon=True
+        ).start()
+
+    def _read(self, conn: Connection) -> None:
+        """Hands each answer to the event loop of the session holding the slot."""
+        while True:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):
+                self._deliver((0, "lost", None))
+                return
+            self._deliver(message)
+
+    def _deliver(self, message: tuple[int, str, Any]) -> None:
+        loop, inbox = self._loop, self._inbox
+        if loop is None or inbox is None:
+            return
+        with suppress(RuntimeError):  # that loop has closed
+            loop.call_soon_threadsafe(inbox.put_nowait, message)
+
+    async def bind(self) -> None:
+        """Make the slot answer to the running event loop, starting its process if needed."""
+        self._loop = asyncio.get_running_loop()
+        self._inbox = asyncio.Queue()
+        if self._process is None or not self._process.is_alive():
+            await asyncio.to_thread(self._start)
+
+    async def _request(self, op: str, argument: Any) -> AsyncIterator[Any]:
+        assert self._conn is not None
+        assert self._inbox is not None
+        self._number += 1
+        number = self._number
+        try:
+            self._conn.send((number, op, argument))
+        except (OSError, ValueError) as exc:
+            raise SessionLost("The process serving this session stopped.") from exc
+        while True:
+            got, kind, payload = await self._inbox.get()
+            if kind == "lost":
+                raise SessionLost("The process serving this session stopped.")
+            if got != number:
+                continue  # an answer to a request of a session that has gone
+            if kind == "item":
+                yield payload
+            elif kind == "done":
+                return
+            else:
+                raise payload
+
+    async def open(self, factory: str, params: dict[str, Any]) -> None:
+        async for _ in self._request("open", (factory, params)):
+            pass
+
+    def call(self, message: Any) -> AsyncIterator[Any]:
+        return self._request("call", message)
+
+    def close_handler(self) -> AsyncIterator[Any]:
+        return self._request("close", None)
+
+    async def reset(self) -> None:
+        """Drop the session's handler once its last call is over."""
+        async for _ in self._request("reset", None):
+            pass
+
+    def stop(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        if self._process is not None:
+            if self._process.is_alive():
+                self._process.kill()
+            self._process.join(5)
+            self._process = None
+
+
+class SlotPool:
+    """The slots of one API process. A session takes a free one or is refused (never
+    queued), and an account may hold at most `max_sessions_per_account` of them."""
+
+    def __init__(self, settings: Settings) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._settings = settings
+        self._slots = [Slot(i, settings, context) for i in range(settings.realtime.processes)]
+        self._free = list(reversed(self._slots))
+        self._held: Counter[tuple[str, str]] = Counter()
+        self._recycling: set[asyncio.Task[None]] = set()
+
+    @property
+    def free(self) -> int:
+        return len(self._free)
+
+    def pids(self) -> list[int]:
+        return [slot.pid for slot in self._slots if slot.pid is not None]
+
+    @asynccontextmanager
+    async def hold(self, account: tuple[str, str]) -> AsyncIterator[Slot]:
+        """A slot for one session; freed when the session ends, whatever ended it."""
+        limit = self._settings.realtime.max_sessions_per_account
+        if self._held[account] >= limit:
+            raise TooManySessions(
+                f"This account already holds {limit} realtime sessions; close one first."
+            )
+        if not self._free:
+            await self._wait_for_recycling()
+        if not self._free:
+            raise RealtimeBusy(
+                "Every realtime slot is taken; retry in a few seconds.",
+                headers={"Retry-After": "5"},
+            )
+        slot = self._free.pop()
+        self._held[account] += 1
+        try:
+            await slot.bind()
+            yield slot
+        finally:
+            self._held[account] -= 1
+            task = asyncio.get_running_loop().create_task(self._recycle(slot))
+            self._recycling.add(task)
+            task.add_done_callback(self._recycling.discard)
+
+    async def _wait_for_recycling(self) -> None:
+        """A slot whose session has just ended is free as soon as its last call is over:
+        wait for that (at most a few seconds) rather than refuse."""
+        deadline = time.monotonic() + _RECYCLE_WAIT_SECONDS
+        while not self._free and self._recycling and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+
+    async def _recycle(self, slot: Slot) -> None:
+        """The slot is free as soon as its handler is dropped: at once when no call is
+        running, else when the running one ends (or the process is replaced)."""
+        try:
+            await asyncio.wait_for(slot.reset(), _RECYCLE_TIMEOUT_SECONDS)
+        except (TimeoutError, AppError):
+            log.warning("realtime slot %d replaced: its last call did not end", slot.index)
+            await asyncio.to_thread(slot.stop)
+        finally:
+            self._free.append(slot)
+
+    def close(self) -> None:
+        for slot in self._slots:
+            slot.stop()
