@@ -58,6 +58,7 @@ from soundstage.speech.dubbing import endpoints as dubbing_endpoints
 from soundstage.speech.isolator import endpoints as isolator_endpoints
 from soundstage.speech.stt import endpoints as stt_endpoints
 from soundstage.speech.tts import endpoints as tts_endpoints
+from soundstage.speech.tts import realtime_endpoints as tts_realtime_endpoints
 from soundstage.speech.voice_changer import endpoints as voice_changer_endpoints
 from soundstage.storage import endpoints as storage_endpoints
 from soundstage.storage.backend import make_store
@@ -144,6 +145,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(storage_endpoints.router)
     api.include_router(voices_endpoints.router)
     api.include_router(tts_endpoints.router)
+    api.include_router(tts_realtime_endpoints.router)
     api.include_router(stt_endpoints.router)
     api.include_router(isolator_endpoints.router)
     api.include_router(voice_changer_endpoints.router)
