@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from collections.abc import AsyncIterator
 from typing import Any, Final
 
 from fastapi import WebSocket
@@ -137,17 +138,14 @@ class Conversation:
             await self._deliver(self._session.stream(TextInput(first.text, flush=first.flush)))
         while True:
             message = _input(live.read_json(await self._session.receive()))
-            if message.text:
-                await self._deliver(
-                    self._session.stream(TextInput(message.text, flush=message.flush))
-                )
-            elif message.flush:
-                await self._deliver(self._session.stream(TextInput("", flush=True)))
+            if message.text or message.flush:
+                text = TextInput(message.text or "", flush=message.flush)
+                await self._deliver(self._session.stream(text))
             if message.ends:
                 break
         await self._deliver(self._session.finish())
 
-    async def _deliver(self, outputs: Any) -> None:
+    async def _deliver(self, outputs: AsyncIterator[Any]) -> None:
         async for output in outputs:
             if isinstance(output, SpokenChunk):
                 await self._send_chunk(output)
