@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from soundstage.config import Settings
+from soundstage.engines.conversion.intonation import pitch_track
 from soundstage.engines.transcribers.align import align_words
 from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.media import encodings
@@ -135,3 +136,24 @@ def test_more_text_waiting_than_the_session_holds_is_refused() -> None:
     with pytest.raises(TextBufferFull) as refused:
         list(speech.handle(TextInput(" few more words")))
     assert (refused.value.status, refused.value.param) == (422, "text")
+
+
+def spoken_ms(**params: object) -> tuple[int, Audio]:
+    speech = session(format="pcm_22050", **params)
+    outputs = [*speech.handle(TextInput("The boat leaves the harbor at noon.", flush=True))]
+    outputs.extend(speech.close())
+    return totals_of(outputs).duration_ms, decoded("pcm_22050", outputs)
+
+
+def test_speed_and_pitch_are_applied_to_each_piece() -> None:
+    normal_ms, normal = spoken_ms()
+    fast_ms, _ = spoken_ms(speed=2.0)
+    # The engine's own rate (Piper's length scale is calibrated to the speed asked).
+    assert 0.4 <= fast_ms / normal_ms <= 0.6
+    shifted_ms, shifted = spoken_ms(pitch=5)
+    # Rubber Band keeps the length and moves the voice up 5 semitones (x 1.33).
+    assert abs(shifted_ms - normal_ms) <= normal_ms * 0.08
+    shifted_hz, normal_hz = pitch_track(shifted).median_hz(), pitch_track(normal).median_hz()
+    assert shifted_hz is not None
+    assert normal_hz is not None
+    assert 1.2 <= shifted_hz / normal_hz <= 1.5, (shifted_hz, normal_hz)
