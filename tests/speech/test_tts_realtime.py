@@ -40,11 +40,18 @@ def funded(db: Database) -> Customer:
 
 def messages_until_closed(ws: Any) -> tuple[list[bytes | dict[str, Any]], int]:
     """Every frame the server sends (bytes, or JSON as a dict) and the close code."""
+    received, code, _ = messages_until_closed_with_reason(ws)
+    return received, code
+
+
+def messages_until_closed_with_reason(
+    ws: Any,
+) -> tuple[list[bytes | dict[str, Any]], int, str]:
     received: list[bytes | dict[str, Any]] = []
     while True:
         message = ws.receive()
         if message["type"] == "websocket.close":
-            return received, int(message["code"])
+            return received, int(message["code"]), str(message.get("reason") or "")
         if message.get("bytes") is not None:
             received.append(message["bytes"])
         else:
@@ -52,11 +59,13 @@ def messages_until_closed(ws: Any) -> tuple[list[bytes | dict[str, Any]], int]:
 
 
 def closed_with(ws: Any) -> tuple[dict[str, Any], int]:
-    received, code = messages_until_closed(ws)
+    """The error message and the close code, whose reason is the error's code."""
+    received, code, reason = messages_until_closed_with_reason(ws)
     assert len(received) == 1, received
     error = received[0]
     assert isinstance(error, dict)
     assert error["type"] == "error"
+    assert reason == error["error"]["code"]
     return error["error"], code
 
 
