@@ -10,6 +10,11 @@ For each store, 1 worker node and then 2 (each `soundstage worker --processes 1`
 jobs per minute, the 2-node/1-node ratio (issue 22 expects >= 1.8 on 2 cores) and the
 per-job overhead of S3 against the local store (expects <= 10%).
 
+The reference, in the same run: the same mix done by the bare engines (no service, no
+queue, no database) in 1 and then 2 processes side by side. Its 2/1 ratio is what the
+machine itself gives two CPU-bound processes (a virtual machine's two vCPUs may share a
+physical core or its caches); the service's ratio is also printed as a share of it.
+
 Each worker process runs its engines on one thread (faster-whisper's and Piper's
 `cpu_threads` settings, BLAS through OMP_NUM_THREADS), as a node sized one worker per core
 is configured (README, "Sizing workers"): otherwise one worker would already use both cores
@@ -264,15 +269,102 @@ def measure(store: str, workers: int, sets: int) -> float:
     return count * 60 / seconds
 
 
+def reference_worker(mixes: int, audio_path: str) -> None:
+    """The reference: the same mix done by the engines themselves in this process, no
+    service around them (TTS of TEXT by Piper, the 10 s of speech transcribed by whisper-base
+    with its defaults, the 3 s sound effect rendered), after one warm-up mix."""
+    from soundstage.config import Settings
+    from soundstage.creative.sound import scene
+    from soundstage.creative.sound.interpret import index_for, interpret
+    from soundstage.engines.embedder import get_embedder
+    from soundstage.engines.transcribers.registry import get_transcriber
+    from soundstage.engines.tts.registry import get_engine
+    from soundstage.media.audio import Audio
+
+    settings = Settings()
+    samples, rate = soundfile.read(audio_path, dtype="float32", always_2d=True)
+    speech = Audio(samples, rate)
+    tts, stt = get_engine("piper"), get_transcriber(settings=settings)
+    index = index_for(get_embedder())
+
+    def one_mix() -> None:
+        tts.synthesize(TEXT, "en_US-joe-medium")
+        stt.transcribe(speech, language="en", word_timestamps=False)
+        scene.render(interpret("rain on a tin roof", index), 3, 1)
+
+    one_mix()
+    print("ready", flush=True)
+    sys.stdin.readline()  # go
+    for _ in range(mixes):
+        one_mix()
+
+
+def measure_reference(processes: int, sets: int, audio_path: str) -> float:
+    """Jobs per minute of the bare engines in `processes` processes side by side, `sets`
+    mixes in all: how well the machine itself runs two such processes at once."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT / "src"),
+        "SOUNDSTAGE_STT__CPU_THREADS": "1",
+        "SOUNDSTAGE_TTS__CPU_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+    }
+    share = -(-sets // processes)
+    children = [
+        subprocess.Popen(
+            [sys.executable, __file__, "--reference-worker", str(share), audio_path],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(processes)
+    ]
+    for child in children:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "ready"
+    start = time.perf_counter()
+    for child in children:
+        assert child.stdin is not None
+        child.stdin.write("go\n")
+        child.stdin.flush()
+    for child in children:
+        assert child.wait() == 0
+    seconds = time.perf_counter() - start
+    return 3 * share * processes * 60 / seconds
+
+
+def speech_file() -> str:
+    """10 s of speech from the bundled Piper voice, as a WAV file for the reference."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from soundstage.engines.tts.registry import get_engine
+
+    audio = get_engine("piper").synthesize(TEXT + " " + TEXT[:60], "en_US-joe-medium")
+    ten = np.zeros((audio.sample_rate * 10, 1), dtype="float32")
+    ten[: min(audio.frames, len(ten))] = audio.samples[: len(ten)]
+    path = Path(tempfile.mkdtemp(prefix="bench-ref-")) / "speech.wav"
+    soundfile.write(path, ten, audio.sample_rate)
+    return str(path)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sets", type=int, default=6, help="mixes of 3 jobs per measurement")
     parser.add_argument("--stores", default="local,s3")
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--reference-worker", nargs=2, metavar=("MIXES", "AUDIO"))
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "src"))
+    if args.reference_worker:
+        reference_worker(int(args.reference_worker[0]), args.reference_worker[1])
+        return
+    audio_path = speech_file()
     results: dict[tuple[str, int], list[float]] = {}
     for _ in range(args.runs):
+        for processes in (1, 2):
+            rate = measure_reference(processes, args.sets, audio_path)
+            results.setdefault(("bare engines", processes), []).append(rate)
+            print(f"bare engines x{processes}: {rate:6.1f} jobs/min", flush=True)
         for store in args.stores.split(","):
             for workers in (1, 2):
                 rate = measure(store, workers, args.sets)
@@ -280,9 +372,14 @@ def main() -> None:
                 print(f"{store:>5} x{workers}: {rate:6.1f} jobs/min", flush=True)
     print()
     median = {key: statistics.median(values) for key, values in results.items()}
+    ceiling = median[("bare engines", 2)] / median[("bare engines", 1)]
+    print(f"reference, bare engines: 2 processes / 1 = {ceiling:.2f} (this machine's own scaling)")
     for store in args.stores.split(","):
         ratio = median[(store, 2)] / median[(store, 1)]
-        print(f"{store}: 2 worker nodes / 1 = {ratio:.2f} (expected >= 1.8)")
+        print(
+            f"{store}: 2 worker nodes / 1 = {ratio:.2f} (expected >= 1.8), "
+            f"{ratio / ceiling:.0%} of the machine's own"
+        )
     if ("s3", 1) in median and ("local", 1) in median:
         for workers in (1, 2):
             overhead = median[("local", workers)] / median[("s3", workers)] - 1
