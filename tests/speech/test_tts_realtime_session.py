@@ -109,7 +109,9 @@ def test_words_are_placed_where_a_recognizer_hears_them() -> None:
     pairs = zip(ours, heard, strict=True)
     offsets = [abs(mine.start_ms - theirs.start_ms) for mine, theirs in pairs]
     assert statistics.mean(offsets) <= 200, offsets
-    assert max(offsets) <= 500, offsets
+    # Piper draws each reading's timing afresh (its noise is unseeded): the worst word was
+    # 434 to 539 ms off over runs; a misplaced piece would be seconds off.
+    assert max(offsets) <= 700, offsets
 
 
 @pytest.mark.parametrize("fmt", ["mp3", "ulaw_8000", "pcm_22050"])
