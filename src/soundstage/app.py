@@ -59,6 +59,7 @@ from soundstage.speech.isolator import endpoints as isolator_endpoints
 from soundstage.speech.stt import endpoints as stt_endpoints
 from soundstage.speech.stt import realtime_endpoints as stt_realtime_endpoints
 from soundstage.speech.tts import endpoints as tts_endpoints
+from soundstage.speech.tts import realtime_endpoints as tts_realtime_endpoints
 from soundstage.speech.voice_changer import endpoints as voice_changer_endpoints
 from soundstage.storage import endpoints as storage_endpoints
 from soundstage.storage.backend import make_store
@@ -145,6 +146,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(storage_endpoints.router)
     api.include_router(voices_endpoints.router)
     api.include_router(tts_endpoints.router)
+    api.include_router(tts_realtime_endpoints.router)
     api.include_router(stt_endpoints.router)
     api.include_router(stt_realtime_endpoints.router)
     api.include_router(isolator_endpoints.router)

@@ -111,6 +111,10 @@ def serve(host: str, port: int, processes: int, no_worker: bool) -> None:
                 port=port,
                 workers=processes,
                 log_config=log_config,
+                # On SIGTERM open requests and realtime sessions get as long as running jobs
+                # do, then are cut (a session's use is still captured): a client that hangs
+                # on never keeps a stopping server alive.
+                timeout_graceful_shutdown=max(1, round(settings.jobs.shutdown_timeout_seconds)),
             )
         finally:
             if embedded is not None:

@@ -181,6 +181,11 @@ class TtsSettings(BaseModel):
     # unset: ONNX Runtime's default, one per physical core. With several worker processes
     # (or nodes) on one machine, threads x processes = cores (README, "Sizing workers").
     cpu_threads: int | None = Field(default=None, ge=1)
+    # A realtime session (GET /api/v1/speech/tts/realtime) holds at most this many characters
+    # of text received and not yet spoken; more is refused (422 text_buffer_full, close
+    # 4422). Text is spoken as each sentence or long clause completes, and a run without any
+    # break is cut at 280 characters, so only a message this large on its own reaches it.
+    realtime_max_buffered_characters: int = Field(default=5000, ge=300)
 
 
 class RealtimeSettings(BaseModel):

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -199,3 +200,44 @@ def test_sigterm_to_serve_lets_its_embedded_worker_finish_the_job(
     assert (job.attempts, job.credits_used) == (1, 30)
     assert captures_of(db, job_id) == [30]
     wait_until_gone(embedded, what="the embedded worker")
+
+
+def test_a_client_waiting_on_serve_does_not_keep_it_from_stopping(
+    settings: Settings, db: Database, demo_catalog: object
+) -> None:
+    """A synchronous request that would wait 900 s for a job nobody runs (no worker) is cut
+    once the shutdown timeout has passed: serve exits rather than wait for the client."""
+    import httpx
+
+    customer = create_customer(db, credits_each=1000)
+    port = free_port()
+    env = settings_env(settings)
+    env["SOUNDSTAGE_JOBS"] = settings.jobs.model_copy(
+        update={"shutdown_timeout_seconds": 1.0}
+    ).model_dump_json()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "soundstage.cli", "serve", "--no-worker", "--port", str(port)],
+        env=env,
+        cwd=REPO_ROOT,
+    )
+    try:
+        wait_for_port(port, timeout=60)
+        with ThreadPoolExecutor(1) as pool:
+            waiting = pool.submit(
+                httpx.post,
+                f"http://127.0.0.1:{port}/api/v1/speech/tts",
+                json={"text": "Nobody will read this.", "voice_id": "voice_joe"},
+                headers=customer.auth(),
+                timeout=60,
+            )
+            time.sleep(1.0)
+            assert not waiting.done(), waiting.result()  # the request waits on its job
+            stopped_at = time.monotonic()
+            server.send_signal(signal.SIGTERM)
+            assert server.wait(30) == 0
+            assert time.monotonic() - stopped_at < 10
+            with contextlib.suppress(httpx.HTTPError):
+                waiting.result()
+    finally:
+        if server.poll() is None:
+            server.kill()

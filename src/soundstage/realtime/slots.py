@@ -100,6 +100,7 @@ class Slot:
         self._context = context
         self._process: SpawnProcess | None = None
         self._conn: Connection | None = None
+        self._reader: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._inbox: asyncio.Queue[tuple[int, str, Any]] | None = None
         self._number = 0
@@ -122,9 +123,10 @@ class Slot:
         process.start()
         child.close()
         self._process, self._conn = process, parent
-        threading.Thread(
+        self._reader = threading.Thread(
             target=self._read, args=(parent,), name=f"realtime-slot-{self.index}", daemon=True
-        ).start()
+        )
+        self._reader.start()
 
     def _read(self, conn: Connection) -> None:
         """Hands each answer to the event loop of the session holding the slot."""
@@ -145,10 +147,12 @@ class Slot:
 
     async def bind(self) -> None:
         """Make the slot answer to the running event loop, starting its process if needed."""
-        self._loop = asyncio.get_running_loop()
-        self._inbox = asyncio.Queue()
         if self._process is None or not self._process.is_alive():
             await asyncio.to_thread(self._start)
+        # A fresh inbox once the process is up: nothing a dead process's reader said reaches
+        # this session.
+        self._loop = asyncio.get_running_loop()
+        self._inbox = asyncio.Queue()
 
     async def _request(self, op: str, argument: Any) -> AsyncIterator[Any]:
         assert self._conn is not None
@@ -188,14 +192,20 @@ class Slot:
             pass
 
     def stop(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        # The process first: its end of the pipe closes, so the reader thread gets EOF and
+        # ends before this end is closed (a descriptor closed under a blocked reader could be
+        # reused by another file while it still reads it).
         if self._process is not None:
             if self._process.is_alive():
                 self._process.kill()
             self._process.join(5)
             self._process = None
+        if self._reader is not None:
+            self._reader.join(5)
+            self._reader = None
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
 
 
 class SlotPool:

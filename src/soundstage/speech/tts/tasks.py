@@ -16,6 +16,7 @@ from soundstage.engines.tts.base import SpeechSynthesizer
 from soundstage.engines.tts.registry import get_engine
 from soundstage.jobs import streams
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.jobs.live import register_lost_kind
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
 from soundstage.media import encodings
 from soundstage.media.audio import Audio, EncodeFormat, StreamEncoder
@@ -23,6 +24,9 @@ from soundstage.media.encodings import Encoding
 from soundstage.speech.tts.schemas import TimedWord
 
 KIND = "tts"
+# A realtime session's job (GET /api/v1/speech/tts/realtime): its API process runs it and
+# ends it; a worker only ever gets one whose API process died, and fails it uncharged.
+REALTIME_KIND = "tts_realtime"
 CONTENT_NAMES = {"mp3": "speech.mp3", "wav": "speech.wav", "flac": "speech.flac"}
 # The rates an engine is asked to speak at (any speed outside is finished by Rubber Band).
 NATIVE_RATE_RANGE: Final = (0.5, 2.0)
@@ -164,3 +168,6 @@ def synthesize_speech(ctx: JobContext[TtsJob]) -> JobOutcome[TtsResult]:
     if words is not None:
         result.words = words
     return JobOutcome(result, credits_used=characters)
+
+
+register_lost_kind(REALTIME_KIND)

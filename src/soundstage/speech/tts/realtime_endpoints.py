@@ -1,0 +1,67 @@
+"""Realtime text-to-speech: the WebSocket GET /api/v1/speech/tts/realtime (text streamed in,
+speech streamed out) and POST /api/v1/speech/tts/realtime/tokens (a single-use token to open
+one from a browser)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, WebSocket
+from starlette.concurrency import run_in_threadpool
+from starlette.websockets import WebSocketDisconnect
+
+from soundstage.config import Settings
+from soundstage.core.db import Database
+from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
+from soundstage.core.errors import AppError
+from soundstage.realtime import gate, live
+from soundstage.speech.tts import realtime
+from soundstage.speech.tts.schemas import RealtimeTokenResponse
+from soundstage.speech.tts.tasks import REALTIME_KIND
+
+router = APIRouter(tags=["Speech"])
+
+PURPOSE = "tts"
+
+
+@router.websocket("/speech/tts/realtime")
+async def text_to_speech_realtime(websocket: WebSocket) -> None:
+    """Text streamed in, speech streamed out, over one WebSocket (README, "Realtime
+    text-to-speech"). Authenticated by `Authorization: Bearer <key>` or `?token=` from
+    POST /speech/tts/realtime/tokens. Errors end the session with an `error` message and the
+    close code 4000 + status; credits (1 per character spoken) are captured when it ends,
+    however it ends, for the audio sent."""
+    try:
+        principal = await gate.authenticate(websocket, PURPOSE)
+        await websocket.accept()
+        db: Database = websocket.app.state.db
+        settings: Settings = websocket.app.state.settings
+        opening = await realtime.read_opening(websocket, settings)
+        params = await realtime.session_params(db, settings, opening)
+        async with live.session(
+            websocket,
+            principal,
+            kind=REALTIME_KIND,
+            factory=realtime.FACTORY,
+            params=params,
+            request=realtime.opening_request(opening),
+            block_credits=realtime.BLOCK_CREDITS,
+        ) as session:
+            await realtime.Conversation(websocket, session, opening).run()
+        await websocket.close()  # 1000, a normal end
+    except WebSocketDisconnect:
+        pass
+    except AppError as exc:
+        await gate.refuse(websocket, exc)
+
+
+@router.post(
+    "/speech/tts/realtime/tokens",
+    response_model=RealtimeTokenResponse,
+)
+async def mint_realtime_token(
+    db: DatabaseDep, settings: SettingsDep, principal: PrincipalDep
+) -> RealtimeTokenResponse:
+    """A token that opens one realtime text-to-speech session as this key, for a browser
+    (which cannot set a WebSocket's headers; never put the key itself in a URL): single
+    use, valid `realtime.token_ttl_seconds` (60 s by default)."""
+    minted = await run_in_threadpool(gate.mint_token, db, settings, principal, PURPOSE)
+    return RealtimeTokenResponse(token=minted.token, expires_at=minted.expires_at)
