@@ -21,11 +21,11 @@ from soundstage.config import RealtimeSettings, Settings
 from soundstage.core.db import Database
 from soundstage.core.errors import AppError
 from soundstage.jobs import live as live_jobs
-from soundstage.models import Job
 from soundstage.realtime import gate, live
 from soundstage.realtime.slots import SlotPool
 from tests.support.credits import wallet_sums
 from tests.support.factories import Customer, create_customer, principal_of
+from tests.support.realtime import job_of, wallets
 
 KIND = "shout_realtime"
 BLOCK = 10
@@ -81,19 +81,6 @@ def one_slot(settings: Settings) -> Iterator[TestClient]:
 
 def connect(client: TestClient, customer: Customer, query: str = "") -> Any:
     return client.websocket_connect(f"/api/v1/test/shout{query}", headers=customer.auth())
-
-
-def job_of(db: Database, job_id: str) -> Job:
-    with db.session() as session:
-        job = session.get(Job, job_id)
-        assert job is not None
-        session.expunge(job)
-        return job
-
-
-def wallets(db: Database, customer: Customer) -> dict[str, int]:
-    sums = wallet_sums(db, customer.account_id, "sandbox")
-    return {wallet: sums.get(wallet, 0) for wallet in ("available", "reserved", "consumed")}
 
 
 def closed_with(ws: Any) -> tuple[dict[str, Any], int]:

@@ -23,9 +23,9 @@ from soundstage.credits.rates import Operation, for_duration
 from soundstage.models import Job
 from tests.speech.audio_fixtures import librivox_clips
 from tests.speech.realtime_audio import FRAME_MS, Session, finals_error_rate, librivox_session
-from tests.support.credits import wallet_sums
 from tests.support.factories import Customer, create_customer
 from tests.support.processes import serve
+from tests.support.realtime import job_of, wallets
 
 pytestmark = pytest.mark.services
 
@@ -44,19 +44,6 @@ def one_slot(settings: Settings) -> Iterator[TestClient]:
     app = create_app(settings.model_copy(update={"realtime": RealtimeSettings(processes=1)}))
     with TestClient(app) as client:
         yield client
-
-
-def wallets(db: Database, customer: Customer) -> dict[str, int]:
-    sums = wallet_sums(db, customer.account_id, "sandbox")
-    return {wallet: sums.get(wallet, 0) for wallet in ("available", "reserved", "consumed")}
-
-
-def job_of(db: Database, job_id: str) -> Job:
-    with db.session() as session:
-        job = session.get(Job, job_id)
-        assert job is not None
-        session.expunge(job)
-        return job
 
 
 def realtime_jobs(db: Database, customer: Customer) -> int:

@@ -19,7 +19,7 @@ from soundstage.config import RealtimeSettings, Settings
 from soundstage.core.db import Database
 from soundstage.voices.service import CatalogCounts
 from tests.support.factories import Customer, create_customer
-from tests.support.realtime_tts import job_of, pcm_audio, wallets
+from tests.support.realtime import job_of, pcm_audio, wallets
 
 PATH = "/api/v1/speech/tts/realtime"
 TEXT = "Good morning, everyone. The boat leaves at noon. Bring something warm to wear"

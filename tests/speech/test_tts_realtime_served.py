@@ -24,7 +24,7 @@ from soundstage.voices.service import CatalogCounts
 from tests.speech.audio_fixtures import word_error_rate
 from tests.support.factories import Customer, create_customer
 from tests.support.processes import serve
-from tests.support.realtime_tts import job_of, pcm_audio, wallets
+from tests.support.realtime import job_of, pcm_audio, wallets
 
 pytestmark = pytest.mark.services
 

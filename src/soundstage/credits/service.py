@@ -146,13 +146,7 @@ def reserve(
     if amount < 0:
         raise ValueError("a reservation cannot be negative")
     account_id, environment = principal.account_id, principal.environment
-    if not repository.move(
-        session, account_id, environment, available=-amount, reserved=amount, at=utcnow()
-    ):
-        balance = get_balance(session, account_id, environment)
-        raise InsufficientCredits(
-            f"This operation needs {amount} credits; the balance is {balance.available}."
-        )
+    _hold(session, account_id, environment, amount, "")
     reservation = CreditReservation(
         id=new_id("crsv"),
         account_id=account_id,
@@ -164,16 +158,31 @@ def reserve(
         created_at=utcnow(),
     )
     repository.add(session, reservation)
+    _record_hold(session, reservation, amount)
+    return reservation
+
+
+def _hold(session: Session, account_id: str, environment: str, amount: int, more: str) -> None:
+    """Move `amount` from available to reserved; 402 when available cannot cover it."""
+    if not repository.move(
+        session, account_id, environment, available=-amount, reserved=amount, at=utcnow()
+    ):
+        balance = get_balance(session, account_id, environment)
+        raise InsufficientCredits(
+            f"This operation needs {amount}{more} credits; the balance is {balance.available}."
+        )
+
+
+def _record_hold(session: Session, reservation: CreditReservation, amount: int) -> None:
     _record(
         session,
-        account_id,
-        environment,
+        reservation.account_id,
+        reservation.environment,
         CreditTransactionType.RESERVE,
         amount,
         [(CreditWallet.AVAILABLE, -amount), (CreditWallet.RESERVED, amount)],
         reservation=reservation,
     )
-    return reservation
 
 
 def extend(session: Session, reservation_id: str, amount: int) -> CreditReservation:
@@ -182,25 +191,10 @@ def extend(session: Session, reservation_id: str, amount: int) -> CreditReservat
     if amount <= 0:
         raise ValueError("an extension must be positive")
     reservation = _reservation(session, reservation_id)
-    account_id, environment = reservation.account_id, reservation.environment
     if not repository.grow_reservation(session, reservation_id, amount):
         raise ValueError(f"reservation {reservation_id} is no longer held")
-    if not repository.move(
-        session, account_id, environment, available=-amount, reserved=amount, at=utcnow()
-    ):
-        balance = get_balance(session, account_id, environment)
-        raise InsufficientCredits(
-            f"This operation needs {amount} more credits; the balance is {balance.available}."
-        )
-    _record(
-        session,
-        account_id,
-        environment,
-        CreditTransactionType.RESERVE,
-        amount,
-        [(CreditWallet.AVAILABLE, -amount), (CreditWallet.RESERVED, amount)],
-        reservation=reservation,
-    )
+    _hold(session, reservation.account_id, reservation.environment, amount, " more")
+    _record_hold(session, reservation, amount)
     return _reservation(session, reservation_id)
 
 

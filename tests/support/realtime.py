@@ -1,5 +1,5 @@
-"""What the realtime text-to-speech tests share: the session's job and the account's wallets
-read back, and raw 16-bit PCM received turned back into audio."""
+"""What the realtime tests share: a session's job and the account's wallets read back, and
+raw 16-bit PCM received turned back into audio."""
 
 from __future__ import annotations
 
