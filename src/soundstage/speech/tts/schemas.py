@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from soundstage.core.schemas import RequestModel
+from soundstage.core.timeutil import Timestamp
 from soundstage.jobs.schemas import CompletedJob
 
 MAX_TEXT_CHARACTERS = 5000
@@ -148,4 +148,4 @@ class RealtimeTokenResponse(BaseModel):
         description="Opens one session within `expires_at`: "
         "`wss://<host>/api/v1/speech/tts/realtime?token=<token>`. Single use."
     )
-    expires_at: datetime
+    expires_at: Timestamp
