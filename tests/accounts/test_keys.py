@@ -49,6 +49,7 @@ def test_a_created_key_is_listed_without_its_secret_and_authenticates(
         "active",
     )
     assert created["revoked_at"] is None
+    assert created["current"] is False
     assert created["preview"] == secret[: len("sk_sandbox_") + 4] + "…"
 
     listing = client.get("/api/v1/keys", headers=customer.auth())
@@ -61,11 +62,15 @@ def test_a_created_key_is_listed_without_its_secret_and_authenticates(
     assert secret not in listing.text
     assert secret[len("sk_sandbox_") + 4 :] not in listing.text
     assert "secret" not in body["data"][1]
+    assert [k["current"] for k in body["data"]] == [False, True]
 
     # The new key is a key like any other: it calls the API and manages the account's keys.
     assert client.get("/api/v1/credits", headers=bearer(secret)).status_code == 200
     theirs = client.get("/api/v1/keys", headers=bearer(secret)).json()["data"]
-    assert {k["id"] for k in theirs} == {created["id"], customer.sandbox_key_id}
+    assert [(k["id"], k["current"]) for k in theirs] == [
+        (created["id"], True),
+        (customer.sandbox_key_id, False),
+    ]
 
 
 def test_the_list_pages_newest_first(client: TestClient, customer: Customer) -> None:
@@ -121,6 +126,7 @@ def test_a_key_may_revoke_itself_but_not_the_last_active_one(
     itself = client.post(f"/api/v1/keys/{customer.sandbox_key_id}/revoke", headers=customer.auth())
     assert itself.status_code == 200
     assert itself.json()["status"] == "revoked"
+    assert itself.json()["current"] is True
     assert_error(client.get("/api/v1/keys", headers=customer.auth()), 401, "api_key_revoked")
     # The spare is now the last one: it may not go, and it still works.
     assert_error(

@@ -16,13 +16,14 @@ from soundstage.accounts.schemas import (
 from soundstage.core.deps import PrincipalDep, SandboxPrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageDep
+from soundstage.core.principal import Principal
 from soundstage.models import ApiKey
 
 router = APIRouter()
 VERIFICATION = "Buyer verification"
 
 
-def _key_fields(key: ApiKey) -> dict[str, object]:
+def _key_fields(key: ApiKey, principal: Principal) -> dict[str, object]:
     return {
         "id": key.id,
         "environment": key.environment,
@@ -31,6 +32,7 @@ def _key_fields(key: ApiKey) -> dict[str, object]:
         "status": "active" if key.revoked_at is None else "revoked",
         "created_at": key.created_at,
         "revoked_at": key.revoked_at,
+        "current": key.id == principal.api_key_id,
     }
 
 
@@ -43,7 +45,7 @@ def list_api_keys(
     never shown: a key is told apart by its `preview` and `name`."""
     rows, has_more = service.list_keys(session, principal, page)
     return ListResponse[ApiKeyOut](
-        data=[ApiKeyOut.model_validate(_key_fields(k)) for k in rows], has_more=has_more
+        data=[ApiKeyOut.model_validate(_key_fields(k, principal)) for k in rows], has_more=has_more
     )
 
 
@@ -63,7 +65,9 @@ def create_api_key(
     `accounts.max_active_keys` (20) active keys per environment: one more is 409
     `too_many_api_keys`."""
     issued = service.issue_key(session, principal, body.name, settings.accounts.max_active_keys)
-    return ApiKeyCreated.model_validate({**_key_fields(issued.key), "secret": issued.secret})
+    return ApiKeyCreated.model_validate(
+        {**_key_fields(issued.key, principal), "secret": issued.secret}
+    )
 
 
 @router.post(
@@ -78,7 +82,7 @@ def revoke_api_key(key_id: str, session: SessionDep, principal: PrincipalDep) ->
     may revoke itself: its next request is 401 `api_key_revoked`. The environment's last
     active key cannot be revoked (409 `last_api_key`): create another first."""
     key = service.revoke_owned_key(session, principal, key_id)
-    return ApiKeyOut.model_validate(_key_fields(key))
+    return ApiKeyOut.model_validate(_key_fields(key, principal))
 
 
 @router.get("/buyers/verification", response_model=BuyerVerificationOut, tags=[VERIFICATION])

@@ -92,6 +92,10 @@ class ApiKeyOut(BaseModel):
     status: Literal["active", "revoked"]
     created_at: Timestamp
     revoked_at: Timestamp | None
+    current: bool = Field(
+        description="Whether this is the key the request was made with (revoking it ends "
+        "the caller's access with that key)."
+    )
 
 
 class ApiKeyCreated(ApiKeyOut):
