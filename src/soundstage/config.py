@@ -135,6 +135,12 @@ class DawSettings(BaseModel):
     max_track_duration_ms: int = Field(default=3 * 3_600_000, ge=1)
 
 
+class AccountSettings(BaseModel):
+    # Active (unrevoked) API keys an account may hold in each environment; one more through
+    # `POST /api/v1/keys` is 409 `too_many_api_keys`. Revoked keys do not count.
+    max_active_keys: int = Field(default=20, ge=1)
+
+
 class CreditSettings(BaseModel):
     # A sandbox top-up may not take the sandbox balance (available + reserved) past this.
     sandbox_max_balance: int = Field(default=10_000_000, ge=1)
@@ -295,6 +301,7 @@ class Settings(BaseSettings):
     storage: StorageSettings = Field(default_factory=StorageSettings)
     daw: DawSettings = Field(default_factory=DawSettings)
     credits: CreditSettings = Field(default_factory=CreditSettings)
+    accounts: AccountSettings = Field(default_factory=AccountSettings)
     isolation: IsolationSettings = Field(default_factory=IsolationSettings)
     voice_changer: VoiceChangerSettings = Field(default_factory=VoiceChangerSettings)
     metrics: MetricsSettings = Field(default_factory=MetricsSettings)

@@ -63,7 +63,6 @@ ALLOWED = {
 
 # Customer tables that no statement filters by owner: always reached through an owned row.
 REACHED_THROUGH_OWNED_ROW = {
-    "ApiKey": "found by its secret's hash: authenticating is what names the owner",
     "CreditEntry": "read by the ids of owned transactions (credits.repository.entries_of)",
     "CreditReservation": "by the id an owned job or a worker holds",
     "RealtimeToken": "found by its hash: using the token is what names the owner",
@@ -247,6 +246,7 @@ def seeded(
     ids["media_id"] = client.post("/api/v1/uploads", files=upload, headers=auth).json()["id"]
     ledger = client.get("/api/v1/credits/ledger", headers=auth).json()["data"]
     ids["transaction_id"] = ledger[0]["id"]
+    ids["key_id"] = customer.sandbox_key_id
     with db.session() as session:
         endpoint = WebhookEndpoint(
             id=new_id("we"),

@@ -10,7 +10,7 @@ class AccountNotFound(NotFound):
 
 
 class ApiKeyNotFound(NotFound):
-    """No such API key (operator commands)."""
+    """No such API key (or not one of the caller's, in its environment)."""
 
     code = "api_key_not_found"
 
@@ -26,3 +26,17 @@ class VerificationStateConflict(Conflict):
     nothing pending to decide)."""
 
     code = "verification_state_conflict"
+
+
+class TooManyApiKeys(Conflict):
+    """The account has `accounts.max_active_keys` active API keys in this environment
+    already: revoke one first."""
+
+    code = "too_many_api_keys"
+
+
+class LastApiKey(Conflict):
+    """This is the account's last active API key in its environment: create another before
+    revoking it, so that the account keeps a way in."""
+
+    code = "last_api_key"

@@ -62,3 +62,41 @@ class BuyerVerificationOut(BaseModel):
     verified_at: Timestamp | None
     rejected_at: Timestamp | None
     updated_at: Timestamp | None
+
+
+class ApiKeyCreate(RequestModel):
+    name: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=100,
+        description='A label to tell the key apart, e.g. `"CI"` (optional).',
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _printable_label(cls, value: str | None) -> str | None:
+        if value is not None and any(unicodedata.category(char) == "Cc" for char in value):
+            raise ValueError("must not contain control characters")
+        return value
+
+
+class ApiKeyOut(BaseModel):
+    object: Literal["api_key"] = "api_key"
+    id: str
+    environment: Literal["sandbox", "production"]
+    name: str | None
+    preview: str = Field(
+        description="The key's prefix and its first 4 secret characters, e.g. "
+        "`sk_sandbox_Ab3d…`: enough to recognise it, never enough to use it."
+    )
+    status: Literal["active", "revoked"]
+    created_at: Timestamp
+    revoked_at: Timestamp | None
+    current: bool = Field(
+        description="Whether this is the key the request was made with (revoking it ends "
+        "the caller's access with that key)."
+    )
+
+
+class ApiKeyCreated(ApiKeyOut):
+    secret: str = Field(description="The key itself. Shown in this answer only: store it now.")

@@ -9,10 +9,16 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from soundstage.accounts import repository
-from soundstage.accounts.errors import AccountNotFound, ApiKeyNotFound
+from soundstage.accounts.errors import (
+    AccountNotFound,
+    ApiKeyNotFound,
+    LastApiKey,
+    TooManyApiKeys,
+)
 from soundstage.config import ENVIRONMENTS, Environment
 from soundstage.core.errors import ApiKeyRevoked, InvalidApiKey, MalformedApiKey, MissingApiKey
 from soundstage.core.ids import new_id, random_token
+from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.credits import service as credits
@@ -48,7 +54,9 @@ def get_account(session: Session, account_id: str) -> Account:
     return account
 
 
-def create_key(session: Session, account_id: str, environment: Environment) -> IssuedKey:
+def create_key(
+    session: Session, account_id: str, environment: Environment, name: str | None = None
+) -> IssuedKey:
     get_account(session, account_id)
     secret = KEY_PREFIXES[environment] + random_token(_SECRET_LENGTH)
     key = ApiKey(
@@ -57,6 +65,7 @@ def create_key(session: Session, account_id: str, environment: Environment) -> I
         environment=environment,
         secret_hash=hash_secret(secret),
         display_prefix=secret[: len(KEY_PREFIXES[environment]) + 4],
+        name=name,
         created_at=utcnow(),
     )
     repository.add(session, key)
@@ -70,6 +79,52 @@ def revoke_key(session: Session, key_id: str) -> ApiKey:
     if key.revoked_at is None:
         key.revoked_at = utcnow()
         session.flush()
+    return key
+
+
+def list_keys(
+    session: Session, principal: Principal, page: PageParams
+) -> tuple[list[ApiKey], bool]:
+    """The caller's account's keys in the caller's environment, revoked ones included,
+    newest first."""
+    return paginate(session, repository.owned_keys(principal), ApiKey, page, ApiKeyNotFound)
+
+
+def issue_key(
+    session: Session, principal: Principal, name: str | None, max_active_keys: int
+) -> IssuedKey:
+    """A new key of the caller's account in the caller's environment, within the bound on
+    active keys (409 `too_many_api_keys` past it)."""
+    # One key-management request of an account at a time: two creations cannot both take
+    # the last place below the bound.
+    repository.lock_account(session, principal.account_id)
+    if repository.count_active_keys(session, principal) >= max_active_keys:
+        raise TooManyApiKeys(
+            f"This account has {max_active_keys} active API keys in {principal.environment}, "
+            "the most it may hold; revoke one first."
+        )
+    return create_key(session, principal.account_id, principal.environment, name)
+
+
+def revoke_owned_key(session: Session, principal: Principal, key_id: str) -> ApiKey:
+    """Revoke a key of the caller's account in the caller's environment (404 for any other);
+    a revoked key is answered as it is. The caller's own key may be revoked (its next request
+    is 401 `api_key_revoked`), but not the environment's last active one (409 `last_api_key`),
+    so that an account always keeps a way in."""
+    repository.lock_account(session, principal.account_id)
+    key = repository.get_owned_key(session, principal, key_id)
+    if key is None:
+        raise ApiKeyNotFound(f"No such API key: {key_id}", param="key_id")
+    if key.revoked_at is not None:
+        return key
+    if repository.count_active_keys(session, principal) <= 1:
+        raise LastApiKey(
+            "This is the last active API key of this account in "
+            f"{principal.environment}: create another one before revoking it.",
+            param="key_id",
+        )
+    repository.revoke_owned_key(session, principal, key_id, utcnow())
+    session.refresh(key)
     return key
 
 

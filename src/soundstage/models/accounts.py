@@ -28,6 +28,8 @@ class ApiKey(Timestamped, Base):
     secret_hash: Mapped[str] = mapped_column(String(64), unique=True)
     # The first characters, to tell keys apart in listings ("sk_sandbox_Ab3d…").
     display_prefix: Mapped[str] = mapped_column(String(32))
+    # The holder's label ("CI", "console"), optional.
+    name: Mapped[str | None] = mapped_column(String(100), default=None)
     revoked_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
