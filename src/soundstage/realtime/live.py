@@ -15,10 +15,11 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 from fastapi import WebSocket
+from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocketDisconnect
 
@@ -32,6 +33,8 @@ from soundstage.realtime.errors import SessionTimeout
 from soundstage.realtime.slots import Slot, SlotPool
 
 log = logging.getLogger("soundstage.realtime")
+
+Opening = TypeVar("Opening", bound=BaseModel)
 
 
 @dataclass
@@ -141,6 +144,35 @@ class LiveSession:
             if message["type"] == "websocket.disconnect":
                 self._gone.set()
                 return
+
+
+def validation_error(exc: ValidationError, what: str) -> tuple[str | None, str]:
+    """(the field at fault, a message naming it) of a client message's first error."""
+    first = exc.errors()[0]
+    param = ""
+    for part in first.get("loc", ()):
+        param += f"[{part}]" if isinstance(part, int) else (f".{part}" if param else str(part))
+    problem = "Unknown field" if first.get("type") == "extra_forbidden" else first.get("msg")
+    return param or None, f"Invalid {what}: {param}: {problem}." if param else f"{problem}."
+
+
+async def read_opening(websocket: WebSocket, model: type[Opening]) -> Opening:
+    """A session's opening message (the first the client sends), within the idle timeout
+    (SessionTimeout), as `model`: MalformedRequest naming the field (close 4400) when it is
+    not one, before anything is reserved or charged."""
+    timeout = websocket.app.state.settings.realtime.idle_timeout_seconds
+    try:
+        message = await asyncio.wait_for(websocket.receive(), timeout)
+    except TimeoutError:
+        raise SessionTimeout(f"No opening message within {timeout:g} s.") from None
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000))
+    body = read_json(dict(message), param="opening")
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        param, text = validation_error(exc, "opening message")
+        raise MalformedRequest(text, param=param or "opening") from None
 
 
 def read_json(message: dict[str, Any], *, param: str = "message") -> dict[str, Any]:

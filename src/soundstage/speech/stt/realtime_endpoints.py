@@ -4,13 +4,11 @@ tokens for browsers). The protocol is in the README, "Realtime transcription".""
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
 from typing import Any, Final
 
 from fastapi import APIRouter, WebSocket
-from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocketDisconnect
 
@@ -20,7 +18,6 @@ from soundstage.core.openapi import errors
 from soundstage.core.principal import Principal
 from soundstage.credits.rates import Operation, for_duration
 from soundstage.realtime import gate, live
-from soundstage.realtime.errors import SessionTimeout
 from soundstage.speech.stt.realtime_session import BYTES_PER_SAMPLE
 from soundstage.speech.stt.schemas import RealtimeToken, SttRealtimeOpening
 from soundstage.speech.stt.tasks import REALTIME_KIND
@@ -51,34 +48,12 @@ async def realtime_transcription(websocket: WebSocket) -> None:
     try:
         principal = await gate.authenticate(websocket, PURPOSE)
         await websocket.accept()
-        opening = await _opening(websocket)
+        opening = await live.read_opening(websocket, SttRealtimeOpening)
         await _transcribe(websocket, principal, opening)
     except WebSocketDisconnect:
         pass
     except AppError as exc:
         await gate.refuse(websocket, exc)
-
-
-async def _opening(websocket: WebSocket) -> SttRealtimeOpening:
-    """The opening message, validated before anything is reserved (4400 names the field)."""
-    settings = websocket.app.state.settings
-    try:
-        message = await asyncio.wait_for(
-            websocket.receive(), settings.realtime.idle_timeout_seconds
-        )
-    except TimeoutError:
-        raise SessionTimeout("No opening message came: the session was closed.") from None
-    if message["type"] == "websocket.disconnect":
-        raise WebSocketDisconnect(message.get("code", 1000))
-    body = live.read_json(dict(message), param="opening")
-    try:
-        return SttRealtimeOpening.model_validate(body)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or "opening"
-        raise MalformedRequest(
-            f"The opening message's `{field}` is invalid: {first['msg']}.", param=field
-        ) from exc
 
 
 async def _transcribe(

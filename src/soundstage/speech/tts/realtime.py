@@ -17,7 +17,6 @@ normal close (1000).
 
 from __future__ import annotations
 
-import asyncio
 import base64
 from collections.abc import AsyncIterator
 from typing import Any, Final
@@ -25,15 +24,13 @@ from typing import Any, Final
 from fastapi import WebSocket
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
-from starlette.websockets import WebSocketDisconnect
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
-from soundstage.core.errors import InvalidField, MalformedRequest
+from soundstage.core.errors import InvalidField
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.realtime import live
-from soundstage.realtime.errors import SessionTimeout
 from soundstage.speech.tts.realtime_session import (
     AudioTail,
     SessionParams,
@@ -51,31 +48,9 @@ FACTORY: Final = "soundstage.speech.tts.realtime_session:open_session"
 BLOCK_CREDITS: Final = 300
 
 
-def _first_error(exc: ValidationError) -> tuple[str | None, str]:
-    first = exc.errors()[0]
-    param = ""
-    for part in first.get("loc", ()):
-        param += f"[{part}]" if isinstance(part, int) else (f".{part}" if param else str(part))
-    message = "Unknown field" if first.get("type") == "extra_forbidden" else first.get("msg")
-    return param or None, f"{param}: {message}." if param else f"{message}."
-
-
 async def read_opening(websocket: WebSocket, settings: Settings) -> RealtimeTtsOpening:
-    """The opening message, within the idle timeout; MalformedRequest (close 4400) naming
-    the field when it is not a valid one."""
-    timeout = settings.realtime.idle_timeout_seconds
-    try:
-        message = await asyncio.wait_for(websocket.receive(), timeout)
-    except TimeoutError:
-        raise SessionTimeout(f"No opening message within {timeout:g} s.") from None
-    if message["type"] == "websocket.disconnect":
-        raise WebSocketDisconnect(message.get("code", 1000))
-    body = live.read_json(dict(message), param="opening")
-    try:
-        return RealtimeTtsOpening.model_validate(body)
-    except ValidationError as exc:
-        param, text = _first_error(exc)
-        raise MalformedRequest(f"Invalid opening message: {text}", param=param) from None
+    """The opening message (close 4400 naming the field when it is not a valid one)."""
+    return await live.read_opening(websocket, RealtimeTtsOpening)
 
 
 async def session_params(
@@ -112,8 +87,8 @@ def _input(body: dict[str, Any]) -> RealtimeTtsInput:
     try:
         return RealtimeTtsInput.model_validate(body)
     except ValidationError as exc:
-        param, text = _first_error(exc)
-        raise InvalidField(f"Invalid message: {text}", param=param) from None
+        param, text = live.validation_error(exc, "message")
+        raise InvalidField(text, param=param) from None
 
 
 class Conversation:
