@@ -7,6 +7,7 @@ import errno
 import os
 import shutil
 import signal
+import subprocess
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -166,6 +167,27 @@ def test_an_owner_file_being_written_is_never_taken_for_no_owner(
     assert workdir.is_dir()
     workdirs.remove_orphans(db, settings, now=time.time() + 3600)
     assert not workdir.exists()
+
+
+def test_a_worker_killed_before_naming_its_directory_leaves_nothing_behind(
+    settings: Settings, db: Database
+) -> None:
+    """Killed between making its work directory and writing the owner file: the directory's
+    name carries the dead process's pid, so the next sweep removes it at once; a live
+    process's unnamed directory stays (it is about to write its owner)."""
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    root = workdirs.work_root(settings)
+    orphan, running = root / f"job_killedearly.{dead.pid}.x1", root / f"job_alive.{os.getpid()}.x2"
+    orphan.mkdir()
+    running.mkdir()
+    workdirs.remove_orphans(db, settings)
+    assert not orphan.exists()
+    assert running.is_dir()
+    created = workdirs.create(settings, "job_pid", "host:1:abcd")
+    assert created.name.startswith(f"job_pid.{os.getpid()}.")
+    shutil.rmtree(created)
+    shutil.rmtree(running)
 
 
 def test_a_new_work_directory_names_its_owner_and_nothing_else(settings: Settings) -> None:

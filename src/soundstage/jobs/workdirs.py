@@ -34,7 +34,10 @@ def work_root(settings: Settings) -> Path:
 
 def create(settings: Settings, job_id: str, owner: str) -> Path:
     """A fresh work directory for `owner`'s attempt at job `job_id`."""
-    workdir = Path(tempfile.mkdtemp(prefix=f"{job_id}.", dir=work_root(settings)))
+    # The creating process's pid is in the name too: a worker killed before it wrote the
+    # owner file leaves a directory the sweeper can still tell is over (its process is gone).
+    prefix = f"{job_id}.{os.getpid()}."
+    workdir = Path(tempfile.mkdtemp(prefix=prefix, dir=work_root(settings)))
     try:
         # Written aside and renamed: a sweeper never reads the owner file half-written (empty,
         # which it would take for "no owner" and remove the running attempt's directory).
@@ -75,7 +78,11 @@ def _owner_of(path: Path, now: float) -> str | None:
         owner = (path / OWNER_FILE).read_text()
         if owner:
             return owner
-    # No owner (yet, or ever: an empty file is one being written by an older worker).
+    # No owner (yet, or ever: an empty file is one being written by an older worker). The
+    # process that made it, when it is named and gone, will never write one.
+    parts = path.name.split(".")
+    if len(parts) == 3 and parts[1].isdigit() and not _alive(int(parts[1])):
+        return ""
     with contextlib.suppress(FileNotFoundError):
         if now - path.stat().st_mtime > _UNNAMED_GRACE_SECONDS:
             return ""
