@@ -219,15 +219,24 @@ def test_a_killed_slot_process_ends_its_session_uncharged_and_is_replaced(
     assert answer["pid"] != pid
 
 
-def test_an_idle_client_is_closed_with_4408(one_slot: TestClient, db: Database) -> None:
+def test_each_message_restarts_the_idle_timeout_and_silence_ends_it_with_4408(
+    one_slot: TestClient, db: Database
+) -> None:
     customer = create_customer(db, 100)
     with connect(one_slot, customer) as ws:
         ws.send_json({})
-        ws.receive_json()
-        began = time.monotonic()
-        error, code = closed_with(ws)
+        job_id = ws.receive_json()["job_id"]
+        # A message every 1.2 s keeps a session with a 2 s idle timeout open past 3.6 s.
+        answers = []
+        for word in ("one", "two", "three"):
+            time.sleep(1.2)
+            ws.send_json({"text": word})
+            answers.append(ws.receive_json()["word"])
+        error, code = closed_with(ws)  # then silence
+    assert answers == ["ONE", "TWO", "THREE"]
     assert (code, error["error"]["code"]) == (4408, "session_timeout")
-    assert 1.9 <= time.monotonic() - began < 5
+    job = job_of(db, job_id)
+    assert (job.status, job.credits_used) == ("failed", 3)  # what was delivered is charged
 
 
 def test_a_token_opens_one_session_once(

@@ -38,6 +38,8 @@ TEXT = (
     "Nobody spoke until we reached the other side."
 )
 JOE = {"engine": "piper", "engine_voice": "en_US-joe-medium", "language": "en-US"}
+# A voice that reads a text the same every time (Piper's noise is unseeded).
+FLITE = {"engine": "flite", "engine_voice": "slt"}
 
 
 def session(**params: object) -> RealtimeSpeech:
@@ -102,16 +104,16 @@ def test_text_sent_word_by_word_is_spoken_sentence_by_sentence_and_understood() 
 
 @pytest.mark.slow
 def test_words_are_placed_where_a_recognizer_hears_them() -> None:
-    outputs, _ = word_by_word(session(format="pcm_24000"), TEXT)
+    # On flite, which reads the same every time: Piper draws each reading's timing afresh,
+    # and its worst word lands 434 to 539 ms from the recognizer's from run to run.
+    outputs, _ = word_by_word(session(format="pcm_24000", **FLITE), TEXT)
     ours = [word for chunk in chunks_of(outputs) for word in chunk.words]
     assert [word.word for word in ours] == TEXT.split()
     heard = align_words(decoded("pcm_24000", outputs), TEXT, language="en-US")
     pairs = zip(ours, heard, strict=True)
     offsets = [abs(mine.start_ms - theirs.start_ms) for mine, theirs in pairs]
     assert statistics.mean(offsets) <= 200, offsets
-    # Piper draws each reading's timing afresh (its noise is unseeded): the worst word was
-    # 434 to 539 ms off over runs; a misplaced piece would be seconds off.
-    assert max(offsets) <= 700, offsets
+    assert max(offsets) <= 500, offsets
 
 
 @pytest.mark.parametrize("fmt", ["mp3", "ulaw_8000", "pcm_22050"])
@@ -154,12 +156,12 @@ def test_speed_and_pitch_are_applied_to_each_piece() -> None:
     assert 0.4 <= fast_ms / normal_ms <= 0.6
     # The pitch on a voice that reads the same every time (Piper draws each reading's
     # intonation afresh, so two readings' median pitches differ by themselves).
-    flite = {"engine": "flite", "engine_voice": "slt"}
-    steady_ms, normal = spoken_ms(**flite)
-    shifted_ms, shifted = spoken_ms(**flite, pitch=5)
+    steady_ms, normal = spoken_ms(**FLITE)
+    shifted_ms, shifted = spoken_ms(**FLITE, pitch=5)
     # Rubber Band keeps the length and moves the voice up 5 semitones (x 1.33).
     assert abs(shifted_ms - steady_ms) <= steady_ms * 0.08
     shifted_hz, normal_hz = pitch_track(shifted).median_hz(), pitch_track(normal).median_hz()
     assert shifted_hz is not None
     assert normal_hz is not None
-    assert 1.2 <= shifted_hz / normal_hz <= 1.5, (shifted_hz, normal_hz)
+    # 5 semitones is 2 ** (5 / 12) = 1.335 (flite reads it 1.334).
+    assert 1.30 <= shifted_hz / normal_hz <= 1.37, (shifted_hz, normal_hz)

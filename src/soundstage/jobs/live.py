@@ -13,10 +13,9 @@ from sqlalchemy.orm import Session
 
 from soundstage.config import Settings
 from soundstage.core.errors import AppError
-from soundstage.core.ids import new_id
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
-from soundstage.jobs import repository, wiring
+from soundstage.jobs import repository, service, wiring
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.jobs.payloads import JobRequest, JobResult
 from soundstage.models import Job
@@ -37,29 +36,20 @@ def start(
     """Record a job already running under `owner`'s lease and reserve `credits_needed`
     (402 before anything runs)."""
     now = utcnow()
-    job = Job(
-        id=new_id("job"),
-        account_id=principal.account_id,
-        environment=principal.environment,
-        kind=kind,
+    return service.record(
+        session,
+        settings,
+        principal,
+        kind,
+        request,
+        credits_needed=credits_needed,
         status=JobStatus.PROCESSING,
         is_async=False,
-        progress=0.0,
-        request=request,
-        credits_reserved=credits_needed,
         attempts=1,
         lease_owner=owner,
         lease_expires_at=now + timedelta(seconds=lease_seconds),
-        created_at=now,
-        updated_at=now,
         started_at=now,
     )
-    repository.add(session, job)
-    if credits_needed > 0:
-        billing = wiring.billing(settings)
-        job.reservation_id = billing.reserve(session, principal, credits_needed, kind, job.id)
-        session.flush()
-    return job
 
 
 def renew(session: Session, job_id: str, owner: str, lease_seconds: float) -> bool:

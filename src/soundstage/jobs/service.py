@@ -48,29 +48,53 @@ def submit(
     resumed = _resumed_job(session, principal, kind)
     if resumed is not None:
         return resumed
+    job = record(
+        session,
+        settings,
+        principal,
+        kind,
+        request,
+        credits_needed=credits_needed,
+        status=JobStatus.QUEUED,
+        is_async=is_async,
+        estimated_completion_ms=estimated_completion_ms,
+        attempts=0,
+    )
+    idempotency.bind_job(session, job.id)
+    after_commit(session, lambda: _enqueue(settings, job.id))
+    return job
+
+
+def record(
+    session: Session,
+    settings: Settings,
+    principal: Principal,
+    kind: str,
+    request: dict[str, Any],
+    *,
+    credits_needed: int,
+    **state: Any,
+) -> Job:
+    """A new job row of the caller's, in `state` (status, attempts, lease...), with its
+    credits reserved (402 before anything is recorded for good)."""
     now = utcnow()
     job = Job(
         id=new_id("job"),
         account_id=principal.account_id,
         environment=principal.environment,
         kind=kind,
-        status=JobStatus.QUEUED,
-        is_async=is_async,
         progress=0.0,
         request=request,
         credits_reserved=credits_needed,
-        estimated_completion_ms=estimated_completion_ms,
-        attempts=0,
         created_at=now,
         updated_at=now,
+        **state,
     )
     repository.add(session, job)
     if credits_needed > 0:
         billing = wiring.billing(settings)
         job.reservation_id = billing.reserve(session, principal, credits_needed, kind, job.id)
         session.flush()
-    idempotency.bind_job(session, job.id)
-    after_commit(session, lambda: _enqueue(settings, job.id))
     return job
 
 

@@ -23,7 +23,6 @@ from typing import Any, Final
 
 from fastapi import WebSocket
 from pydantic import ValidationError
-from starlette.concurrency import run_in_threadpool
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
@@ -31,6 +30,7 @@ from soundstage.core.errors import InvalidField
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.realtime import live
+from soundstage.speech.tts import service
 from soundstage.speech.tts.realtime_session import (
     AudioTail,
     SessionParams,
@@ -40,7 +40,6 @@ from soundstage.speech.tts.realtime_session import (
 )
 from soundstage.speech.tts.schemas import RealtimeTtsInput, RealtimeTtsOpening
 from soundstage.speech.tts.segments import DEFAULT_CHUNK_LENGTH_SCHEDULE
-from soundstage.voices import service as voices
 
 FACTORY: Final = "soundstage.speech.tts.realtime_session:open_session"
 # Credits reserved when the session opens, and again each time its use outgrows them: one
@@ -58,22 +57,13 @@ async def session_params(
 ) -> dict[str, Any]:
     """The handler's SessionParams: the voice resolved to its engine's (404 when unknown)."""
 
-    def voice() -> dict[str, Any]:
-        with db.read_session() as session:
-            found = voices.get_active_voice(session, opening.voice_id)
-            return {
-                "engine": found.engine,
-                "engine_voice": found.engine_voice,
-                "language": found.language,
-            }
-
     schedule = (
         opening.generation_config.chunk_length_schedule
         if opening.generation_config is not None
         else DEFAULT_CHUNK_LENGTH_SCHEDULE
     )
     params = SessionParams(
-        **await run_in_threadpool(voice),
+        **await service.engine_voice(db, opening.voice_id),
         format=opening.format,
         speed=opening.reading_speed,
         pitch=opening.pitch,

@@ -23,19 +23,26 @@ from soundstage.speech.tts.tasks import KIND
 from soundstage.voices import service as voices
 
 
-async def _job_request(
-    db: Database, body: TtsRequest, *, stream: bool, encoding: str | None = None
-) -> dict[str, Any]:
-    def voice_settings() -> dict[str, Any]:
+async def engine_voice(db: Database, voice_id: str) -> dict[str, Any]:
+    """The catalog voice `voice_id` as its engine reads it: `engine`, `engine_voice` and
+    `language` (404 when there is no such active voice)."""
+
+    def lookup() -> dict[str, Any]:
         with db.read_session() as session:
-            voice = voices.get_active_voice(session, body.voice_id)
+            voice = voices.get_active_voice(session, voice_id)
             return {
                 "engine": voice.engine,
                 "engine_voice": voice.engine_voice,
                 "language": voice.language,
             }
 
-    request = {**body.model_dump(), **await run_in_threadpool(voice_settings), "stream": stream}
+    return await run_in_threadpool(lookup)
+
+
+async def _job_request(
+    db: Database, body: TtsRequest, *, stream: bool, encoding: str | None = None
+) -> dict[str, Any]:
+    request = {**body.model_dump(), **await engine_voice(db, body.voice_id), "stream": stream}
     if encoding is not None:
         request["encoding"] = encoding
     return request
