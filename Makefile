@@ -12,11 +12,15 @@ TEST_PROCESSES ?= 2
 # Debian packages the service and its tests use.
 APT_PACKAGES := redis-server openssl curl jq espeak-ng festival festvox-us-slt-hts festvox-kallpc16k flite rubberband-cli \
 	fluidsynth fluid-soundfont-gm tzdata \
-	apertium apertium-eng-spa apertium-fr-es apertium-es-pt apertium-spa-ita apertium-es-ro
+	apertium apertium-eng-spa apertium-fr-es apertium-es-pt apertium-spa-ita apertium-es-ro \
+	chromium chromium-driver
+# The web console's sources; its build (npm from the npm registry, Vite) lands in the package.
+CONSOLE_SOURCES := $(shell find console/src -type f) console/index.html console/package.json \
+	console/package-lock.json console/vite.config.ts console/tsconfig.json
 
 .PHONY: install serve test test-fast lint format clean
 
-install: $(STAMPS)/python
+install: $(STAMPS)/python $(STAMPS)/console
 
 $(STAMPS)/apt: Makefile scripts/apt-install.sh
 	@mkdir -p $(STAMPS)
@@ -31,10 +35,17 @@ $(STAMPS)/python: pyproject.toml constraints.txt $(STAMPS)/apt
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev]'
 	@touch $@
 
+# The console needs Node.js >= 20.19 (Vite 8); Debian's own nodejs is installed if none is there.
+$(STAMPS)/console: $(CONSOLE_SOURCES) $(STAMPS)/apt
+	@command -v npm >/dev/null || scripts/apt-install.sh nodejs npm
+	cd console && npm ci --no-audit --no-fund --loglevel=error && npm run build
+	@touch $@
+
 serve: install
 	$(BIN)/soundstage migrate
 	$(BIN)/soundstage catalog load-demo
 	@$(BIN)/soundstage demo
+	@echo "web console: http://$(HOST):$(PORT)/console/ (sign in with that key)"
 	$(BIN)/soundstage serve --host $(HOST) --port $(PORT)
 
 test: install

@@ -25,6 +25,7 @@ from soundstage.compat.elevenlabs import errors as elevenlabs_errors
 from soundstage.compat.openai import endpoints as openai_endpoints
 from soundstage.compat.openai import errors as openai_errors
 from soundstage.config import Settings, get_settings
+from soundstage.console import endpoints as console_endpoints
 from soundstage.core import metrics, openapi
 from soundstage.core.db import Database
 from soundstage.core.errors import (
@@ -169,6 +170,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(voices_endpoints.public_router)
     app.include_router(talent_endpoints.public_router)
     app.include_router(ops_endpoints.router)
+    app.include_router(console_endpoints.router)
 
     _install_error_handlers(app)
     openapi.install(

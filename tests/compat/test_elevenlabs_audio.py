@@ -106,9 +106,17 @@ def test_speech_to_text_tells_two_voices_apart(live_url: str, rich: Customer) ->
     words = [w for w in answer.words if w.type == "word"]
     assert {w.speaker_id for w in answer.words} == {"speaker_0", "speaker_1"}
     assert words[0].speaker_id == "speaker_0"
+    # Each turn is told by its words but for one at either edge, which may fall to either side
+    # (Piper reads a line a little differently each time).
     second = next(i for i, w in enumerate(words) if w.text.startswith("Of"))
-    assert words[second + 1].speaker_id == "speaker_1"
-    assert words[-1].speaker_id == "speaker_0"
+    third = next(i for i, w in enumerate(words) if w.text.startswith("There"))
+    turns = (words[:second], words[second:third], words[third:])
+    majority = [max(("speaker_0", "speaker_1"), key=[w.speaker_id for w in t].count) for t in turns]
+    assert majority == ["speaker_0", "speaker_1", "speaker_0"]
+    assert all(
+        sum(w.speaker_id == speaker for w in turn) >= len(turn) - 2
+        for turn, speaker in zip(turns, majority, strict=True)
+    ), [(w.text, w.speaker_id) for w in words]
 
 
 def test_speech_to_text_refusals(live_url: str, customer: Customer) -> None:

@@ -621,3 +621,106 @@ def test_bookings_list_pages_and_filters(
 def test_an_unknown_booking_is_404(client: TestClient, caller: Customer) -> None:
     response = client.get("/api/v1/studios/bookings/bkg_nothing", headers=caller.auth())
     assert assert_error(response, 404, "booking_not_found")["param"] == "booking_id"
+
+
+# POST /api/v1/studios/{id}/quote: the amounts checkout would charge for the same body, the
+# same rules, a time already taken refused, nothing reserved.
+
+QUOTE_FIELDS = (
+    BOOKING_FIELDS
+    - {"id", "status", "refund_cents", "notes", "cancellation_reason", "created_at"}
+    - {"cancelled_at"}
+)
+
+
+def post_quote(client: TestClient, customer: Customer, studio_id: str, **fields: Any) -> Answer:
+    body = {k: str(v) if not isinstance(v, bool) else v for k, v in fields.items()}
+    return client.post(f"/api/v1/studios/{studio_id}/quote", headers=customer.auth(), json=body)
+
+
+def test_a_quote_is_what_checkout_then_charges_and_reserves_nothing(
+    client: TestClient, db: Database, caller: Customer, make_studio: MakeStudio
+) -> None:
+    spec = make_studio()
+    room_b = spec.rooms[1]  # 33.33 an hour, 1 hour minimum, no buffer
+    day = days_ahead("America/New_York", 4)
+    fields: dict[str, Any] = {
+        "date": day,
+        "start_time": "10:00",
+        "end_time": "11:15",
+        "room_id": room_b.id,
+    }
+    answer = post_quote(client, caller, spec.id, **fields)
+    assert answer.status_code == 200, answer.text
+    quote = answer.json()
+    assert set(quote) == QUOTE_FIELDS
+    assert quote["object"] == "studio_booking_quote"
+    # 3333 x 1.25 h = 4166.25 -> 4166; 2.5% of 4166 = 104.15 -> 104.
+    assert (quote["subtotal_cents"], quote["platform_fee_cents"], quote["total_cents"]) == (
+        4166,
+        104,
+        4270,
+    )
+    assert rows_of_room(db, room_b.id) == (0, 0)  # nothing reserved
+    booking = booked(post_booking(client, caller, spec.id, **fields))
+    assert {k: booking[k] for k in QUOTE_FIELDS - {"object"}} == {
+        k: quote[k] for k in QUOTE_FIELDS - {"object"}
+    }
+    # Now taken: the same quote is refused as checkout would refuse it.
+    assert (
+        assert_error(post_quote(client, caller, spec.id, **fields), 409, "slot_unavailable")[
+            "param"
+        ]
+        == "start_time"
+    )
+    # The hour after is free (room B has no buffer).
+    later = {**fields, "start_time": "11:15", "end_time": "12:15"}
+    assert post_quote(client, caller, spec.id, **later).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "code", "param"),
+    [
+        ("10:00", "12:00", None, None),  # room A's minimum, inside the hours
+        ("10:00", "11:45", "below_minimum_hours", "end_time"),
+        ("16:00", "18:00", None, None),  # up to closing time
+        ("16:30", "18:30", "outside_opening_hours", "end_time"),
+    ],
+)
+def test_a_quote_applies_the_booking_rules(
+    client: TestClient,
+    caller: Customer,
+    make_studio: MakeStudio,
+    start: str,
+    end: str,
+    code: str | None,
+    param: str | None,
+) -> None:
+    spec = make_studio()  # 09:00-18:00; room A books 2 hours at least
+    day = days_ahead("America/New_York", 3)
+    answer = post_quote(
+        client, caller, spec.id, date=day, start_time=start, end_time=end, room_id=spec.rooms[0].id
+    )
+    if code is None:
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["duration_minutes"] == 120
+    else:
+        assert assert_error(answer, 422, code)["param"] == param
+
+
+def test_another_accounts_booking_makes_the_time_unavailable_to_quote(
+    client: TestClient, db: Database, caller: Customer, make_studio: MakeStudio
+) -> None:
+    spec = make_studio()
+    other = create_customer(db)
+    day = days_ahead("America/New_York", 5)
+    fields: dict[str, Any] = {
+        "date": day,
+        "start_time": "13:00",
+        "end_time": "14:00",
+        "room_id": spec.rooms[1].id,
+    }
+    booked(post_booking(client, other, spec.id, **fields))
+    assert_error(post_quote(client, caller, spec.id, **fields), 409, "slot_unavailable")
+    unknown = post_quote(client, caller, spec.id, **{**fields, "room_id": "room_nope"})
+    assert assert_error(unknown, 422, "room_not_in_studio")["param"] == "room_id"

@@ -1,18 +1,20 @@
-"""HTTP endpoints of credits: balance, ledger, sandbox top-up."""
+"""HTTP endpoints of credits: balance, ledger, usage per day, sandbox top-up."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Query
 
 from soundstage.core.deps import PrincipalDep, SandboxPrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
+from soundstage.core.params import QueryInt
 from soundstage.credits import service
 from soundstage.credits.schemas import (
     CreditBalanceOut,
     CreditTransactionOut,
+    CreditUsageOut,
     LedgerEntryOut,
     SandboxTopUp,
 )
@@ -46,6 +48,22 @@ def list_ledger(
     rows, has_more = service.list_ledger(session, principal, page)
     data = [_transaction_out(t, entries) for t, entries in rows]
     return ListResponse[CreditTransactionOut](data=data, has_more=has_more)
+
+
+@router.get("/credits/usage", response_model=CreditUsageOut, responses=errors(422))
+def get_credit_usage(
+    session: SessionDep,
+    principal: PrincipalDep,
+    days: Annotated[
+        QueryInt,
+        Query(ge=1, le=90, description="How many UTC days, today included: 1 to 90."),
+    ] = 30,
+) -> CreditUsageOut:
+    """Credits captured (charged) per UTC day and per operation over the last `days` days,
+    for the caller's account in the key's environment: what the ledger's `capture`
+    transactions add up to, without paging through them. Reservations still held and
+    released ones count nothing. `days` outside 1..90 is 422."""
+    return service.usage(session, principal, days)
 
 
 @router.get("/credits/ledger/{transaction_id}", response_model=CreditTransactionOut)

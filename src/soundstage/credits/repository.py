@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Select, select, update
+from sqlalchemy import ColumnElement, Select, func, literal_column, select, update
 from sqlalchemy.orm import Session
 
-from soundstage.core.tenancy import select_owned, update_owned
+from soundstage.core.tenancy import Owner, owned, select_owned, update_owned
 from soundstage.models import CreditBalance, CreditEntry, CreditReservation, CreditTransaction
-from soundstage.models.credits import CreditReservationStatus
+from soundstage.models.credits import CreditReservationStatus, CreditTransactionType
 
 
 def add(session: Session, obj: object) -> None:
@@ -123,3 +123,33 @@ def entries_of(session: Session, transaction_ids: list[str]) -> list[CreditEntry
         .order_by(CreditEntry.id)
     )
     return list(session.scalars(stmt))
+
+
+def _transaction_day(session: Session) -> ColumnElement[object]:
+    """The UTC calendar day of a transaction's `created_at`. SQLite keeps the UTC wall clock as text
+    (`date()` reads its day); PostgreSQL's `timestamptz` is converted to UTC first, whatever
+    the session's time zone."""
+    moment = CreditTransaction.created_at
+    if session.get_bind().dialect.name == "postgresql":
+        return func.date(moment.op("AT TIME ZONE")(literal_column("'UTC'")))
+    return func.date(moment)
+
+
+def captured_per_day(session: Session, owner: Owner, since: datetime) -> list[tuple[str, str, int]]:
+    """(UTC day as YYYY-MM-DD, operation, credits) of the owner's captures from `since` on,
+    summed in the database (one row per day and operation, however many charges)."""
+    day = _transaction_day(session)
+    stmt = (
+        select(day, CreditTransaction.operation, func.sum(CreditTransaction.amount))
+        .where(
+            owned(CreditTransaction, owner),
+            CreditTransaction.created_at >= since,
+            CreditTransaction.type == CreditTransactionType.CAPTURE,
+            CreditTransaction.amount > 0,
+        )
+        .group_by(day, CreditTransaction.operation)
+    )
+    return [
+        (str(on)[:10], operation or "other", int(total))
+        for on, operation, total in session.execute(stmt)
+    ]

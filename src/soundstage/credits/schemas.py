@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from soundstage.core.schemas import RequestModel
+from soundstage.core.schemas import CalendarDate, RequestModel
 from soundstage.core.timeutil import Timestamp
 
 
@@ -38,6 +38,31 @@ class CreditTransactionOut(BaseModel):
     description: str | None
     entries: list[LedgerEntryOut]
     created_at: Timestamp
+
+
+class OperationUsageOut(BaseModel):
+    operation: str = Field(description="The operation charged: `tts`, `stt`, `music`, …")
+    credits: int = Field(description="Credits captured for it that day.")
+
+
+class CreditUsageDayOut(BaseModel):
+    date: CalendarDate = Field(description="A UTC day.")
+    credits: int = Field(description="Credits captured that day, every operation together.")
+    operations: list[OperationUsageOut] = Field(
+        description="Credits captured that day per operation, by operation name; operations "
+        "with no charge that day are left out."
+    )
+
+
+class CreditUsageOut(BaseModel):
+    object: Literal["credit_usage"] = "credit_usage"
+    environment: Literal["sandbox", "production"]
+    start_date: CalendarDate = Field(description="The first UTC day of the window.")
+    end_date: CalendarDate = Field(description="The last UTC day of the window: today.")
+    credits: int = Field(description="Credits captured in the whole window.")
+    days: list[CreditUsageDayOut] = Field(
+        description="Every day of the window, oldest first, days without charges included (with 0)."
+    )
 
 
 class SandboxTopUp(RequestModel):

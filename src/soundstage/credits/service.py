@@ -8,6 +8,9 @@ wallets and its CHECK constraints make an overdraft impossible.
 
 from __future__ import annotations
 
+from collections import defaultdict
+from datetime import UTC, date, datetime, time, timedelta
+
 from sqlalchemy.orm import Session
 
 from soundstage.core import metrics
@@ -23,6 +26,7 @@ from soundstage.credits.errors import (
     ReservationNotFound,
     SandboxBalanceLimit,
 )
+from soundstage.credits.schemas import CreditUsageDayOut, CreditUsageOut, OperationUsageOut
 from soundstage.models import CreditBalance, CreditEntry, CreditReservation, CreditTransaction
 from soundstage.models.credits import CreditReservationStatus, CreditTransactionType, CreditWallet
 
@@ -279,3 +283,35 @@ def list_ledger(
     for entry in entries:
         by_tx[entry.transaction_id].append(entry)
     return [(t, by_tx[t.id]) for t in transactions], has_more
+
+
+def usage(session: Session, principal: Principal, days: int) -> CreditUsageOut:
+    """Credits captured per UTC day and operation over the last `days` days (today
+    included), for the principal's account in its environment. Summed by the database, so
+    the answer's size follows `days` and the operations, never the number of charges."""
+    end = utcnow().date()
+    start = end - timedelta(days=days - 1)
+    since = datetime.combine(start, time.min, tzinfo=UTC)
+    per_day: dict[str, dict[str, int]] = defaultdict(dict)
+    for day, operation, credits in repository.captured_per_day(session, principal, since):
+        per_day[day][operation] = per_day[day].get(operation, 0) + credits
+    window = [start + timedelta(days=n) for n in range(days)]
+    days_out = [_usage_day(on, per_day.get(on.isoformat(), {})) for on in window]
+    return CreditUsageOut(
+        environment=principal.environment,
+        start_date=start,
+        end_date=end,
+        credits=sum(day.credits for day in days_out),
+        days=days_out,
+    )
+
+
+def _usage_day(on: date, operations: dict[str, int]) -> CreditUsageDayOut:
+    return CreditUsageDayOut(
+        date=on,
+        credits=sum(operations.values()),
+        operations=[
+            OperationUsageOut(operation=name, credits=credits)
+            for name, credits in sorted(operations.items())
+        ],
+    )

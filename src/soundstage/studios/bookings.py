@@ -42,8 +42,14 @@ from soundstage.studios.errors import (
     StartInPast,
     StudioClosed,
 )
-from soundstage.studios.schemas import BookingCancel, BookingCreate, BookingOut, BookingStatus
-from soundstage.studios.service import StudioDay, load_day, time_range
+from soundstage.studios.schemas import (
+    BookingCancel,
+    BookingCreate,
+    BookingOut,
+    BookingQuoteOut,
+    BookingStatus,
+)
+from soundstage.studios.service import StudioDay, free_intervals, load_day, time_range
 
 ID_PREFIX: Final = "bkg"
 
@@ -54,16 +60,7 @@ def book(
     """Check the request against the studio's date, price it and take the room's units. The
     units' primary key, not a prior read, refuses a time already taken: 409 slot_unavailable."""
     now = utcnow()
-    studio_day = load_day(session, studio_id, request.date, now)
-    room = next((r for r in studio_day.rooms if r.id == request.room_id), None)
-    if room is None:
-        raise RoomNotInStudio(
-            f"Studio {studio_id} has no room {request.room_id}.",
-            param="room_id",
-        )
-    start, end = _instants(studio_day, request, now)
-    _check_fits(studio_day, room, start, end)
-    charge = pricing.booking_charge(room.hourly_rate_cents, end - start, room.currency)
+    studio_day, room, start, end, charge = _priced(session, studio_id, request, now)
     booking = StudioBooking(
         id=new_id(ID_PREFIX),
         account_id=principal.account_id,
@@ -97,13 +94,67 @@ def book(
                 session, booking, occupied_units(start, end, room.buffer_minutes)
             )
     except IntegrityError as exc:
-        buffer = f" (with its {room.buffer_minutes}-minute buffer)" if room.buffer_minutes else ""
-        raise SlotUnavailable(
-            f"Room {room.id} is already booked for part of that time{buffer}; see "
-            f"GET /api/v1/studios/{studio_id}/availability?date={request.date}.",
-            param="start_time",
-        ) from exc
+        raise _taken(room, studio_id, request) from exc
     return booking_out(booking, now)
+
+
+def quote(
+    session: Session, principal: Principal, studio_id: str, request: BookingCreate
+) -> BookingQuoteOut:
+    """What `book` would charge for the same request, with the same checks, booking nothing:
+    409 slot_unavailable when the time is not free now (a booking made meanwhile can still
+    take it before checkout)."""
+    now = utcnow()
+    studio_day, room, start, end, charge = _priced(session, studio_id, request, now)
+    free = free_intervals(session, principal.environment, studio_day, now)[room.id]
+    if containing(free, start, end) is None:
+        raise _taken(room, studio_id, request)
+    return BookingQuoteOut(
+        studio_id=studio_day.studio.id,
+        studio_name=studio_day.studio.name,
+        room_id=room.id,
+        room_name=room.name,
+        date=request.date,
+        start_time=request.start_time,
+        end_time=request.end_time,
+        ends_next_day=request.ends_next_day,
+        timezone=studio_day.studio.timezone,
+        starts_at=from_minute(start, UTC),
+        ends_at=from_minute(end, UTC),
+        duration_minutes=end - start,
+        hourly_rate_cents=room.hourly_rate_cents,
+        subtotal_cents=charge.amount_cents,
+        platform_fee_cents=charge.fee_cents,
+        total_cents=charge.total_cents,
+        currency=charge.currency,
+    )
+
+
+def _priced(
+    session: Session, studio_id: str, request: BookingCreate, now: datetime
+) -> tuple[StudioDay, Room, int, int, money.Charge]:
+    """The request checked against the studio's date (422 naming the field at fault) and
+    priced: the studio's day, the room, start and end in UTC minutes, the charge."""
+    studio_day = load_day(session, studio_id, request.date, now)
+    room = next((r for r in studio_day.rooms if r.id == request.room_id), None)
+    if room is None:
+        raise RoomNotInStudio(
+            f"Studio {studio_id} has no room {request.room_id}.",
+            param="room_id",
+        )
+    start, end = _instants(studio_day, request, now)
+    _check_fits(studio_day, room, start, end)
+    charge = pricing.booking_charge(room.hourly_rate_cents, end - start, room.currency)
+    return studio_day, room, start, end, charge
+
+
+def _taken(room: Room, studio_id: str, request: BookingCreate) -> SlotUnavailable:
+    buffer = f" (with its {room.buffer_minutes}-minute buffer)" if room.buffer_minutes else ""
+    return SlotUnavailable(
+        f"Room {room.id} is already booked for part of that time{buffer}; see "
+        f"GET /api/v1/studios/{studio_id}/availability?date={request.date}.",
+        param="start_time",
+    )
 
 
 def _instants(studio_day: StudioDay, request: BookingCreate, now: datetime) -> tuple[int, int]:

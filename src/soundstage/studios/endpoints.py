@@ -18,6 +18,7 @@ from soundstage.studios.schemas import (
     BookingCancel,
     BookingCreate,
     BookingOut,
+    BookingQuoteOut,
     BookingStatus,
     StudioAvailabilityOut,
     StudioOut,
@@ -133,6 +134,23 @@ def studio_availability(
     hours less closures, bookings, buffers and the past) and the start times from which the
     room's minimum hours fit."""
     return service.availability(session, principal, id, date)
+
+
+@router.post(
+    "/studios/{id}/quote",
+    response_model=BookingQuoteOut,
+    responses=errors(409),
+)
+def quote_studio(
+    id: StudioId,
+    body: BookingCreate,
+    session: SessionDep,
+    principal: PrincipalDep,
+) -> BookingQuoteOut:
+    """Price a booking without making it: the same body, checks and amounts as
+    `POST /studios/{id}/book` (subtotal, 2.5% platform fee, total), nothing reserved or
+    charged. A time not free now is 409 `slot_unavailable`."""
+    return bookings.quote(session, principal, id, body)
 
 
 @router.post(

@@ -190,6 +190,30 @@ class BookingCancel(RequestModel):
     reason: str | None = Field(default=None, max_length=MAX_REASON)
 
 
+class BookingQuoteOut(BaseModel):
+    """What booking this time would charge: `POST /studios/{id}/book` with the same body
+    charges exactly this while the room's rate stays the same."""
+
+    object: Literal["studio_booking_quote"] = "studio_booking_quote"
+    studio_id: str
+    studio_name: str
+    room_id: str
+    room_name: str
+    date: date
+    start_time: str
+    end_time: str
+    ends_next_day: bool
+    timezone: str
+    starts_at: Timestamp = Field(description="UTC.")
+    ends_at: Timestamp = Field(description="UTC.")
+    duration_minutes: int
+    hourly_rate_cents: int
+    subtotal_cents: int = Field(description="Hourly rate x duration, half-up to the cent.")
+    platform_fee_cents: int = Field(description="2.5% of the subtotal, rounded half-up once.")
+    total_cents: int = Field(description="subtotal_cents + platform_fee_cents: what is paid.")
+    currency: str
+
+
 class BookingOut(BaseModel):
     object: Literal["studio_booking"] = "studio_booking"
     id: str
