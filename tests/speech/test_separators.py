@@ -77,14 +77,16 @@ def test_the_registry_keeps_one_instance() -> None:
 
 
 def test_speech_is_separated_from_music(separator: Separator, with_music: Mixture) -> None:
-    # Measured: vocals +8.6 dB, background +8.4 dB (bare DFN3 on this input: +6.3, +6.6).
+    # Measured: vocals +6.3 dB, background +6.6 dB, the bare DFN3 call's figures: this
+    # conversation (-30 dBFS) goes through at its own level (+8.6 and +8.4 when it was brought
+    # to -15 dBFS, which cost other mixtures; docs/calibration.md).
     _, gains = separated(separator, with_music)
-    assert gains.vocals >= 7.0
+    assert gains.vocals >= 5.5
     assert gains.background >= 3.0
 
 
 def test_speech_is_separated_from_pink_noise(separator: Separator, with_noise: Mixture) -> None:
-    # Measured: vocals +11.6 dB, background +11.5 dB.
+    # Measured: vocals +10.5 dB, background +10.3 dB.
     _, gains = separated(separator, with_noise)
     assert gains.vocals >= 8.0
     assert gains.background >= 3.0
@@ -92,8 +94,9 @@ def test_speech_is_separated_from_pink_noise(separator: Separator, with_noise: M
 
 @pytest.mark.parametrize(
     ("background", "vocals_bound"),
-    # Measured: +6.4 dB with music, +9.7 dB with pink noise.
-    [("music", 5.0), ("pink noise", 8.0)],
+    # Measured: +4.7 dB with music (the bare call's figure, see
+    # test_speech_is_separated_from_music), +8.6 dB with pink noise.
+    [("music", 4.0), ("pink noise", 7.5)],
 )
 def test_telephone_rate_input_still_improves(
     separator: Separator, background: str, vocals_bound: float
@@ -111,7 +114,7 @@ def test_telephone_rate_input_still_improves(
 
 def test_each_channel_of_stereo_input_is_separated(separator: Separator) -> None:
     # The voice off centre (louder left) over stereo music, at 48 kHz: the model's own rate.
-    # Measured: vocals +8.5 dB left, +10.9 dB right; background +8.5, +7.8 dB.
+    # Measured: vocals +8.1 dB left, +9.6 dB right; background +9.5, +7.8 dB.
     rate, seconds = 48_000, 15
     mono = speech(seconds, rate)
     voice = np.stack([mono, mono * np.float32(0.7)], axis=1)
@@ -131,8 +134,8 @@ def test_each_channel_of_stereo_input_is_separated(separator: Separator) -> None
 
 
 def test_music_without_speech_leaves_the_vocals_nearly_silent(separator: Separator) -> None:
-    # A stereo music file at 44.1 kHz. Measured: vocals 25.4 dB below the input (28.8 dB for
-    # 30 s mono at 16 kHz, 21.8 dB at 48 kHz); the background is the music.
+    # A stereo music file at 44.1 kHz. Measured: vocals 32.6 dB below the input (25.4 dB when
+    # input was brought to -15 dBFS); the background is the music.
     band = music(15, 44_100, seed=3)
     stems = separator.separate(band)
     assert_stems_of(stems, band)
@@ -153,7 +156,7 @@ def test_stems_keep_length_rate_and_channels(
 
 
 def test_stems_are_sample_aligned_with_the_input(separator: Separator, voice: np.ndarray) -> None:
-    # Clean speech comes back as itself (measured: 18.7 dB SI-SDR): a lag would show as a
+    # Clean speech comes back as itself (measured: 12.7 dB SI-SDR): a lag would show as a
     # correlation peak off zero.
     audio = Audio(voice[: RATE * 10].reshape(-1, 1), RATE)
     vocals = separator.separate(audio).vocals.samples[:, 0]

