@@ -102,10 +102,14 @@ def expand(text: str, language: str, *, offset: int = 0) -> list[Span]:
             pos += 1
             continue
         start = pos
-        leading = _LEADING.match(text, pos)
+        # "(555) 123-4567" starts with its bracket; other brackets and quotes are the next
+        # word's.
+        reading = phone(ctx, pos) if text[pos] == "(" else None
+        leading = _LEADING.match(text, pos) if reading is None else None
         if leading is not None:
             pos = leading.end()
-        reading = _read(ctx, pos) if pos < length and not text[pos].isspace() else None
+        if reading is None and pos < length and not text[pos].isspace():
+            reading = _read(ctx, pos)
         if reading is None:
             end, spoken = pos, ""
         else:
@@ -137,12 +141,10 @@ def _read(ctx: Context, pos: int) -> Reading | None:
         if found is not None:
             return found
     elif _WORD.match(text, pos) is not None:
-        for reader in (url, date, _abbreviation, _initialism, _acronym):
+        for reader in (url, date, _abbreviation, money, _initialism, _acronym):
             found = reader(ctx, pos)
             if found is not None:
                 return found
-        if ctx.lex.units and (found := money(ctx, pos)) is not None:
-            return found
         match = _WORD.match(text, pos)
         if match is not None:
             # Digits glued to a word ("mp3", "3D", Chinese) are the next span's.

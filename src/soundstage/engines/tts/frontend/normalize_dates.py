@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import calendar
 import re
 
 from soundstage.engines.tts.frontend import normalize_numbers as numbers
@@ -10,7 +11,7 @@ from soundstage.engines.tts.frontend.normalize_readers import Context, Reading, 
 
 _AMPM = r"(?P<ampm>[aApP]\.?\s?[mM]\b\.?)"
 _TIME = re.compile(rf"(?P<h>\d{{1,2}})(?P<sep>[:.hH])(?P<m>\d{{2}})(?!\d)(?:\s?{_AMPM})?")
-_HOUR_AMPM = re.compile(rf"(?P<h>\d{{1,2}})\s?{_AMPM}")
+_HOUR_AMPM = re.compile(rf"(?P<h>\d{{1,2}})(?P<m>\d{{2}})?\s?{_AMPM}")
 _UHR = re.compile(r"\s+Uhr\b")
 _ISO = re.compile(r"(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})(?![\w-])")
 _NUMERIC = re.compile(r"(?P<a>\d{1,4})(?P<sep>[./-])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{2,4})(?![\w])")
@@ -43,7 +44,8 @@ def time(ctx: Context, pos: int) -> Reading | None:
         match = _HOUR_AMPM.match(ctx.text, pos)
         if match is None:
             return None
-        hour, minute, twelve, uhr = int(match["h"]), 0, True, None
+        # "9 am", and "330 pm" as people (and speech recognizers) write 3:30 pm.
+        hour, minute, twelve, uhr = int(match["h"]), int(match["m"] or 0), True, None
     if minute > 59 or hour > (12 if twelve else 23) or (twelve and hour == 0):
         return None
     if twelve:
@@ -57,7 +59,10 @@ def time(ctx: Context, pos: int) -> Reading | None:
 
 
 def _valid(year: int | None, month: int, day: int) -> bool:
-    return 1 <= month <= 12 and 1 <= day <= 31 and (year is None or 0 < year < 10000)
+    """A day that exists (February 29th only in leap years; any year when none is given)."""
+    if not (1 <= month <= 12 and (year is None or 0 < year < 10000)):
+        return False
+    return 1 <= day <= calendar.monthrange(2000 if year is None else year, month)[1]
 
 
 def date(ctx: Context, pos: int) -> Reading | None:
@@ -93,6 +98,8 @@ def date(ctx: Context, pos: int) -> Reading | None:
         written_year = int(match["y"]) if match["y"] else None
         day = int(match["d"])
         if _valid(written_year, month_, day):
+            if pattern is _DAY_FIRST and ctx.lex.date_day_first is not None:
+                reader = ctx.lex.date_day_first
             return end, _case(ctx, pos, reader(written_year, month_, day))
     return None
 
@@ -118,8 +125,14 @@ def _numeric_date(ctx: Context, match: re.Match[str]) -> Reading | None:
 _GERMAN_DATIVE = re.compile(r"\b(?:am|vom|zum|dem|ab|bis)\s+$", re.IGNORECASE)
 
 
+_THE = re.compile(r"\bthe\s+$", re.IGNORECASE)
+
+
 def _case(ctx: Context, pos: int, words: str) -> str:
-    """German dates after "am", "vom"... take the dative ("am fünfzehnten März")."""
+    """German dates after "am", "vom"... take the dative ("am fünfzehnten März"); English ones
+    after "the" do not say it twice."""
+    if words.startswith("the ") and _THE.search(ctx.text, max(0, pos - 5), pos):
+        return words.removeprefix("the ")
     if ctx.lex.num2words == "de" and _GERMAN_DATIVE.search(ctx.text, max(0, pos - 8), pos):
         first, _, rest = words.partition(" ")
         if first.endswith("ter"):

@@ -3,8 +3,9 @@ normalization keeps: past MAX_DIGITS an integer is read digit by digit."""
 
 from __future__ import annotations
 
+import functools
 from decimal import Decimal
-from typing import Any, Final
+from typing import Final
 
 from num2words import CONVERTER_CLASSES, num2words
 
@@ -17,11 +18,18 @@ CHINESE: Final = "zh"
 _CHINESE_DIGITS = "零一二三四五六七八九"
 
 
-def _words(value: int | Decimal, code: str, to: str = "cardinal", **kwargs: Any) -> str | None:
+def _words(value: int | Decimal, code: str, to: str = "cardinal", **kwargs: str) -> str | None:
     if not code or code not in CONVERTER_CLASSES:
         return None
+    return _cached_words(value, code, to, tuple(sorted(kwargs.items())))
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_words(
+    value: int | Decimal, code: str, to: str, options: tuple[tuple[str, str], ...]
+) -> str | None:
     try:
-        return str(num2words(value, lang=code, to=to, **kwargs))
+        return str(num2words(value, lang=code, to=to, **dict(options)))
     except (NotImplementedError, AttributeError, TypeError, OverflowError, IndexError):
         return None
 

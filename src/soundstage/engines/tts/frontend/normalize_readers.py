@@ -4,6 +4,7 @@ from a position and answers (end, spoken words) or None when the text there is n
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -146,26 +147,37 @@ def _currency_name(lex: Lexicon, code: str, count: int) -> str | None:
     return words.removeprefix(two).strip() or None
 
 
+def _number_end(ctx: Context, pos: int) -> int | None:
+    """Where a number at pos ends, without reading it (the cheap test before a reader's)."""
+    match = re.compile(r"[-\u2212+]?" + number_pattern(ctx.lex)).match(ctx.text, pos)
+    return None if match is None else match.end()
+
+
 def percent(ctx: Context, pos: int) -> Reading | None:
-    found = number(ctx, pos)
-    if found is None:
-        return None
-    sign = re.compile(r"\s?%").match(ctx.text, found[0])
-    if sign is None:
+    end = _number_end(ctx, pos)
+    sign = re.compile(r"\s?%").match(ctx.text, end) if end is not None else None
+    found = number(ctx, pos) if sign is not None else None
+    if sign is None or found is None or found[0] != end:
         return None
     return sign.end(), f"{found[1]} {ctx.lex.words.get('percent', '%')}"
+
+
+@functools.cache
+def _unit_pattern(symbols: tuple[str, ...]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(s) for s in sorted(symbols, key=len, reverse=True))
+    return re.compile(rf"\s?(?P<unit>{alternatives})(?![\w/])")
 
 
 def unit(ctx: Context, pos: int) -> Reading | None:
     """10 km, 3.5 kg, 20°C, 100 km/h."""
     if not ctx.lex.units:
         return None
-    found = number(ctx, pos)
-    if found is None:
+    end = _number_end(ctx, pos)
+    if end is None:
         return None
-    symbols = "|".join(re.escape(s) for s in sorted(ctx.lex.units, key=len, reverse=True))
-    match = re.compile(rf"\s?(?P<unit>{symbols})(?![\w/])").match(ctx.text, found[0])
-    if match is None:
+    match = _unit_pattern(tuple(ctx.lex.units)).match(ctx.text, end)
+    found = number(ctx, pos) if match is not None else None
+    if match is None or found is None or found[0] != end:
         return None
     one, many = ctx.lex.units[match["unit"]]
     is_one = re.fullmatch(r"[-+]?0*1", ctx.text[pos : found[0]]) is not None

@@ -24,9 +24,10 @@ _MONTHS = (
 
 
 def _time(hour: int, minute: int, twelve_hour: bool) -> str:
-    """3:30 pm -> "three thirty p m"; 15:05 -> "fifteen oh five"; 3:00 pm -> "three p m"."""
+    """3:30 pm -> "three thirty P M"; 15:05 -> "fifteen oh five"; 3:00 pm -> "three P M".
+    Capitals: every English engine reads them as letter names ("a m" came out as "yam")."""
     if twelve_hour:
-        suffix = "a m" if hour < 12 else "p m"
+        suffix = "A M" if hour < 12 else "P M"
         shown = hour % 12 or 12
     else:
         suffix = ""
@@ -156,6 +157,7 @@ US = Lexicon(
     },
     time=_time,
     date=_date_us,
+    date_day_first=_date_gb,
     ordinal_suffixes={"st": "", "nd": "", "rd": "", "th": ""},
     decades=True,
 )

@@ -38,6 +38,8 @@ class Lexicon:
     letters: dict[str, str] = field(default_factory=dict)
     time: TimeReader | None = None
     date: DateReader | None = None
+    # Dates written day first with the month's name ("3rd of March"), when they read otherwise.
+    date_day_first: DateReader | None = None
     # Ordinal suffixes as written after digits -> grammatical form ("m", "f" or "").
     ordinal_suffixes: dict[str, str] = field(default_factory=dict)
     # English "1990s".
