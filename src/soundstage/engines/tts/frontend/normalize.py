@@ -220,6 +220,10 @@ def _symbol(ctx: Context, pos: int) -> Reading:
         and text[pos + 1 : pos + 2].isdigit()
     ):
         return pos + 1, ctx.lex.words.get("to", "-")
+    if char in "$€£¥":
+        # A currency sign without an amount (or in a language without number words): the
+        # engine reads it in its language.
+        return pos + 1, char
     if char in _SYMBOLS:
         return pos + 1, _SYMBOLS[char].get(base, ctx.lex.words.get("percent", char))
     if char in "\u2014\u2013" and pos > 0 and text[pos - 1].isspace():

@@ -8,7 +8,7 @@ from soundstage.engines.tts.frontend import normalize_numbers as numbers
 from soundstage.engines.tts.frontend.normalize_readers import Context, Reading
 
 _PHONE = re.compile(
-    r"(?P<plus>\+)?(?:\d{1,4}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,4}(?:[ .-]\d{2,5}){1,4}(?![\w])"
+    r"(?P<plus>\+)?(?:\d{1,4}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{1,4}(?:[ .-]\d{2,8}){1,4}(?![\w])"
 )
 _URL = re.compile(r"(?:https?://|www\.)[^\s<>\"']+", re.IGNORECASE)
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")

@@ -84,7 +84,8 @@ def number(ctx: Context, pos: int, *, years: bool = True) -> Reading | None:
     as_year = years and not sign.group() and ctx.lex.num2words in ("en", "de")
     words = read_number(match["int"], match["frac"], ctx.lex, as_year=as_year)
     if sign.group() in ("-", "\u2212"):
-        words = f"{numbers.minus_word(ctx.lex.num2words) or '-'} {words}"
+        minus = ctx.lex.words.get("minus") or numbers.minus_word(ctx.lex.num2words) or "-"
+        words = f"{minus} {words}"
     elif sign.group() == "+":
         words = f"{ctx.lex.words.get('plus', '+')} {words}"
     return match.end(), words
@@ -101,6 +102,8 @@ def _amount(ctx: Context, pos: int) -> tuple[int, str, str | None] | None:
 def money(ctx: Context, pos: int) -> Reading | None:
     """$250, €3.50, 250 €, 3,50 EUR, USD 100, $2 million."""
     text = ctx.text
+    if not ctx.lex.num2words:
+        return None
     prefix = re.compile(rf"(?P<cur>{_CURRENCY})\s?").match(text, pos)
     if prefix is not None:
         amount = _amount(ctx, prefix.end())

@@ -94,6 +94,7 @@ LEXICON = Lexicon(
         "colon": "due punti",
         "underscore": "trattino basso",
         "plus": "più",
+        "minus": "meno",
     },
     time=_time,
     date=_date,
