@@ -20,11 +20,14 @@ def read(text: str, language: str = "en-US") -> str:
         ("-4", "minus four"),
         ("+7", "plus seven"),
         ("0", "zero"),
-        ("1948", "nineteen forty-eight"),
-        ("2024", "twenty twenty-four"),
+        ("in 1948", "in nineteen forty-eight"),
+        ("since 2024", "since twenty twenty-four"),
+        ("1500 people", "one thousand, five hundred people"),
+        ("2024", "two thousand and twenty-four"),
         ("2,024", "two thousand and twenty-four"),
         ("0451", "four hundred and fifty-one"),
         ("10-20", "ten to twenty"),
+        ("from 1990-2000", "from nineteen ninety to two thousand"),
         ("1990s", "nineteen nineties"),
         ("80s", "eighties"),
     ],
@@ -146,8 +149,8 @@ def test_phone_numbers(text: str, words: str) -> None:
 
 
 def test_not_phone_numbers() -> None:
-    assert read("1990-2000") == "nineteen ninety to two thousand"
-    assert read("in 2023 2024") == "in twenty twenty-three twenty twenty-four"
+    assert read("1990-2000") == "one thousand, nine hundred and ninety to two thousand"
+    assert read("in 2023 2024") == "in twenty twenty-three two thousand and twenty-four"
 
 
 @pytest.mark.parametrize(

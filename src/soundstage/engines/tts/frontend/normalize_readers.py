@@ -81,7 +81,7 @@ def number(ctx: Context, pos: int, *, years: bool = True) -> Reading | None:
     match = re.compile(number_pattern(ctx.lex) + _NO_DIGIT_AFTER).match(ctx.text, sign.end())
     if match is None:
         return None
-    as_year = years and not sign.group() and ctx.lex.num2words in ("en", "de")
+    as_year = years and not sign.group() and _year_here(ctx, pos)
     words = read_number(match["int"], match["frac"], ctx.lex, as_year=as_year)
     if sign.group() in ("-", "\u2212"):
         minus = ctx.lex.words.get("minus") or numbers.minus_word(ctx.lex.num2words) or "-"
@@ -89,6 +89,29 @@ def number(ctx: Context, pos: int, *, years: bool = True) -> Reading | None:
     elif sign.group() == "+":
         words = f"{ctx.lex.words.get('plus', '+')} {words}"
     return match.end(), words
+
+
+# English words after which a 4-digit number is a year ("in 1948"; "1500 people" is not).
+_YEAR_WORDS = frozenset(
+    {"in", "since", "of", "from", "by", "until", "till", "year", "before", "after", "during"}
+    | {"around", "circa", "and", "or", "to", "summer", "winter", "spring", "autumn", "fall"}
+    | {"early", "late", "mid"}
+)
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)\.?[,\s]+$")
+
+
+def _year_here(ctx: Context, pos: int) -> bool:
+    """Whether a bare 4-digit number at pos reads as a year: always in German (1948 is
+    "neunzehnhundertachtundvierzig"); in English after a cue word or a month ("in 1948")."""
+    if ctx.lex.num2words == "de":
+        return True
+    if ctx.lex.num2words != "en":
+        return False
+    before = _WORD_BEFORE.search(ctx.text, max(0, pos - 16), pos)
+    if before is None:
+        return False
+    word = before.group(1).lower()
+    return word in _YEAR_WORDS or word in ctx.lex.month_names
 
 
 def _amount(ctx: Context, pos: int) -> tuple[int, str, str | None] | None:
