@@ -34,8 +34,6 @@ class Lexicon:
     # Words: "percent", "minus", "plus", "point" (decimal), "dot", "slash", "at", "dash",
     # "to" (ranges), "colon", "underscore".
     words: dict[str, str] = field(default_factory=dict)
-    # Letter names where a lone letter is not read as its name by the engines (en "A").
-    letters: dict[str, str] = field(default_factory=dict)
     time: TimeReader | None = None
     date: DateReader | None = None
     # Dates written day first with the month's name ("3rd of March"), when they read otherwise.
