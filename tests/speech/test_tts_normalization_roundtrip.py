@@ -21,7 +21,7 @@ import pytest
 from soundstage.config import Settings
 from soundstage.engines.transcribers.base import Transcriber
 from soundstage.engines.transcribers.registry import get_transcriber
-from soundstage.engines.tts.frontend.normalize import expand
+from soundstage.engines.tts.frontend.normalize import expand, say_as
 from soundstage.engines.tts.registry import all_voices, get_engine
 
 pytestmark = pytest.mark.slow
@@ -141,3 +141,18 @@ def test_every_english_voice_reads_the_same_words(whisper: Transcriber) -> None:
     for written, sentence in SAME_EVERYWHERE.items():
         assert set(readings[written].values()) == {comparable(sentence, "en-US")}
         assert comparable(written, "en-US") in comparable(sentence, "en-US")
+
+
+def test_say_as_characters_is_heard_as_letters(whisper: Transcriber) -> None:
+    """say_as(characters) writes "H T T P": every English voice reads the letters by name.
+    (Measured: "N A S A" is heard as letters from piper and flite slt; festival and the other
+    flite voices garble a lone "A". "N. A. S. A." and "N, A, S, A" were heard worse.)"""
+    sentence = f"The code is {say_as('HTTP', 'characters', 'en-US')}."
+    assert sentence == "The code is H T T P."
+    for engine, voice, language in ENGLISH_VOICES:
+        transcript = heard(whisper, engine, voice, sentence, language)
+        assert comparable(transcript, language) == "the code is h t t p", (voice, transcript)
+    nasa = f"The code is {say_as('NASA', 'characters', 'en-US')}."
+    transcript = heard(whisper, "piper", "en_US-joe-medium", nasa, "en-US")
+    # "NASA" as a word stays "nasa" after normalization; letters come back one by one.
+    assert comparable(transcript, "en-US") == "the code is n a s a", transcript
