@@ -70,6 +70,12 @@ def has_phonemes(text: str | Sequence[Part]) -> bool:
     return not isinstance(text, str) and any(isinstance(part, Phonemes) for part in text)
 
 
+def honours_phonemes(engine: SpeechSynthesizer) -> bool:
+    """engine.honours_phonemes, False for an engine written before it (a deployment's plugin):
+    such an engine is given plain text (plain_text), never parts."""
+    return bool(getattr(engine, "honours_phonemes", False))
+
+
 class SpeechSynthesizer(Protocol):
     """A text-to-speech engine. Instances are long-lived (one per worker process, see
     registry.get_engine) and must be safe to call from several threads."""
@@ -97,11 +103,11 @@ class SpeechSynthesizer(Protocol):
         """Speak one sentence or short paragraph: mono float32 at the engine's native sample
         rate. `text` is a plain string, or a sequence of parts (plain text and Phonemes)
         spoken as one sentence: an engine that honours phonemes says each Phonemes by its
-        IPA, the others read its text (plain_text). rate is the speed of speech, 1.0 normal, MIN_RATE..MAX_RATE. With
-        `deterministic` the same text gives the same samples every time (for generators
-        that take a seed): an engine that samples noise (Piper's VITS) leaves it out then;
-        the others are deterministic anyway and ignore it. Off by default, so that speech
-        keeps its natural variation.
+        IPA, the others read its text (plain_text). rate is the speed of speech, 1.0
+        normal, MIN_RATE..MAX_RATE. With `deterministic` the same text gives the same
+        samples every time (for generators that take a seed): an engine that samples noise
+        (Piper's VITS) leaves it out then; the others are deterministic anyway and ignore
+        it. Off by default, so that speech keeps its natural variation.
 
         Raises UnknownVoice, SynthesisFailed (nothing speakable, engine error on this text)
         or EngineUnavailable (the engine is missing or stuck); ValueError for a rate out of
@@ -139,9 +145,7 @@ def check_rate(rate: float) -> None:
 
 def check_text(text: str | Sequence[Part]) -> None:
     parts = [text] if isinstance(text, str) else text
-    if not any(
-        (part if isinstance(part, str) else part.ipa + part.text).strip() for part in parts
-    ):
+    if not any((part if isinstance(part, str) else part.ipa + part.text).strip() for part in parts):
         raise SynthesisFailed("The text contains nothing to say.", param="text")
 
 

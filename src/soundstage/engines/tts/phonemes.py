@@ -10,15 +10,16 @@ becomes its nearest sound, or is left out (stated at each table).
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Final
 
 # An IPA pronunciation is of a word or a few: longer input is not a pronunciation.
 MAX_PHONEME_CHARACTERS: Final = 200
 
 _CONSONANTS: Final = (
-    "pbtdʈɖcɟkgɡqɢʔʡmɱnɳɲŋɴʙrʀⱱɾɽɸβfvθðszʃʒʂʐçʝxɣχʁħʕhɦɬɮʋɹɻjɰlɭʎʟɫwʍɥʜʢɕʑɺɧ"
-    "ʘǀǃǂǁɓɗʄɠʛʦʣʧʤʨʥ"
+    "pbtdʈɖcɟkgɡqɢʔʡmɱnɳɲŋɴʙrʀⱱɾɽɸβfvθðszʃʒʂʐçʝxɣχʁħʕhɦɬɮʋɹɻjɰlɭʎʟɫwʍɥʜʢɕʑɺɧʘǀǃǂǁɓɗʄɠʛʦʣʧʤʨʥ"
 )
 _VOWELS: Final = "iyɨʉɯuɪʏʊeøɘɵɤoəɛœɜɞʌɔæɐaɶɑɒɚɝᵻᵿ"
 # Symbols that stand on their own: stress, length, breaks, tone letters.
@@ -46,8 +47,7 @@ def check_ipa(ipa: str) -> None:
         raise ValueError("The IPA pronunciation is empty.")
     if len(text) > MAX_PHONEME_CHARACTERS:
         raise ValueError(
-            f"The IPA pronunciation has {len(text)} characters, more than "
-            f"{MAX_PHONEME_CHARACTERS}."
+            f"The IPA pronunciation has {len(text)} characters, more than {MAX_PHONEME_CHARACTERS}."
         )
     after_segment = False
     for position, symbol in enumerate(text):
@@ -245,9 +245,7 @@ def xsampa_to_ipa(xsampa: str) -> str:
                 position += size
                 break
         else:
-            raise ValueError(
-                f"Unknown X-SAMPA symbol {xsampa[position]!r} at position {position}."
-            )
+            raise ValueError(f"Unknown X-SAMPA symbol {xsampa[position]!r} at position {position}.")
     result = "".join(out)
     check_ipa(result)
     return unicodedata.normalize("NFC", result)
@@ -287,7 +285,7 @@ _PIPER_NEAREST: Final[dict[str, tuple[str, ...]]] = {
 }
 
 
-def ipa_to_piper(ipa: str, id_map: dict[str, list[int]]) -> list[str]:
+def ipa_to_piper(ipa: str, id_map: Mapping[str, Sequence[int]]) -> list[str]:
     """IPA as a Piper voice's phoneme symbols (NFD code points, as Piper's own phonemizer
     gives them): each code point in the voice's map is kept, one that is not becomes its
     nearest present sound (_PIPER_NEAREST), else is left out. Tie bars are left out (Piper
@@ -599,7 +597,7 @@ _CMU: Final[dict[str, tuple[str, ...]]] = {
     "ʣ": ("d", "z"),
 }
 CMU_VOWELS: Final = frozenset(
-    "iy ih ey eh ae aa ao ow uh uw ah ax er ay aw oy".split()
+    ["iy", "ih", "ey", "eh", "ae", "aa", "ao", "ow", "uh", "uw", "ah", "ax", "er", "ay", "aw", "oy"]
 )
 _CMU_LONGEST: Final = max(len(key) for key in _CMU)
 
@@ -652,7 +650,7 @@ def _syllabify(phones: list[tuple[str, int | None]]) -> list[Syllable]:
     if not nuclei:
         raise ValueError("The pronunciation has no vowel English voices can say.")
     starts = [0]
-    for before, after in zip(nuclei, nuclei[1:], strict=False):
+    for before, after in pairwise(nuclei):
         consonants = after - before - 1
         starts.append(after - 1 if consonants >= 1 else after)
         if consonants >= 2:

