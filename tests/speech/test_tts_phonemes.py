@@ -111,6 +111,7 @@ def heard(transcriber: Transcriber, engine: str, voice: str, text: object) -> st
         ("s`i:", "ʂiː"),
         ("t_S", "t͡ʃ"),
         ("?\\a", "ʕa"),
+        ("IC", "ɪç"),
     ],
 )
 def test_xsampa_becomes_ipa(xsampa: str, ipa: str) -> None:

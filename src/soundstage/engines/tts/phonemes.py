@@ -13,7 +13,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Final
+from typing import Final, TypeVar
 
 # An IPA pronunciation is of a word or a few: longer input is not a pronunciation.
 MAX_PHONEME_CHARACTERS: Final = 200
@@ -29,7 +29,7 @@ _MODIFIERS: Final = "ʰʷʲˠˤⁿˡ˞ʼ"
 _COMBINING: Final = (
     "\u0325\u030a\u032c\u0339\u031c\u031f\u0320\u0308\u033d\u0329\u030d\u032f\u0324\u0330"
     "\u033c\u0334\u031d\u031e\u0318\u0319\u032a\u033a\u033b\u0303\u031a\u0306\u0301\u0300"
-    "\u0304\u0302\u030c\u030b\u030f\u0361\u035c"
+    "\u0304\u0302\u030c\u030b\u030f\u0327\u0328\u0361\u035c"
 )
 _TIE: Final = "\u0361\u035c"
 _SEGMENTS: Final = frozenset(_CONSONANTS + _VOWELS)
@@ -75,6 +75,14 @@ def segments(ipa: str) -> list[str]:
         else:
             out.append(symbol)
     return out
+
+
+_Value = TypeVar("_Value")
+
+
+def _nfd_keys(table: dict[str, _Value]) -> dict[str, _Value]:
+    """A table keyed by IPA in NFD (ç is c + cedilla there), as the converters read IPA."""
+    return {unicodedata.normalize("NFD", key): value for key, value in table.items()}
 
 
 # --- X-SAMPA ---------------------------------------------------------------------------------
@@ -379,7 +387,7 @@ _ESPEAK: Final[dict[str, str]] = {
     "ɲ": "n^",
     "ŋ": "N",
     "ɴ": 'n"',
-    "r": "r",
+    "r": "R",
     "ʀ": 'r"',
     "ɾ": "*",
     "ɽ": "*.",
@@ -456,12 +464,11 @@ _ESPEAK: Final[dict[str, str]] = {
 _ESPEAK_BY_LANGUAGE: Final[dict[str, dict[str, str]]] = {
     "de": {"ɾ": "r"},
     "fr": {"ʁ": "r"},
-    "pl": {"r": "R"},
-    "sv": {"r": "R"},
-    "nb": {"r": "R"},
-    "cs": {"r": "R"},
+    "pl": {"ɨ": "y"},
+    "cs": {"r̝̊": "R^", "r̝": "R^"},
     "hu": {"r": "R2"},
-    "hi": {"cʰ": "c#", "ɟʰ": "J#"},
+    "hi": {"ʰ": "#"},
+    "ar": {"ʕ": "A"},
     "ro": {"ʲʲ": ";I^"},
     "da": {"ɐ̯": "r", "ɒ": "O", "ʋ": "v", "ð": "D"},
     "ko": {"ɐ": "a", "ʌ": "@"},
@@ -474,7 +481,7 @@ def ipa_to_espeak(ipa: str, language: str) -> str:
     ready to put between `[[` and `]]`. A sound with no mnemonic is left out. Tone digits
     (espeak's own, e.g. Mandarin 55) pass through."""
     overrides = _ESPEAK_BY_LANGUAGE.get(language.split("-")[0].split("+")[0].lower(), {})
-    table = {**_ESPEAK, **overrides}
+    table = _nfd_keys({**_ESPEAK, **overrides})
     longest = max(len(key) for key in table)
     text = "".join(s for s in unicodedata.normalize("NFD", ipa) if s not in _TIE)
     out: list[str] = []
@@ -599,7 +606,8 @@ _CMU: Final[dict[str, tuple[str, ...]]] = {
 CMU_VOWELS: Final = frozenset(
     ["iy", "ih", "ey", "eh", "ae", "aa", "ao", "ow", "uh", "uw", "ah", "ax", "er", "ay", "aw", "oy"]
 )
-_CMU_LONGEST: Final = max(len(key) for key in _CMU)
+_CMU_NFD: Final = _nfd_keys(_CMU)
+_CMU_LONGEST: Final = max(len(key) for key in _CMU_NFD)
 
 
 @dataclass(frozen=True)
@@ -630,7 +638,7 @@ def ipa_to_cmu(ipa: str) -> list[Syllable]:
             pending_stress, position = 2, position + 1
             continue
         for size in range(min(_CMU_LONGEST, len(text) - position), 0, -1):
-            mapped = _CMU.get(text[position : position + size])
+            mapped = _CMU_NFD.get(text[position : position + size])
             if mapped is not None:
                 for phone in mapped:
                     if phone in CMU_VOWELS:
