@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -193,18 +193,36 @@ def _load_voice(model: _PiperModel, cpu_threads: int | None) -> PiperVoice:
 def _sentence_phonemes(piper_voice: PiperVoice, parts: Sequence[Part]) -> list[str]:
     """The parts as one sentence of the voice's phoneme symbols: text by Piper's phonemizer
     (its sentences joined), Phonemes by their IPA; a space between two parts."""
+    id_map = piper_voice.config.phoneme_id_map
     phonemes: list[str] = []
     for part in parts:
         if isinstance(part, Phonemes):
-            said = ipa_to_piper(part.ipa, piper_voice.config.phoneme_id_map)
+            said = ipa_to_piper(part.ipa, id_map)
         else:
             said = [symbol for sentence in piper_voice.phonemize(part) for symbol in sentence]
+            # espeak leaves out punctuation that starts a text (". " or ", and" after a
+            # Phonemes); the voice's map has it, and it shapes the sentence's intonation.
+            leading = _leading_punctuation(part, id_map)
+            said = [*leading, " ", *said] if leading and said else [*leading, *said]
         said = _strip_spaces(said)
         if said:
-            if phonemes and phonemes[-1] != " ":
+            if phonemes and phonemes[-1] != " " and said[0] not in _PUNCTUATION:
                 phonemes.append(" ")
             phonemes.extend(said)
     return phonemes
+
+
+_PUNCTUATION: Final = frozenset(".,;:!?")
+
+
+def _leading_punctuation(text: str, id_map: Mapping[str, Sequence[int]]) -> list[str]:
+    leading: list[str] = []
+    for symbol in text.strip():
+        if symbol not in _PUNCTUATION:
+            break
+        if symbol in id_map:
+            leading.append(symbol)
+    return leading
 
 
 def _strip_spaces(symbols: list[str]) -> list[str]:
