@@ -32,6 +32,7 @@ _COMBINING: Final = (
     "\u0304\u0302\u030c\u030b\u030f\u0327\u0328\u0361\u035c"
 )
 _TIE: Final = "\u0361\u035c"
+_STRESS: Final = "ˈˌ"
 _SEGMENTS: Final = frozenset(_CONSONANTS + _VOWELS)
 _ATTACHED: Final = frozenset(_MODIFIERS + _COMBINING)
 _STANDALONE: Final = frozenset(_SUPRASEGMENTALS + " ")
@@ -297,11 +298,24 @@ def ipa_to_piper(ipa: str, id_map: Mapping[str, Sequence[int]]) -> list[str]:
     """IPA as a Piper voice's phoneme symbols (NFD code points, as Piper's own phonemizer
     gives them): each code point in the voice's map is kept, one that is not becomes its
     nearest present sound (_PIPER_NEAREST), else is left out. Tie bars are left out (Piper
-    writes affricates as two symbols)."""
+    writes affricates as two symbols). Stress marks move to just before their syllable's
+    vowel, where espeak (and so every Piper voice's training data) puts them: "ˈsaʊnd
+    ˌtʃɛk" is said as "sˈaʊnd tʃˌɛk"."""
     symbols: list[str] = []
-    for symbol in unicodedata.normalize("NFD", ipa):
+    # A stress mark not yet placed, and where it was written.
+    stress: tuple[str, int] | None = None
+    for symbol in unicodedata.normalize("NFD", ipa) + " ":
         if symbol in _TIE:
             continue
+        if symbol in _STRESS:
+            stress = (symbol, len(symbols)) if symbol in id_map else None
+            continue
+        if stress is not None and symbol in _VOWELS:
+            symbols.append(stress[0])
+            stress = None
+        elif stress is not None and symbol == " ":
+            symbols.insert(stress[1], stress[0])  # a word with no vowel: where it was written
+            stress = None
         if symbol in id_map:
             symbols.append(symbol)
             continue
@@ -309,7 +323,7 @@ def ipa_to_piper(ipa: str, id_map: Mapping[str, Sequence[int]]) -> list[str]:
             if all(part in id_map for part in nearest):
                 symbols.extend(nearest)
                 break
-    return symbols
+    return symbols[:-1] if symbols[-1:] == [" "] else symbols
 
 
 # --- espeak-ng -------------------------------------------------------------------------------
