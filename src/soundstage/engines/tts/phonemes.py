@@ -65,19 +65,6 @@ def check_ipa(ipa: str) -> None:
             raise ValueError(f"Unknown IPA symbol {symbol!r} at position {position}.")
 
 
-def segments(ipa: str) -> list[str]:
-    """IPA cut into sounds (a letter with its modifiers, affricates and diphthongs written
-    with a tie bar kept whole) and standalone marks; spaces kept as " ". Assumes check_ipa."""
-    text = unicodedata.normalize("NFD", ipa)
-    out: list[str] = []
-    for symbol in text:
-        if out and (symbol in _ATTACHED or out[-1][-1] in _TIE) and out[-1] != " ":
-            out[-1] += symbol
-        else:
-            out.append(symbol)
-    return out
-
-
 _Value = TypeVar("_Value")
 
 
