@@ -243,7 +243,9 @@ def test_english_voice_says_the_ipa(transcriber: Transcriber, engine: str, voice
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("engine", "voice"), [ENGLISH_VOICES[0], ENGLISH_VOICES[1]])
+@pytest.mark.parametrize(
+    ("engine", "voice"), [ENGLISH_VOICES[0], ENGLISH_VOICES[1], ENGLISH_VOICES[4]]
+)
 def test_a_pronunciation_rule_changes_soundstage(
     transcriber: Transcriber, engine: str, voice: str
 ) -> None:

@@ -144,5 +144,8 @@ def _addenda_phones(syllables: list[Syllable]) -> str:
 
 
 def _stressed(vowel: str, stress: int) -> str:
-    # The CMU dictionary writes a stressed schwa as ah.
-    return f"{'ah' if vowel == 'ax' and stress else vowel}{stress}"
+    # flite's lexicon has two levels, 1 and 0 (it refuses eh2: "not in lexicon phoneset"), so
+    # secondary stress is 0, as in Festival's. The CMU dictionary writes a stressed schwa ah.
+    if stress == 1:
+        return f"{'ah' if vowel == 'ax' else vowel}1"
+    return f"{vowel}0"
