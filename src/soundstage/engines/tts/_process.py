@@ -8,10 +8,18 @@ import tempfile
 import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from soundstage.engines.tts.base import EngineUnavailable, SynthesisFailed, spoken
+from soundstage.engines.tts.base import (
+    EngineUnavailable,
+    Part,
+    Phonemes,
+    SynthesisFailed,
+    spoken,
+)
+from soundstage.engines.tts.phonemes import Syllable, ipa_to_cmu
 from soundstage.media.audio import Audio, InvalidMedia, decode
 
 # A piece of text is a sentence or short paragraph, spoken in well under a second of CPU by
@@ -110,3 +118,50 @@ def stretch(rate: float) -> str:
     """The duration factor for a speed of speech, as a plain decimal both Festival's Scheme and
     flite's --setf parse."""
     return f"{1.0 / rate:.4f}"
+
+
+# Words given by phonemes reach Festival and flite as made-up words with a lexicon entry of
+# their own: pronounceable (flite spells out a word it finds unpronounceable before looking it
+# up) and unlike any English word.
+_STAND_IN_STEM: Final = "zobalu"
+_STAND_IN_SYLLABLES: Final = ("ba", "ke", "mi", "no", "tu")
+
+
+@dataclass(frozen=True)
+class LexiconText:
+    """Text for an English engine with its own lexicon: Phonemes replaced by stand-in words,
+    and the pronunciation of each stand-in in CMU phones."""
+
+    text: str
+    entries: dict[str, list[Syllable]]
+
+
+def lexicon_text(text: str | Sequence[Part]) -> LexiconText:
+    """text as ascii_text, Phonemes parts as stand-in words (see _STAND_IN_STEM) with their
+    CMU syllables; a Phonemes with no vowel an English voice can say is read as its text."""
+    if isinstance(text, str):
+        return LexiconText(ascii_text(text), {})
+    pieces: list[str] = []
+    entries: dict[str, list[Syllable]] = {}
+    for part in text:
+        if isinstance(part, Phonemes):
+            try:
+                syllables = ipa_to_cmu(part.ipa)
+            except ValueError:
+                pieces.append(ascii_text(part.text))
+                continue
+            word = _stand_in(len(entries))
+            entries[word] = syllables
+            pieces.append(word)
+        else:
+            pieces.append(ascii_text(part))
+    return LexiconText(" ".join(piece.strip() for piece in pieces if piece.strip()), entries)
+
+
+def _stand_in(index: int) -> str:
+    letters = [_STAND_IN_SYLLABLES[index % len(_STAND_IN_SYLLABLES)]]
+    index //= len(_STAND_IN_SYLLABLES)
+    while index:
+        letters.append(_STAND_IN_SYLLABLES[index % len(_STAND_IN_SYLLABLES)])
+        index //= len(_STAND_IN_SYLLABLES)
+    return _STAND_IN_STEM + "".join(letters)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal, Protocol
+from typing import Any, Final, Literal, Protocol, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +36,46 @@ class EngineVoice:
     label: str
 
 
+@dataclass(frozen=True)
+class Phonemes:
+    """Words given by their pronunciation (SSML <phoneme>, a dictionary's phoneme rule).
+
+    `ipa` is IPA (checked with phonemes.check_ipa before it gets here); `text` is the written
+    words, which engines that cannot honour phonemes read instead."""
+
+    ipa: str
+    text: str
+
+
+# What synthesize() takes besides a plain string: plain text and words given by phonemes,
+# in the order they are said, making one sentence.
+Part: TypeAlias = str | Phonemes
+
+
+def plain_text(text: str | Sequence[Part]) -> str:
+    """The words as written: a plain string as it is, parts joined (Phonemes by their text),
+    with one space where two parts would otherwise run together."""
+    if isinstance(text, str):
+        return text
+    joined = ""
+    for part in text:
+        words = part if isinstance(part, str) else part.text
+        if joined and words and not joined[-1].isspace() and not words[0].isspace():
+            joined += " "
+        joined += words
+    return joined
+
+
+def has_phonemes(text: str | Sequence[Part]) -> bool:
+    return not isinstance(text, str) and any(isinstance(part, Phonemes) for part in text)
+
+
+def honours_phonemes(engine: SpeechSynthesizer) -> bool:
+    """engine.honours_phonemes, False for an engine written before it (a deployment's plugin):
+    such an engine is given plain text (plain_text), never parts."""
+    return bool(getattr(engine, "honours_phonemes", False))
+
+
 class SpeechSynthesizer(Protocol):
     """A text-to-speech engine. Instances are long-lived (one per worker process, see
     registry.get_engine) and must be safe to call from several threads."""
@@ -44,20 +84,30 @@ class SpeechSynthesizer(Protocol):
     # Whether synthesize() applies `rate` itself (speed of speech; pitch kept). Engines
     # without it leave the audio at rate 1.0 for the caller to time-stretch.
     supports_rate: bool
+    # Whether synthesize() says Phonemes parts by their IPA (for every voice of the engine);
+    # engines without it read their text.
+    honours_phonemes: bool
 
     def voices(self) -> list[EngineVoice]:
         """The voices this engine can speak with on this machine."""
         ...
 
     def synthesize(
-        self, text: str, voice: str, *, rate: float = 1.0, deterministic: bool = False
+        self,
+        text: str | Sequence[Part],
+        voice: str,
+        *,
+        rate: float = 1.0,
+        deterministic: bool = False,
     ) -> Audio:
         """Speak one sentence or short paragraph: mono float32 at the engine's native sample
-        rate. rate is the speed of speech, 1.0 normal, MIN_RATE..MAX_RATE. With
-        `deterministic` the same text gives the same samples every time (for generators
-        that take a seed): an engine that samples noise (Piper's VITS) leaves it out then;
-        the others are deterministic anyway and ignore it. Off by default, so that speech
-        keeps its natural variation.
+        rate. `text` is a plain string, or a sequence of parts (plain text and Phonemes)
+        spoken as one sentence: an engine that honours phonemes says each Phonemes by its
+        IPA, the others read its text (plain_text). rate is the speed of speech, 1.0
+        normal, MIN_RATE..MAX_RATE. With `deterministic` the same text gives the same
+        samples every time (for generators that take a seed): an engine that samples noise
+        (Piper's VITS) leaves it out then; the others are deterministic anyway and ignore
+        it. Off by default, so that speech keeps its natural variation.
 
         Raises UnknownVoice, SynthesisFailed (nothing speakable, engine error on this text)
         or EngineUnavailable (the engine is missing or stuck); ValueError for a rate out of
@@ -93,8 +143,9 @@ def check_rate(rate: float) -> None:
         raise ValueError(f"rate must be {MIN_RATE}..{MAX_RATE}, not {rate}")
 
 
-def check_text(text: str) -> None:
-    if not text.strip():
+def check_text(text: str | Sequence[Part]) -> None:
+    parts = [text] if isinstance(text, str) else text
+    if not any((part if isinstance(part, str) else part.ipa + part.text).strip() for part in parts):
         raise SynthesisFailed("The text contains nothing to say.", param="text")
 
 

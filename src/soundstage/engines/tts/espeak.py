@@ -7,10 +7,15 @@ and formants, not pronunciation). Left out: Japanese (espeak-ng 1.51 reads kana 
 spells every kanji as "Chinese letter") and English (the other engines speak it far better).
 Mandarin uses espeak's `cmn-latn-pinyin` voice: the plain `cmn` voice of Debian's 1.51 reads
 the pinyin it derives from Chinese characters as English words ("ni three").
+
+Phonemes (base.Phonemes) are honoured by every voice: their IPA becomes espeak's own phoneme
+mnemonics (phonemes.ipa_to_espeak), given inline as `[[...]]`; espeak speaks them with the
+voice's phoneme table, so a sound the language lacks comes out as its nearest.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from soundstage.engines.tts._process import (
@@ -23,11 +28,13 @@ from soundstage.engines.tts.base import (
     EngineUnavailable,
     EngineVoice,
     Gender,
+    Part,
     SynthesisFailed,
     check_rate,
     check_text,
     find_voice,
 )
+from soundstage.engines.tts.phonemes import ipa_to_espeak
 from soundstage.media.audio import Audio
 
 ENGINE: Final = "espeak"
@@ -108,6 +115,7 @@ class EspeakEngine:
 
     name = ENGINE
     supports_rate = True
+    honours_phonemes = True
 
     def __init__(self) -> None:
         self._binary = require_binary("espeak-ng", ENGINE)
@@ -122,7 +130,7 @@ class EspeakEngine:
 
     def synthesize(
         self,
-        text: str,
+        text: str | Sequence[Part],
         voice: str,
         *,
         rate: float = 1.0,
@@ -155,7 +163,7 @@ class EspeakEngine:
                     str(wav),
                 ],
                 engine=ENGINE,
-                stdin_text=text,
+                stdin_text=text if isinstance(text, str) else _with_phonemes(text, voice),
             )
             return read_speech(wav, ENGINE)
 
@@ -175,3 +183,16 @@ class EspeakEngine:
         return {
             line.split()[1].lower() for line in listing.splitlines()[1:] if len(line.split()) >= 2
         }
+
+
+def _with_phonemes(parts: Sequence[Part], voice: str) -> str:
+    """The parts as espeak input: text as it is (but for `[[`, which would open espeak's
+    phoneme notation), Phonemes as `[[mnemonics]]`, one space between parts."""
+    pieces: list[str] = []
+    for part in parts:
+        if isinstance(part, str):
+            pieces.append(part.replace("[[", "[ [").replace("]]", "] ]"))
+        else:
+            mnemonics = ipa_to_espeak(part.ipa, voice)
+            pieces.append(f"[[{mnemonics}]]" if mnemonics.strip() else part.text)
+    return " ".join(piece.strip() for piece in pieces if piece.strip())

