@@ -18,7 +18,8 @@ from soundstage.engines.tts.frontend.script import Rule
 MAX_RULES = 1_000
 MAX_GRAPHEME_CHARS = 100
 MAX_ALIAS_CHARS = 200
-MAX_PHONEME_CHARS = 200
+MAX_PHONEME_CHARS = 200  # in IPA
+MAX_XSAMPA_CHARS = 400  # as sent (X-SAMPA spells many IPA characters with two or three)
 
 RuleType = Literal["alias", "phoneme"]
 Alphabet = Literal["ipa", "x-sampa"]

@@ -14,6 +14,7 @@ from soundstage.pronunciation.rules import (
     MAX_GRAPHEME_CHARS,
     MAX_PHONEME_CHARS,
     MAX_RULES,
+    MAX_XSAMPA_CHARS,
     Alphabet,
     RuleType,
 )
@@ -51,9 +52,10 @@ class RuleIn(RequestModel):
     phoneme: str | None = Field(
         default=None,
         min_length=1,
-        max_length=MAX_PHONEME_CHARS,
+        max_length=MAX_XSAMPA_CHARS,
         description="The pronunciation, in `alphabet`: IPA letters and diacritics, stress ˈ ˌ, "
-        "length ː, syllable breaks `.`, tie bars and spaces.",
+        f"length ː, syllable breaks `.`, tie bars and spaces; at most {MAX_PHONEME_CHARS} "
+        f"characters in IPA (X-SAMPA as sent: {MAX_XSAMPA_CHARS}).",
     )
     alphabet: Alphabet | None = Field(
         default=None, description="`ipa` or `x-sampa` (stored converted to IPA)."
