@@ -50,6 +50,9 @@ def test_name_and_description(
     assert error["param"] == field
     empty = post(client, customer, {**body, "name": " "})
     assert assert_error(empty, 422, "parameter_invalid")["param"] == "name"
+    assert post(client, customer, {**body, "description": None}).status_code == 200
+    control = post(client, customer, {**body, field: "a\u0007b"})
+    assert assert_error(control, 422, "parameter_invalid")["param"] == field
 
 
 def test_rules_per_version_at_creation(client: TestClient, customer: Customer) -> None:

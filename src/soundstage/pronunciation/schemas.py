@@ -24,10 +24,10 @@ MAX_DESCRIPTION_CHARS = 500
 MAX_LANGUAGE_CHARS = 35
 
 
-def _printable(value: str) -> str:
+def _printable(value: str | None) -> str | None:
     # Rules are written back into PLS (XML 1.0 refuses control characters) and matched
     # against text: no rule needs one.
-    if any(unicodedata.category(char) == "Cc" for char in value):
+    if value is not None and any(unicodedata.category(char) == "Cc" for char in value):
         raise ValueError("must not contain control characters")
     return value
 
