@@ -117,6 +117,19 @@ def test_download_then_upload_gives_the_same_rules(client: TestClient, customer:
     assert version(client, customer, copy["id"], copy["latest_version_id"])["rules"] == original
 
 
+def test_a_dictionary_without_a_language_stays_without(
+    client: TestClient, customer: Customer
+) -> None:
+    created = create(client, customer, [alias_rule("a", "b")])
+    assert created["language"] is None
+    path = f"{DICTIONARIES}/{created['id']}/versions/{created['latest_version_id']}/pls"
+    downloaded = client.get(path, headers=customer.auth())
+    assert b'xml:lang="und"' in downloaded.content  # PLS requires one: "undetermined"
+    again = upload(client, customer, downloaded.content)
+    assert again.status_code == 200, again.text
+    assert again.json()["language"] is None
+
+
 @pytest.mark.parametrize(
     ("data", "line", "column", "says"),
     [
@@ -131,6 +144,7 @@ def test_download_then_upload_gives_the_same_rules(client: TestClient, customer:
          b"</lexeme></lexicon>", 3, 3, "not IPA"),
         (b'<lexicon alphabet="arpabet">\n</lexicon>', 1, 1, "arpabet"),
         (b"<lexicon>\n</lexicon>", 1, 1, "alphabet"),
+        (b'<lexicon alphabet="ipa" xml:lang="en US"/>', 1, 1, "xml:lang"),
         (b'<lexicon alphabet="ipa">\n  <entry/>\n</lexicon>', 2, 3, "<entry>"),
         (b'<lexicon alphabet="ipa">\n<lexeme><grapheme>a</grapheme><alias>b</alias></lexeme>\n'
          b"<lexeme>\n  <grapheme>a</grapheme><alias>c</alias></lexeme></lexicon>", 4, 3,

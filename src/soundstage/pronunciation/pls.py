@@ -13,6 +13,7 @@ download read back gives the same rules. A problem is reported with its line and
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import cast
@@ -39,6 +40,8 @@ CASE_NS = "https://soundstage.dev/ns/pls"
 # A PLS file's size limit (the README's "Pronunciation dictionaries").
 MAX_PLS_BYTES = 1_000_000
 MAX_LANGUAGE_CHARS = 35
+_LANGUAGE_TAG = re.compile(r"[A-Za-z0-9-]+", re.ASCII)
+UNDETERMINED = "und"  # BCP 47: PLS requires xml:lang, and a dictionary may have no language
 
 _ALPHABETS: dict[str, Alphabet] = {"ipa": "ipa", "x-sampa": "x-sampa"}
 _SKIPPED = frozenset({"meta", "metadata", "example"})
@@ -162,9 +165,13 @@ class _Reader(ContentHandler):
         language = values.get(f"{XML_NS}|lang")
         if language is not None:
             language = language.strip()
-            if not language or len(language) > MAX_LANGUAGE_CHARS:
-                raise self.fail(f"xml:lang must be a language tag of 1 to {MAX_LANGUAGE_CHARS}")
-            self.language = language
+            if not _LANGUAGE_TAG.fullmatch(language) or len(language) > MAX_LANGUAGE_CHARS:
+                raise self.fail(
+                    f"xml:lang must be a language tag (letters, digits and -) of 1 to "
+                    f"{MAX_LANGUAGE_CHARS} characters"
+                )
+            # "und" (undetermined) is what `write` puts for a dictionary of no language.
+            self.language = None if language.lower() == UNDETERMINED else language
 
     def _alphabet(self, value: str) -> Alphabet:
         alphabet = _ALPHABETS.get(value.strip().lower())
@@ -272,7 +279,7 @@ def write(rules: Sequence[StoredRule], language: str | None) -> bytes:
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<lexicon version="1.0" xmlns="{PLS_NS}"{extension} alphabet="ipa" '
-        f"xml:lang={quoteattr(language or 'und')}>",
+        f"xml:lang={quoteattr(language or UNDETERMINED)}>",
     ]
     for rule in rules:
         attributes = "" if rule.case_sensitive else ' ss:case-sensitive="false"'
