@@ -4,13 +4,17 @@ and isolation between accounts and environments."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from soundstage.core.db import Database
+from soundstage.pronunciation import service as pronunciation
+from soundstage.pronunciation.rules import StoredRule
 from tests.support.api import assert_error, every_page
-from tests.support.factories import Customer
+from tests.support.factories import Customer, principal_of
 from tests.support.pronunciation import (
     DICTIONARIES,
     alias_rule,
@@ -280,3 +284,36 @@ def test_others_see_nothing(
     # Untouched for the owner.
     mine = client.get(f"{DICTIONARIES}/{dictionary_id}", headers=customer.auth()).json()
     assert (mine["latest_version_id"], mine["version_count"]) == (v1, 1)
+
+
+def test_two_edits_at_once_make_two_versions(
+    client: TestClient, db: Database, customer: Customer
+) -> None:
+    created = create(client, customer, [alias_rule("a", "b")])
+    dictionary_id = created["id"]
+    answers: list[Any] = []
+    # One edit is made in a transaction left open while another arrives over HTTP: that one
+    # waits (SQLite's write lock; PostgreSQL's row lock on the conditional UPDATE, after which
+    # it finds the version taken and starts again from the new latest).
+    with db.session() as session:
+        pronunciation.add_rules(
+            session, principal_of(customer), dictionary_id, [StoredRule("c", "alias", alias="d")]
+        )
+        racer = threading.Thread(
+            target=lambda: answers.append(
+                client.post(
+                    f"{DICTIONARIES}/{dictionary_id}/rules",
+                    json={"rules": [alias_rule("e", "f")]},
+                    headers=customer.auth(),
+                )
+            )
+        )
+        racer.start()
+        racer.join(0.5)
+    racer.join(60)
+    [answer] = answers
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["version_count"] == 3
+    latest = version(client, customer, dictionary_id, answer.json()["latest_version_id"])
+    assert latest["version_number"] == 3
+    assert [r["string_to_replace"] for r in latest["rules"]] == ["a", "c", "e"]
