@@ -235,6 +235,19 @@ def test_list_is_paginated_newest_first(client: TestClient, customer: Customer) 
     )
 
 
+def every_call(dictionary_id: str, version_id: str) -> list[tuple[str, str, Any]]:
+    """(method, path, JSON body) of every route on this dictionary, valid but for who calls."""
+    one = f"{DICTIONARIES}/{dictionary_id}"
+    return [
+        ("GET", one, None),
+        ("GET", f"{one}/versions/{version_id}", None),
+        ("GET", f"{one}/versions/{version_id}/pls", None),
+        ("POST", f"{one}/rules", {"rules": [alias_rule("c", "d")]}),
+        ("POST", f"{one}/rules/remove", {"rule_strings": ["a"]}),
+        ("DELETE", one, None),
+    ]
+
+
 def test_delete_makes_the_dictionary_and_its_versions_unknown(
     client: TestClient, customer: Customer
 ) -> None:
@@ -247,14 +260,7 @@ def test_delete_makes_the_dictionary_and_its_versions_unknown(
         "id": dictionary_id,
         "deleted": True,
     }
-    for method, path, body in [
-        ("GET", f"{DICTIONARIES}/{dictionary_id}", None),
-        ("GET", f"{DICTIONARIES}/{dictionary_id}/versions/{v1}", None),
-        ("GET", f"{DICTIONARIES}/{dictionary_id}/versions/{v1}/pls", None),
-        ("POST", f"{DICTIONARIES}/{dictionary_id}/rules", {"rules": [alias_rule("c", "d")]}),
-        ("POST", f"{DICTIONARIES}/{dictionary_id}/rules/remove", {"rule_strings": ["a"]}),
-        ("DELETE", f"{DICTIONARIES}/{dictionary_id}", None),
-    ]:
+    for method, path, body in every_call(dictionary_id, v1):
         response = client.request(method, path, json=body, headers=customer.auth())
         error = assert_error(response, 404, "pronunciation_dictionary_not_found")
         assert error["param"] == "dictionary_id", path
@@ -269,14 +275,7 @@ def test_others_see_nothing(
     dictionary_id, v1 = created["id"], created["latest_version_id"]
     stranger = other_customer.auth() if who == "other account" else customer.auth("production")
     create(client, customer, [alias_rule("x", "y")], environment="production")  # their own
-    for method, path, body in [
-        ("GET", f"{DICTIONARIES}/{dictionary_id}", None),
-        ("GET", f"{DICTIONARIES}/{dictionary_id}/versions/{v1}", None),
-        ("GET", f"{DICTIONARIES}/{dictionary_id}/versions/{v1}/pls", None),
-        ("POST", f"{DICTIONARIES}/{dictionary_id}/rules", {"rules": [alias_rule("c", "d")]}),
-        ("POST", f"{DICTIONARIES}/{dictionary_id}/rules/remove", {"rule_strings": ["a"]}),
-        ("DELETE", f"{DICTIONARIES}/{dictionary_id}", None),
-    ]:
+    for method, path, body in every_call(dictionary_id, v1):
         response = client.request(method, path, json=body, headers=stranger)
         assert_error(response, 404, "pronunciation_dictionary_not_found")
     listed = client.get(DICTIONARIES, headers=stranger).json()["data"]
