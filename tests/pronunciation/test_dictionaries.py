@@ -179,6 +179,13 @@ def test_adding_and_removing_rules_make_new_versions_and_keep_the_old_ones(
     assert version(client, customer, dictionary_id, v2) == second
     got = client.get(f"{DICTIONARIES}/{dictionary_id}", headers=customer.auth()).json()
     assert (got["latest_version_id"], got["version_count"]) == (v3, 3)
+    versions = f"{DICTIONARIES}/{dictionary_id}/versions"
+    listed = client.get(f"{versions}?limit=2", headers=customer.auth()).json()
+    assert [v["id"] for v in listed["data"]] == [v3, v2]
+    assert listed["has_more"] is True
+    assert listed["data"][1] == second
+    rest = client.get(f"{versions}?starting_after={v2}", headers=customer.auth()).json()
+    assert ([v["id"] for v in rest["data"]], rest["has_more"]) == ([v1], False)
 
     # Removing every rule leaves an empty version; removing one that is not there is 422.
     emptied = client.post(
@@ -240,6 +247,7 @@ def every_call(dictionary_id: str, version_id: str) -> list[tuple[str, str, Any]
     one = f"{DICTIONARIES}/{dictionary_id}"
     return [
         ("GET", one, None),
+        ("GET", f"{one}/versions", None),
         ("GET", f"{one}/versions/{version_id}", None),
         ("GET", f"{one}/versions/{version_id}/pls", None),
         ("POST", f"{one}/rules", {"rules": [alias_rule("c", "d")]}),

@@ -163,6 +163,17 @@ def remove_pronunciation_rules(
 
 
 @router.get(
+    "/{dictionary_id}/versions", response_model=ListResponse[VersionOut], responses=errors(404)
+)
+def list_pronunciation_dictionary_versions(
+    dictionary_id: str, session: SessionDep, principal: PrincipalDep, page: PageDep
+) -> ListResponse[VersionOut]:
+    """The dictionary's versions with their rules, newest first."""
+    rows, has_more = service.list_versions(session, principal, dictionary_id, page)
+    return ListResponse[VersionOut](data=[_version_out(v) for v in rows], has_more=has_more)
+
+
+@router.get(
     "/{dictionary_id}/versions/{version_id}", response_model=VersionOut, responses=errors(404)
 )
 def get_pronunciation_dictionary_version(

@@ -45,12 +45,17 @@ def add_in_free_slot(
     return True
 
 
+def versions_query(owner: Owner, dictionary_id: str) -> Select[PronunciationDictionaryVersion]:
+    return select_owned(PronunciationDictionaryVersion, owner).where(
+        PronunciationDictionaryVersion.dictionary_id == dictionary_id
+    )
+
+
 def get_version(
     session: Session, owner: Owner, dictionary_id: str, version_id: str
 ) -> PronunciationDictionaryVersion | None:
-    query = select_owned(PronunciationDictionaryVersion, owner).where(
-        PronunciationDictionaryVersion.dictionary_id == dictionary_id,
-        PronunciationDictionaryVersion.id == version_id,
+    query = versions_query(owner, dictionary_id).where(
+        PronunciationDictionaryVersion.id == version_id
     )
     return session.scalars(query).first()
 

@@ -207,6 +207,21 @@ def list_dictionaries(
     )
 
 
+def list_versions(
+    session: Session, principal: Principal, dictionary_id: str, params: PageParams
+) -> tuple[list[PronunciationDictionaryVersion], bool]:
+    """The dictionary's versions, newest first (404 for a dictionary not the caller's)."""
+    get(session, principal, dictionary_id)
+    query = repository.versions_query(principal, dictionary_id)
+    return paginate(
+        session,
+        query,
+        PronunciationDictionaryVersion,
+        params,
+        PronunciationDictionaryVersionNotFound,
+    )
+
+
 def get_version(
     session: Session,
     owner: Owner,
