@@ -54,6 +54,7 @@ from soundstage.credits import endpoints as credits_endpoints
 from soundstage.idempotency import IdempotencyMiddleware, IdempotencyStore
 from soundstage.jobs import endpoints as jobs_endpoints
 from soundstage.ops import endpoints as ops_endpoints
+from soundstage.pronunciation import endpoints as pronunciation_endpoints
 from soundstage.realtime.slots import SlotPool
 from soundstage.speech.dubbing import endpoints as dubbing_endpoints
 from soundstage.speech.isolator import endpoints as isolator_endpoints
@@ -146,6 +147,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(jobs_endpoints.router)
     api.include_router(storage_endpoints.router)
     api.include_router(voices_endpoints.router)
+    api.include_router(pronunciation_endpoints.router)
     api.include_router(tts_endpoints.router)
     api.include_router(tts_realtime_endpoints.router)
     api.include_router(stt_endpoints.router)

@@ -219,6 +219,17 @@ PROVED_ELSEWHERE = {
 }
 
 
+# Bodies of writes by id that need one: valid, so that only the owner check can refuse them.
+BODIES: dict[tuple[str, str], dict[str, Any]] = {
+    ("POST", "/api/v1/pronunciation-dictionaries/{dictionary_id}/rules"): {
+        "rules": [{"type": "alias", "string_to_replace": "API", "alias": "A P I"}]
+    },
+    ("POST", "/api/v1/pronunciation-dictionaries/{dictionary_id}/rules/remove"): {
+        "rule_strings": ["W3C"]
+    },
+}
+
+
 def owned_routes(schema: dict[str, Any]) -> Iterator[tuple[str, str, list[str]]]:
     """(method, path, its path parameters) of every API route that names something by id."""
     for path, item in schema["paths"].items():
@@ -247,6 +258,11 @@ def seeded(
     ledger = client.get("/api/v1/credits/ledger", headers=auth).json()["data"]
     ids["transaction_id"] = ledger[0]["id"]
     ids["key_id"] = customer.sandbox_key_id
+    rules = [{"type": "alias", "string_to_replace": "W3C", "alias": "World Wide Web Consortium"}]
+    dictionary = client.post(
+        "/api/v1/pronunciation-dictionaries", json={"name": "Names", "rules": rules}, headers=auth
+    ).json()
+    ids["dictionary_id"], ids["version_id"] = dictionary["id"], dictionary["latest_version_id"]
     with db.session() as session:
         endpoint = WebhookEndpoint(
             id=new_id("we"),
@@ -300,7 +316,7 @@ def test_every_route_by_id_hides_the_object_from_others(
         url = path.format(**ids)
         if method == "GET" and path.endswith("}"):
             assert client.get(url, headers=owner.auth()).status_code == 200, url
-        body = {"name": "Mine now"} if method == "PATCH" else None
+        body = BODIES.get((method, path), {"name": "Mine now"} if method == "PATCH" else None)
         response = client.request(method, url, json=body, headers=stranger)
         assert response.status_code == 404, (method, url, response.text)
         code = response.json()["error"]["code"]
@@ -313,6 +329,9 @@ def test_every_route_by_id_hides_the_object_from_others(
     assert agent["name"] == "Receptionist"
     job = client.get(f"/api/v1/jobs/{ids['job_id']}", headers=owner.auth()).json()
     assert job["status"] != "cancelled"
+    path = f"/api/v1/pronunciation-dictionaries/{ids['dictionary_id']}"
+    dictionary = client.get(path, headers=owner.auth()).json()
+    assert (dictionary["latest_version_id"], dictionary["version_count"]) == (ids["version_id"], 1)
 
 
 def test_no_list_shows_another_owners_objects(

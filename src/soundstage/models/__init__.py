@@ -12,6 +12,7 @@ from soundstage.models.credits import (
 from soundstage.models.idempotency import IdempotencyRecord
 from soundstage.models.jobs import Job
 from soundstage.models.media import MediaObject, StorageUsage
+from soundstage.models.pronunciation import PronunciationDictionary, PronunciationDictionaryVersion
 from soundstage.models.realtime import RealtimeToken
 from soundstage.models.studios import (
     Room,
@@ -60,6 +61,8 @@ __all__ = [
     "License",
     "LicensedMedia",
     "MediaObject",
+    "PronunciationDictionary",
+    "PronunciationDictionaryVersion",
     "RealtimeToken",
     "Room",
     "RoomOccupancy",
