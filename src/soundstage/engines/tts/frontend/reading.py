@@ -32,7 +32,7 @@ def script(
     position) when the text is SSML and invalid."""
     if not ssml.is_ssml(text):
         plain = ssml.Run(text, tuple(range(len(text))), tuple(range(1, len(text) + 1)))
-        return _read_run(plain, language, normalization, _Matcher(rules))
+        return list[Span | Pause](_read_run(plain, language, normalization, _Matcher(rules)))
     document = ssml.parse(text)
     matcher = _Matcher(rules)
     out: Script = []
@@ -260,8 +260,6 @@ def _read(
         said = _say_as(run.text.strip(), run.interpret_as, language, run.format)
     except ValueError as exc:
         raise ssml.error(text, run.element_at, f"say-as {run.interpret_as}: {exc}") from None
-    if run.interpret_as == "characters":
-        spoken = said
-    else:
-        spoken = _words(said, language, normalization)
+    # Letters spelled out are read as they are; numbers, dates... normalized.
+    spoken = said if run.interpret_as == "characters" else _words(said, language, normalization)
     return [_voiced(Span(start, end, spoken), run.voice)]

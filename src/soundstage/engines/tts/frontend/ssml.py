@@ -329,8 +329,7 @@ class _Parser:
         rate = float(percent[1]) / 100 if percent else float(number[1]) if number else math.nan
         if not MIN_PROSODY_RATE <= rate <= MAX_PROSODY_RATE:
             raise self._fail(
-                "prosody rate must be x-slow, slow, medium, fast, x-fast, 50% to 200% or "
-                "0.5 to 2.0"
+                "prosody rate must be x-slow, slow, medium, fast, x-fast, 50% to 200% or 0.5 to 2.0"
             )
         return rate
 
