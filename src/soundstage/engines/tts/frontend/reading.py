@@ -26,11 +26,17 @@ _WHITE: Final = re.compile(r"\s+")
 
 
 def script(
-    text: str, language: str, *, normalization: Normalization, rules: Sequence[Rule]
+    text: str,
+    language: str,
+    *,
+    normalization: Normalization,
+    rules: Sequence[Rule],
+    markup: bool = True,
 ) -> Script:
     """What to read for `text` in `language` (BCP-47). InvalidSsml (422, naming the
-    position) when the text is SSML and invalid."""
-    if not ssml.is_ssml(text):
+    position) when the text is SSML and invalid; without `markup` the text is plain
+    whatever it starts with (realtime sessions)."""
+    if not markup or not ssml.is_ssml(text):
         plain = ssml.Run(text, tuple(range(len(text))), tuple(range(1, len(text) + 1)))
         return list[Span | Pause](_read_run(plain, language, normalization, _Matcher(rules)))
     document = ssml.parse(text)
