@@ -74,7 +74,7 @@ def test_prosody_and_emphasis_are_carried_by_their_spans() -> None:
 
 
 def test_phoneme_keeps_the_written_words_and_the_pronunciation() -> None:
-    (span,) = spans('<speak><phoneme alphabet="ipa" ph=TOMATO>tomato</phoneme></speak>')
+    (span,) = spans(f'<speak><phoneme alphabet="ipa" ph="{TOMATO}">tomato</phoneme></speak>')
     assert (span.spoken, span.phonemes) == ("tomato", TOMATO)
 
 
