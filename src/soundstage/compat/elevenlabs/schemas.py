@@ -115,7 +115,10 @@ class ElevenLabsTextToSpeechBody(RequestModel):
     )
     voice_settings: ElevenLabsVoiceSettings | None = None
     pronunciation_dictionary_locators: list[ElevenLabsDictionaryLocator] | None = Field(
-        default=None, max_length=3, description="Not supported: 422 when not empty."
+        default=None,
+        max_length=3,
+        description="Up to 3: the native API's pronunciation dictionaries (their ids and "
+        "versions).",
     )
     seed: int | None = Field(default=None, ge=0, le=MAX_SEED, description="Accepted, ignored.")
     previous_text: str | None = Field(
@@ -132,7 +135,7 @@ class ElevenLabsTextToSpeechBody(RequestModel):
     )
     use_pvc_as_ivc: bool | None = Field(default=None, description="Accepted, ignored.")
     apply_text_normalization: Literal["auto", "on", "off"] | None = Field(
-        default=None, description="Accepted, ignored."
+        default=None, description="As the native API's: auto (default, the same as on), on, off."
     )
     apply_language_text_normalization: bool | None = Field(
         default=None, description="Accepted, ignored."
@@ -154,11 +157,6 @@ class ElevenLabsTextToSpeechBody(RequestModel):
         if value and any(len(item) > MAX_ID for item in value):
             raise ValueError(f"request ids are at most {MAX_ID} characters")
         return value
-
-    @field_validator("pronunciation_dictionary_locators")
-    @classmethod
-    def _no_dictionaries(cls, value: list[ElevenLabsDictionaryLocator] | None) -> Any:
-        return _refuse_if_set(value, "pronunciation dictionaries")
 
     @field_validator("audio_effects")
     @classmethod
@@ -185,7 +183,8 @@ class ElevenLabsAudioWithTimestamps(BaseModel):
         "between two words share the gap between them."
     )
     normalized_alignment: ElevenLabsCharacterAlignment | None = Field(
-        description="The same as `alignment`: the text is spoken as given (no normalization)."
+        description="The same as `alignment`: the characters of the text as written (the "
+        'words a normalized "$250" is read as share its characters\' times).'
     )
 
 

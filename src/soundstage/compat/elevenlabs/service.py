@@ -88,11 +88,19 @@ async def _speak(
     *,
     timestamps: bool,
 ) -> tuple[tts.SpeechStream, encodings.Encoding]:
-    request = _native(
-        TtsRequest,
-        {"text": body.text, "voice_id": voice_id, "speed": body.speed, "timestamps": timestamps},
-        {"speed": "voice_settings.speed"},
-    )
+    fields: dict[str, Any] = {
+        "text": body.text,
+        "voice_id": voice_id,
+        "speed": body.speed,
+        "timestamps": timestamps,
+        "pronunciation_dictionary_locators": [
+            {"dictionary_id": locator.pronunciation_dictionary_id, "version_id": locator.version_id}
+            for locator in body.pronunciation_dictionary_locators or []
+        ],
+    }
+    if body.apply_text_normalization is not None:
+        fields["apply_text_normalization"] = body.apply_text_normalization
+    request = _native(TtsRequest, fields, {"speed": "voice_settings.speed"})
     encoding = encodings.encoding(output_format)
     speech = await tts.stream(
         db,

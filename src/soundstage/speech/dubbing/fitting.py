@@ -33,6 +33,8 @@ from soundstage.engines.conversion.timing import (
 from soundstage.engines.dsp import stretch_and_shift
 from soundstage.engines.tts.base import SpeechSynthesizer, SynthesisFailed, UnknownVoice
 from soundstage.engines.tts.espeak import EspeakEngine
+from soundstage.engines.tts.frontend import reading as frontend
+from soundstage.engines.tts.frontend.script import Span
 from soundstage.engines.tts.registry import get_engine
 from soundstage.media.audio import Audio, Samples
 from soundstage.speech.dubbing.raw import RawAudio
@@ -67,6 +69,7 @@ def say_in_span(
     *,
     engine: str,
     voice: str,
+    language: str,
     semitones: float,
     start_ms: int,
     end_ms: int,
@@ -76,8 +79,14 @@ def say_in_span(
     """Mix the text, said by the voice, into output (mono, in the work directory) by the
     module's rules.
     end_ms is where the source utterance ends; limit_ms where the next one starts (or the
-    media ends); source_voice is the isolated source voice in [start_ms, end_ms)."""
+    media ends); source_voice is the isolated source voice in [start_ms, end_ms). The text is
+    read through the text front end in the voice's `language` (numbers, dates... read out
+    as every voice reads them)."""
     synthesizer = get_engine(engine)
+    script = frontend.script(text, language, normalization="auto", rules=[], markup=False)
+    text = frontend.spoken_text([item for item in script if isinstance(item, Span)])
+    if not text:
+        return Line(start_ms, start_ms, 1.0, 1.0, spoken=False)
     span_s = max(end_ms - start_ms, 1) / 1000
     room_s = max(min(limit_ms, end_ms + MAX_OVERRUN_MS) - start_ms, 1) / 1000
     room_s = max(room_s, span_s)

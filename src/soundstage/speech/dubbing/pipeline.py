@@ -218,6 +218,7 @@ def say_all(
                     text,
                     engine=role.voice.engine,
                     voice=role.voice.voice,
+                    language=role.voice.language,
                     semitones=role.semitones,
                     start_ms=line.start_ms,
                     end_ms=line.end_ms,

@@ -1,6 +1,7 @@
 """A realtime text-to-speech session as its slot process runs it: the text streamed in is
-buffered and cut into sentences and clauses (speech.tts.segments), each piece is spoken by the
-voice's engine, encoded in the session's format and sent with where its words fall.
+buffered and cut into sentences and clauses (speech.tts.segments), each piece is normalized by
+the text front end (as plain text: SSML is not read in a session) and spoken by the voice's
+engine, encoded in the session's format and sent with where its words fall.
 
 Word timings are estimated, not recognized: each piece's words share its voiced span (the
 audio between the first and last 10 ms above 3% of its loudest) in proportion to their length
@@ -24,6 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from soundstage.config import Settings
 from soundstage.core.errors import AppError
 from soundstage.engines import dsp
+from soundstage.engines.tts.frontend import reading as frontend
+from soundstage.engines.tts.frontend.script import Span
 from soundstage.engines.tts.registry import get_engine
 from soundstage.media import encodings
 from soundstage.media.audio import Audio, StreamEncoder
@@ -199,7 +202,10 @@ class RealtimeSpeech:
             # Punctuation alone ("...", "--"): nothing to say, nothing charged.
             return None
         reading = self._reading
-        clip = reading.engine.synthesize(cut.text, reading.voice, rate=reading.native_rate)
+        spoken_words = _normalized(cut.text, self._params.language)
+        if not spoken_words:
+            return None
+        clip = reading.engine.synthesize(spoken_words, reading.voice, rate=reading.native_rate)
         voiced = _voiced_span_ms(clip)
         spoken = dsp.join([clip], [round(cut.pause_after_ms / reading.native_rate)])
         audio = dsp.stretch_and_shift(spoken, time_ratio=reading.stretch, semitones=reading.pitch)
@@ -231,6 +237,13 @@ class RealtimeSpeech:
 
     def _duration_ms(self, frames: int) -> int:
         return 0 if self._rate is None else round(frames * 1000 / self._rate)
+
+
+def _normalized(text: str, language: str | None) -> str:
+    """A piece as the engine reads it: normalized by the text front end (as plain text: a
+    session's text is not SSML), no pronunciation dictionaries."""
+    script = frontend.script(text, language or "en", normalization="auto", rules=[], markup=False)
+    return frontend.spoken_text([item for item in script if isinstance(item, Span)])
 
 
 def _voiced_span_ms(audio: Audio) -> tuple[int, int]:

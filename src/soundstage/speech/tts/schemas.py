@@ -11,6 +11,14 @@ from soundstage.core.timeutil import Timestamp
 from soundstage.jobs.schemas import CompletedJob
 
 MAX_TEXT_CHARACTERS = 5000
+MAX_DICTIONARY_LOCATORS = 3
+
+
+class DictionaryLocator(RequestModel):
+    dictionary_id: str = Field(min_length=1, max_length=64)
+    version_id: str | None = Field(
+        default=None, min_length=1, max_length=64, description="The latest when left out."
+    )
 
 
 class TtsRequest(RequestModel):
@@ -18,7 +26,12 @@ class TtsRequest(RequestModel):
     model_config = ConfigDict(str_strip_whitespace=False)
 
     text: str = Field(
-        min_length=1, max_length=MAX_TEXT_CHARACTERS, description="At most 5,000 characters."
+        min_length=1,
+        max_length=MAX_TEXT_CHARACTERS,
+        description="At most 5,000 characters. Text that starts with `<speak>` is SSML (see "
+        "the README for the tags each voice honours); invalid SSML is 422 `invalid_ssml` "
+        "naming the line and column. Plain text is charged per character as sent, SSML per "
+        "character of its text content (markup not charged).",
     )
     voice_id: str = Field(min_length=1, max_length=64, description="From GET /api/v1/voices.")
     format: Literal["mp3", "wav", "flac"] = "mp3"
@@ -27,6 +40,17 @@ class TtsRequest(RequestModel):
     timestamps: bool = Field(
         default=False,
         description="Add `words`: each word of the text with its start and end in the audio.",
+    )
+    apply_text_normalization: Literal["auto", "on", "off"] = Field(
+        default="auto",
+        description="on: numbers, money, dates, times, units, abbreviations... are read out "
+        "as words the same way for every voice; off: each whitespace-separated token is "
+        "given to the voice as written; auto (default): the same as on.",
+    )
+    pronunciation_dictionary_locators: list[DictionaryLocator] = Field(
+        default_factory=list,
+        max_length=MAX_DICTIONARY_LOCATORS,
+        description="Up to 3 pronunciation dictionaries whose rules apply to the text.",
     )
 
     @field_validator("text")
@@ -46,11 +70,14 @@ class TimedWord(BaseModel):
 class TtsResponse(CompletedJob):
     output_url: str = Field(description="Signed URL of the audio; expires 24 h after issue.")
     duration_ms: int = Field(description="The real duration of the audio file.")
-    characters_processed: int
+    characters_processed: int = Field(
+        description="The characters charged: plain text's, all; SSML's, its text content's."
+    )
     words: list[TimedWord] | None = Field(
         default=None,
         description="Only with `timestamps: true` (absent otherwise): every word of the text in "
-        "order, aligned to the audio by the service's speech recognizer.",
+        "order as written (of SSML, its text content's), aligned to the audio by the service's "
+        'speech recognizer; a word read as several ("$250") spans all of them.',
     )
 
 

@@ -4,21 +4,24 @@ either wait for its file or relay its stream."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
+from soundstage.core.errors import InvalidField
 from soundstage.core.principal import Principal
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
+from soundstage.engines.tts.frontend import reading
+from soundstage.engines.tts.frontend.script import Rule
 from soundstage.jobs import service as jobs
 from soundstage.jobs.streams import Relay
 from soundstage.media import encodings
 from soundstage.media.audio import CONTENT_TYPES
-from soundstage.speech.tts.schemas import TtsRequest, TtsResponse
+from soundstage.speech.tts.schemas import DictionaryLocator, TtsRequest, TtsResponse
 from soundstage.speech.tts.tasks import KIND
 from soundstage.voices import service as voices
 
@@ -39,20 +42,61 @@ async def engine_voice(db: Database, voice_id: str) -> dict[str, Any]:
     return await run_in_threadpool(lookup)
 
 
+def _resolve_rules(
+    db: Database, principal: Principal, locators: list[DictionaryLocator]
+) -> list[Rule]:
+    """INTERIM (switch at merge to soundstage.pronunciation's service, which resolves the
+    locators for the principal's account and environment, 404 for an unknown one): the
+    rules of the dictionaries asked for. Until then there are none to ask for: a request
+    that names one is refused."""
+    del db, principal
+    if locators:
+        raise InvalidField(
+            "Pronunciation dictionaries are not available on this server yet.",
+            param="pronunciation_dictionary_locators",
+        )
+    return []
+
+
 async def _job_request(
-    db: Database, body: TtsRequest, *, stream: bool, encoding: str | None = None
-) -> dict[str, Any]:
-    request = {**body.model_dump(), **await engine_voice(db, body.voice_id), "stream": stream}
+    db: Database,
+    principal: Principal,
+    body: TtsRequest,
+    *,
+    stream: bool,
+    encoding: str | None = None,
+) -> tuple[dict[str, Any], int]:
+    """The job's request and the credits it costs. The text is read through the front end
+    here, so invalid SSML (or a say-as, a phoneme that does not fit) is 422 before anything
+    is submitted or reserved."""
+    voice = await engine_voice(db, body.voice_id)
+
+    def prepare() -> tuple[list[Rule], int]:
+        rules = _resolve_rules(db, principal, body.pronunciation_dictionary_locators)
+        reading.script(
+            body.text,
+            voice["language"] or "en",
+            normalization=body.apply_text_normalization,
+            rules=rules,
+        )
+        return rules, reading.billed_characters(body.text)
+
+    rules, characters = await run_in_threadpool(prepare)
+    request = {
+        **body.model_dump(exclude={"pronunciation_dictionary_locators"}),
+        **voice,
+        "stream": stream,
+        "rules": [asdict(rule) for rule in rules],
+    }
     if encoding is not None:
         request["encoding"] = encoding
-    return request
+    return request, rates.for_characters(Operation.TTS, characters)
 
 
 async def synthesize(
     db: Database, settings: Settings, principal: Principal, body: TtsRequest
 ) -> TtsResponse:
-    request = await _job_request(db, body, stream=False)
-    credits = rates.for_characters(Operation.TTS, len(body.text))
+    request, credits = await _job_request(db, principal, body, stream=False)
     job = await jobs.run(db, settings, principal, KIND, request, credits_needed=credits)
     return TtsResponse.of(job)
 
@@ -86,8 +130,7 @@ async def stream(
     audio in that encoding rather than `body.format`, which the stored file keeps (the
     compatible APIs' output formats). Once the stream has ended, `jobs.wait(job_id)` gives
     the job's result (`words` with `timestamps`)."""
-    request = await _job_request(db, body, stream=True, encoding=encoding)
-    credits = rates.for_characters(Operation.TTS, len(body.text))
+    request, credits = await _job_request(db, principal, body, stream=True, encoding=encoding)
 
     def submit() -> str:
         with db.session() as session:

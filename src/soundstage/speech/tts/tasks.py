@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal
 
-from pydantic import field_validator
+from pydantic import BaseModel, field_validator
 
 from soundstage.engines import dsp
-from soundstage.engines.tts import text as text_pieces
 from soundstage.engines.tts.base import SpeechSynthesizer
+from soundstage.engines.tts.frontend import reading as frontend
+from soundstage.engines.tts.frontend.script import Rule, Script, Span
 from soundstage.engines.tts.registry import get_engine
 from soundstage.jobs import streams
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
@@ -21,6 +22,7 @@ from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
 from soundstage.media import encodings
 from soundstage.media.audio import Audio, EncodeFormat, StreamEncoder
 from soundstage.media.encodings import Encoding
+from soundstage.speech.tts import scripted
 from soundstage.speech.tts.schemas import TimedWord
 
 KIND = "tts"
@@ -34,9 +36,23 @@ NATIVE_RATE_RANGE: Final = (0.5, 2.0)
 _SYNTHESIS_SHARE = 0.8
 
 
+class DictionaryRule(BaseModel):
+    """A pronunciation-dictionary rule, as resolved when the job was submitted (a job reads
+    the dictionary versions it was asked for, whatever happens to them after)."""
+
+    grapheme: str
+    alias: str | None = None
+    phoneme: str | None = None
+    case_sensitive: bool = True
+
+    def rule(self) -> Rule:
+        return Rule(self.grapheme, self.alias, self.phoneme, self.case_sensitive)
+
+
 class TtsJob(JobRequest):
     """The job's request: the endpoint's TtsRequest, with the voice resolved to its engine's
-    voice and language, and whether the audio is streamed."""
+    voice and language, its dictionaries to their rules, and whether the audio is
+    streamed."""
 
     text: str
     format: EncodeFormat
@@ -47,6 +63,8 @@ class TtsJob(JobRequest):
     engine_voice: str
     language: str | None = None
     stream: bool = False
+    apply_text_normalization: Literal["auto", "on", "off"] = "auto"
+    rules: list[DictionaryRule] = []
     # The streamed bytes' encoding (a media.encodings name), for the compatible APIs; the
     # stored file stays in `format`. None: the stream is in `format` too.
     encoding: str | None = None
@@ -95,30 +113,46 @@ class Reading:
         return self.native_rate / self.speed
 
 
+def script_of(request: TtsJob) -> Script:
+    """What the job reads: the front end's script of its text."""
+    return frontend.script(
+        request.text,
+        request.language or "en",
+        normalization=request.apply_text_normalization,
+        rules=[rule.rule() for rule in request.rules],
+    )
+
+
 def _spoken_pieces(
-    ctx: JobContext[TtsJob], reading: Reading, pieces: list[text_pieces.Piece]
+    ctx: JobContext[TtsJob], reading: Reading, pieces: list[scripted.ScriptPiece]
 ) -> Iterator[Audio]:
-    """Each sentence (or clause of a long one) spoken, faded and followed by its pause, at the
-    engine's rate but not yet stretched or shifted."""
-    for index, piece in enumerate(pieces):
-        clip = reading.engine.synthesize(piece.text, reading.voice, rate=reading.native_rate)
-        # Pauses follow the speed too, so a faster reading is faster throughout.
-        yield dsp.join([clip], [round(piece.pause_after_ms / reading.native_rate)])
+    """Each piece spoken, faded and followed by its pause, at the engine's rate but not yet
+    stretched or shifted by the request's speed and pitch."""
+    spoken = scripted.spoken_pieces(
+        reading.engine, reading.voice, pieces, speed=reading.speed, native_rate=reading.native_rate
+    )
+    for index, clip in enumerate(spoken):
+        yield clip
         ctx.progress(_SYNTHESIS_SHARE * (index + 1) / len(pieces), "synthesizing")
 
 
-def _read_whole(ctx: JobContext[TtsJob], reading: Reading, text: str) -> Audio:
-    audio = dsp.concatenate(list(_spoken_pieces(ctx, reading, text_pieces.split(text))))
+def _read_whole(
+    ctx: JobContext[TtsJob], reading: Reading, pieces: list[scripted.ScriptPiece]
+) -> Audio:
+    audio = dsp.concatenate(list(_spoken_pieces(ctx, reading, pieces)))
     # One Rubber Band pass over the whole reading: better than one per sentence.
     return dsp.stretch_and_shift(audio, time_ratio=reading.stretch, semitones=reading.pitch)
 
 
 def _read_streaming(
-    ctx: JobContext[TtsJob], reading: Reading, text: str, fmt: EncodeFormat | Encoding, price: int
+    ctx: JobContext[TtsJob],
+    reading: Reading,
+    pieces: list[scripted.ScriptPiece],
+    fmt: EncodeFormat | Encoding,
+    price: int,
 ) -> Audio:
     """Stream each piece as it is spoken. The last piece's bytes are held back until the job
     is charged: a client never holds the whole audio of a job that was not charged."""
-    pieces = text_pieces.split(text)
     with streams.open_for_writing(ctx.settings, ctx.job_id) as out:
         encoder: StreamEncoder | None = None
         parts: list[Audio] = []
@@ -132,11 +166,25 @@ def _read_streaming(
                 out.hold()
             encoder.write(part)
             parts.append(part)
-        assert encoder is not None  # split() gives at least one piece
+        assert encoder is not None  # _spoken_pieces gives at least one piece
         encoder.close()
         ctx.charge_now(price)
         out.complete()
     return dsp.concatenate(parts)
+
+
+def _words(request: TtsJob, script: Script, audio: Audio) -> list[TimedWord]:
+    """The words as written, each on the times of the words spoken for it."""
+    # Imported here: the recognizer (CTranslate2) loads only for jobs that ask for words.
+    from soundstage.engines.transcribers.align import align_words
+
+    spans = [item for item in script if isinstance(item, Span)]
+    aligned = align_words(audio, frontend.spoken_text(spans), language=request.language)
+    times = [(word.start_ms, word.end_ms) for word in aligned]
+    return [
+        TimedWord(word=word.word, start_ms=word.start_ms, end_ms=word.end_ms)
+        for word in scripted.written_word_times(request.text, script, times)
+    ]
 
 
 @register(KIND, request=TtsJob, result=TtsResult)
@@ -148,20 +196,18 @@ def synthesize_speech(ctx: JobContext[TtsJob]) -> JobOutcome[TtsResult]:
         speed=request.speed,
         pitch=request.pitch,
     )
-    fmt, text = request.format, request.text
-    characters = len(text)
+    fmt = request.format
+    script = script_of(request)
+    pieces = scripted.pieces(script, request.text)
+    characters = frontend.billed_characters(request.text)
     if request.stream:
-        audio = _read_streaming(ctx, reading, text, request.stream_encoding, characters)
+        audio = _read_streaming(ctx, reading, pieces, request.stream_encoding, characters)
     else:
-        audio = _read_whole(ctx, reading, text)
+        audio = _read_whole(ctx, reading, pieces)
     words: list[TimedWord] | None = None
     if request.timestamps:
         ctx.progress(_SYNTHESIS_SHARE, "aligning")
-        # Imported here: the recognizer (CTranslate2) loads only for jobs that ask for words.
-        from soundstage.engines.transcribers.align import align_words
-
-        aligned = align_words(audio, text, language=request.language)
-        words = [TimedWord(word=w.word, start_ms=w.start_ms, end_ms=w.end_ms) for w in aligned]
+        words = _words(request, script, audio)
     ctx.progress(0.95, "encoding")
     output, duration_ms = ctx.save_audio(audio, CONTENT_NAMES[fmt], fmt)
     result = TtsResult(output_url=output, duration_ms=duration_ms, characters_processed=characters)
