@@ -241,19 +241,25 @@ def test_errors_in_elevenlabs_shape(live_url: str, customer: Customer) -> None:
             output_format="wav_16000",
             request_options=ONCE,
         ),
-        lambda: client.text_to_speech.convert(
-            VOICE,
-            text="Hi.",
-            pronunciation_dictionary_locators=[
-                PronunciationDictionaryVersionLocator(pronunciation_dictionary_id="d")
-            ],
-            request_options=ONCE,
-        ),
     ]
     for call in calls:
         with pytest.raises(UnprocessableEntityError) as refused:
             b"".join(call())
         assert refused.value.body["detail"]["status"] in ("parameter_invalid", "parameter_missing")
+    # A dictionary that is not the account's.
+    with pytest.raises(ApiError) as unknown:
+        b"".join(
+            client.text_to_speech.convert(
+                VOICE,
+                text="Hi.",
+                pronunciation_dictionary_locators=[
+                    PronunciationDictionaryVersionLocator(pronunciation_dictionary_id="d")
+                ],
+                request_options=ONCE,
+            )
+        )
+    assert unknown.value.status_code == 404
+    assert unknown.value.body["detail"]["status"] == "pronunciation_dictionary_not_found"
 
     # 1,000 credits do not buy 1,001 characters (nothing charged).
     with pytest.raises(ApiError) as poor:

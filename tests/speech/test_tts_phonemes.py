@@ -159,7 +159,7 @@ def test_ipa_length_is_bounded() -> None:
 
 
 def test_plain_text_reads_phonemes_as_written() -> None:
-    parts = ["I said", Phonemes("həˈloʊ", "goodbye"), "to them."]
+    parts: list[str | Phonemes] = ["I said", Phonemes("həˈloʊ", "goodbye"), "to them."]
     assert plain_text(parts) == "I said goodbye to them."
     assert plain_text("as it is ") == "as it is "
     assert plain_text(["a ", Phonemes("b", "b"), " c"]) == "a b c"

@@ -26,7 +26,7 @@ def test_plain_text_is_cut_as_before() -> None:
     assert cut[-1].pause_after_ms == 0
     assert not any(p.exact_after or p.exact_before for p in cut)
     # "Dr." does not end a sentence.
-    assert [p.text for p in pieces("Dr. Smith is here.")] == ["Dr. Smith is here."]
+    assert [p.text for p in pieces("Dr. Smith is here.")] == ["Doctor Smith is here."]
 
 
 def test_script_pauses_and_prosody_changes_cut_pieces_exactly() -> None:

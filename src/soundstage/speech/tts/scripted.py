@@ -24,7 +24,13 @@ import numpy as np
 
 from soundstage.engines import dsp
 from soundstage.engines.tts import text as text_pieces
-from soundstage.engines.tts.base import SpeechSynthesizer, SynthesisFailed
+from soundstage.engines.tts.base import (
+    Part,
+    Phonemes,
+    SpeechSynthesizer,
+    SynthesisFailed,
+    honours_phonemes,
+)
 from soundstage.engines.tts.frontend import reading
 from soundstage.engines.tts.frontend.script import Emphasis, Pause, Script, Span
 from soundstage.media.audio import Audio
@@ -140,13 +146,18 @@ def pieces(script: Script, text: str) -> list[ScriptPiece]:
     return out
 
 
-def _engine_parts(piece: ScriptPiece, engine: SpeechSynthesizer) -> str:
-    """INTERIM (switch at merge to engines.tts.base's parts): what the engine is given for a
-    piece. Once engines take `Sequence[Part]`, a span with `phonemes` becomes
-    `Phonemes(ipa=span.phonemes, text=span.spoken)` for an engine whose `honours_phonemes`,
-    the others' text as now. Until then every span is read as its `spoken` words."""
-    del engine
-    return piece.text
+def _engine_parts(piece: ScriptPiece, engine: SpeechSynthesizer) -> str | list[Part]:
+    """What the engine is given for a piece: its spoken words, with a span that has
+    `phonemes` as Phonemes(ipa, its words) when the engine honours phonemes."""
+    if not honours_phonemes(engine) or all(span.phonemes is None for span in piece.spans):
+        return piece.text
+    parts: list[Part] = []
+    for span in piece.spans:
+        if span.phonemes is not None:
+            parts.append(Phonemes(ipa=span.phonemes, text=span.spoken))
+        elif span.spoken:
+            parts.append(span.spoken)
+    return parts
 
 
 def speak(

@@ -11,7 +11,6 @@ from starlette.concurrency import run_in_threadpool
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
-from soundstage.core.errors import InvalidField
 from soundstage.core.principal import Principal
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
@@ -21,6 +20,7 @@ from soundstage.jobs import service as jobs
 from soundstage.jobs.streams import Relay
 from soundstage.media import encodings
 from soundstage.media.audio import CONTENT_TYPES
+from soundstage.pronunciation import service as pronunciation
 from soundstage.speech.tts.schemas import DictionaryLocator, TtsRequest, TtsResponse
 from soundstage.speech.tts.tasks import KIND
 from soundstage.voices import service as voices
@@ -45,17 +45,15 @@ async def engine_voice(db: Database, voice_id: str) -> dict[str, Any]:
 def _resolve_rules(
     db: Database, principal: Principal, locators: list[DictionaryLocator]
 ) -> list[Rule]:
-    """INTERIM (switch at merge to soundstage.pronunciation's service, which resolves the
-    locators for the principal's account and environment, 404 for an unknown one): the
-    rules of the dictionaries asked for. Until then there are none to ask for: a request
-    that names one is refused."""
-    del db, principal
-    if locators:
-        raise InvalidField(
-            "Pronunciation dictionaries are not available on this server yet.",
-            param="pronunciation_dictionary_locators",
+    """The rules of the principal's dictionaries asked for, in order (404 for an unknown one)."""
+    if not locators:
+        return []
+    with db.read_session() as session:
+        return pronunciation.resolve_rules(
+            session,
+            principal,
+            [(locator.dictionary_id, locator.version_id) for locator in locators],
         )
-    return []
 
 
 async def _job_request(

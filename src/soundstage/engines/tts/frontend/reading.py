@@ -18,6 +18,7 @@ from typing import Final, Literal
 
 from soundstage.engines.tts.frontend import normalize, ssml
 from soundstage.engines.tts.frontend.script import Pause, Rule, Script, Span
+from soundstage.engines.tts.phonemes import check_ipa, xsampa_to_ipa
 
 Normalization = Literal["auto", "on", "off"]
 
@@ -119,35 +120,19 @@ def spoken_text(spans: Sequence[Span]) -> str:
     return " ".join(span.spoken for span in spans if span.spoken)
 
 
-# Where the other parts of the front end plug in. Each is one small function with an interim
-# behaviour until the part it calls lands.
-
-
 def _say_as(text: str, interpret_as: ssml.SayAs, language: str, format: str | None) -> str:
-    """INTERIM (switch to normalize.say_as at merge): the words <say-as> reads. Until then:
-    characters are spelled one by one, digits of a telephone number read in groups as
-    written, the rest left to normalization. ValueError when the text does not fit."""
-    del language, format
-    if interpret_as == "characters":
-        letters = [character for character in text if not character.isspace()]
-        if not letters:
-            raise ValueError("there are no characters to spell")
-        return " ".join(letters)
-    if interpret_as in ("cardinal", "ordinal") and not re.fullmatch(
-        r"\s*-?[\d,.]+(st|nd|rd|th)?\s*", text
-    ):
-        raise ValueError(f"{text!r} is not a number")
-    return text
+    """The words <say-as> reads (normalize.say_as); ValueError when the text does not fit."""
+    return normalize.say_as(text, interpret_as, language, format=format)
 
 
 def _ipa(alphabet: str, ph: str) -> str:
-    """INTERIM (switch to engines.tts.phonemes.check_ipa / xsampa_to_ipa at merge): the
-    pronunciation as IPA; ValueError naming the position of what is not a phoneme. Until
-    then: taken as given."""
-    del alphabet
-    if not ph.strip():
-        raise ValueError("the pronunciation is empty")
-    return ph.strip()
+    """The pronunciation as IPA; ValueError naming the position of what is not a phoneme."""
+    return xsampa_to_ipa(ph.strip()) if alphabet == "x-sampa" else _checked(ph.strip())
+
+
+def _checked(ipa: str) -> str:
+    check_ipa(ipa)
+    return ipa
 
 
 class _Matcher:
