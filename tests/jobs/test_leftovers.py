@@ -197,3 +197,22 @@ def test_a_new_work_directory_names_its_owner_and_nothing_else(settings: Setting
         assert (workdir / workdirs.OWNER_FILE).read_text() == "host:1:abcd"
     finally:
         shutil.rmtree(workdir)
+
+
+def test_a_killed_process_not_yet_reaped_counts_as_gone(settings: Settings, db: Database) -> None:
+    """A worker killed with its parent becomes a zombie until init reaps it: it still answers
+    signal 0, but its directory is over all the same."""
+    killed = subprocess.Popen(["sleep", "60"])
+    try:
+        killed.send_signal(signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while Path(f"/proc/{killed.pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z":
+            assert time.monotonic() < deadline, "the child never became a zombie"
+            time.sleep(0.01)
+        os.kill(killed.pid, 0)  # still there, as far as signals go
+        orphan = workdirs.work_root(settings) / f"job_zombie.{killed.pid}.x3"
+        orphan.mkdir()
+        workdirs.remove_orphans(db, settings)
+        assert not orphan.exists()
+    finally:
+        killed.wait()

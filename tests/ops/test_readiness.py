@@ -119,7 +119,7 @@ def test_a_hung_dependency_answers_within_the_timeout(settings: Settings, silent
     # Redis' own socket timeout (the same bound) or ours, whichever fires first.
     assert checks["redis"]["status"] in ("failed", "timeout")
     # The bound (0.5 s) and a margin, never a driver's default of minutes.
-    assert elapsed < 2.0
+    assert elapsed < 5.0  # against a hang; loose for a loaded machine
 
 
 def checks_status(response: Any) -> str:

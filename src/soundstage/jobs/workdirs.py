@@ -104,6 +104,11 @@ def _alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
+    # A killed process nobody has reaped yet (a zombie: its parent was killed with it and
+    # init has not come round) still answers signal 0, but will never run again.
+    with contextlib.suppress(OSError, IndexError):
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.rpartition(")")[2].split()[0] != "Z"
     return True
 
 
