@@ -141,7 +141,7 @@ def test_a_dictionary_without_a_language_stays_without(
         (b'<lexicon alphabet="ipa">\n<lexeme>\n  <phoneme>a</phoneme></lexeme></lexicon>', 2, 1,
          "no <grapheme>"),
         (b'<lexicon alphabet="ipa">\n<lexeme><grapheme>a</grapheme>\n  <phoneme>A1</phoneme>'
-         b"</lexeme></lexicon>", 3, 3, "not IPA"),
+         b"</lexeme></lexicon>", 3, 3, "IPA symbol"),
         (b'<lexicon alphabet="arpabet">\n</lexicon>', 1, 1, "arpabet"),
         (b"<lexicon>\n</lexicon>", 1, 1, "alphabet"),
         (b'<lexicon alphabet="ipa" xml:lang="en US"/>', 1, 1, "xml:lang"),

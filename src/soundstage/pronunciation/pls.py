@@ -232,7 +232,7 @@ class _Reader(ContentHandler):
             try:
                 value = {"phoneme": phoneme_in_ipa(chosen.text, chosen.alphabet)}
             except ValueError as exc:
-                raise self.fail(f"<phoneme> {exc}", chosen.where) from exc
+                raise self.fail(f"<phoneme> {str(exc).rstrip('.')}", chosen.where) from exc
         for grapheme, where in lexeme.graphemes:
             if grapheme in self.seen:
                 raise self.fail(

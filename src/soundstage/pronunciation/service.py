@@ -77,7 +77,8 @@ def stored_rules(rules: Sequence[RuleIn], param: str = "rules") -> list[StoredRu
         try:
             ipa = phoneme_in_ipa(rule.phoneme, rule.alphabet)
         except ValueError as exc:
-            raise InvalidField(f"{where}.phoneme: {exc}.", param=f"{where}.phoneme") from exc
+            message = str(exc).rstrip(".")
+            raise InvalidField(f"{where}.phoneme: {message}.", param=f"{where}.phoneme") from exc
         out.append(StoredRule(text, "phoneme", phoneme=ipa, case_sensitive=rule.case_sensitive))
     return out
 

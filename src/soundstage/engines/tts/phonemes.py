@@ -63,6 +63,8 @@ def check_ipa(ipa: str) -> None:
             after_segment = symbol in "ː‿"  # a long sound may still carry a diacritic
         else:
             raise ValueError(f"Unknown IPA symbol {symbol!r} at position {position}.")
+    if not any(symbol in _SEGMENTS for symbol in text):
+        raise ValueError("The IPA pronunciation has no sound in it, only marks.")
 
 
 _Value = TypeVar("_Value")
