@@ -21,7 +21,8 @@ from soundstage.voices.service import CatalogCounts
 from tests.support.api import assert_error
 from tests.support.factories import Customer, create_customer
 
-pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker", "demo_catalog")]
+# Audio through the job system: not `services` (the backends are other tests' to cover).
+pytestmark = pytest.mark.usefixtures("worker", "demo_catalog")
 
 TTS = "/api/v1/speech/tts"
 # Piper's Joe: the catalog's neural voice.
