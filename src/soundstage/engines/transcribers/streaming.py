@@ -243,9 +243,10 @@ class StreamingRecognizer:
     def _partial(self, utterance: _Utterance, end: int) -> Partial:
         # The stable text is forced as the decoder's prefix: only the rest is generated, so
         # a partial costs about the same early and late in a long utterance.
-        samples = self._audio.span(utterance.start, end)
-        decoded = self._decode(samples, final=False, prefix=" ".join(utterance.stable))
-        return self._agreed(utterance, _plausible(decoded.text, len(samples) / SAMPLE_RATE), end)
+        decoded = self._decode(
+            self._audio.span(utterance.start, end), final=False, prefix=" ".join(utterance.stable)
+        )
+        return self._agreed(utterance, decoded.text, end)
 
     def _agreed(self, utterance: _Utterance, text: str, end: int) -> Partial:
         """LocalAgreement-2 (whisper_streaming): the longest prefix on which this hypothesis
@@ -459,34 +460,8 @@ class _Tape:
 _PUNCTUATION: Final = re.compile(r"[^\w']+")
 # The ends of sentences, Latin and CJK (ideographic full stop, full-width ? and !).
 _SENTENCE_ENDS: Final = (".", "?", "!", "\u3002", "\uff1f", "\uff01")
-# What a partial may hold (_plausible): a fast reader's words a second, and a few more.
-_FAST_WORDS_PER_SECOND: Final = 5
-_PARTIAL_SLACK_WORDS: Final = 3
-# A run of this many words said again in one partial is a loop.
-_LOOP_WORDS: Final = 4
-_SPOKEN: Final = re.compile(r"[^\W_]")
 # Below this probability a word is one the model is unsure of.
 _UNSURE: Final = 0.5
-
-
-def _plausible(text: str, seconds: float) -> str:
-    """A greedy partial cut where it stops being speech the audio can hold: at a word with no
-    letter or digit ("____"), at a run of words said before ("the two men, the two men, the
-    two men"), after more words than a fast reader says in `seconds`. Whisper writes such
-    things when it loops, or reads ahead the text of its prompt when the speaker says it
-    again; kept, two such decodes agree and their text becomes the stable prefix forced on
-    every decode after, each then slower and as wrong."""
-    words = text.split()
-    limit = _PARTIAL_SLACK_WORDS + int(seconds * _FAST_WORDS_PER_SECOND)
-    seen: set[tuple[str, ...]] = set()
-    for index, word in enumerate(words[:limit]):
-        if not _SPOKEN.search(word):
-            return " ".join(words[:index])
-        run = tuple(_comparable(w) for w in words[index : index + _LOOP_WORDS])
-        if len(run) == _LOOP_WORDS and run in seen:
-            return " ".join(words[:index])
-        seen.add(run)
-    return " ".join(words[:limit])
 
 
 def _comparable(word: str) -> str:
