@@ -24,7 +24,9 @@ def browser() -> Iterator[Browser]:
 
 
 @pytest.fixture
-def console(browser: Browser, server: ConsoleServer) -> Iterator[ConsolePage]:
-    """A fresh tab (fresh session storage: signed out) on the live console."""
+def console(server: ConsoleServer, browser: Browser) -> Iterator[ConsolePage]:
+    """A fresh tab (fresh session storage: signed out) on the live console. The server is
+    asked for first so that it stops last: with the browser gone, no open connection keeps
+    its graceful stop waiting (30 s)."""
     with console_page(browser, server) as tab:
         yield tab

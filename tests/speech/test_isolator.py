@@ -142,6 +142,7 @@ def test_stems_keep_the_input_rate_in_every_format(
             assert abs(audio.frames - expected) <= 1, (fmt, rate, stem, audio.frames)
 
 
+@pytest.mark.measures
 def test_the_endpoint_scores_at_least_the_bare_engine(
     client: TestClient, settings: Settings, files: FileServer, rich: Customer
 ) -> None:

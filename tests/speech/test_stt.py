@@ -49,6 +49,7 @@ def transcribe(client: TestClient, customer: Customer, url: str, **options: Any)
     return dict(response.json())
 
 
+@pytest.mark.measures
 def test_librivox_clips_are_transcribed_accurately(
     client: TestClient, files: FileServer, rich: Customer, clips: list[Clip]
 ) -> None:
@@ -145,6 +146,7 @@ def frame_accuracy(
     return best / int(np.sum(scored))
 
 
+@pytest.mark.measures
 def test_diarization_of_a_real_two_speaker_recording(
     client: TestClient, files: FileServer, rich: Customer
 ) -> None:
@@ -165,6 +167,7 @@ def test_diarization_of_a_real_two_speaker_recording(
         assert spans == sorted(spans)
 
 
+@pytest.mark.measures
 def test_two_synthetic_voices_taking_turns_are_two_speakers(
     client: TestClient, files: FileServer, rich: Customer
 ) -> None:

@@ -205,6 +205,7 @@ def test_a_token_opens_one_session(one_slot: TestClient, db: Database) -> None:
     assert wallets(db, customer)["consumed"] == 0
 
 
+@pytest.mark.measures
 @pytest.mark.slow
 def test_a_websockets_client_on_a_real_server_gets_partials_then_finals(
     server: str, db: Database

@@ -21,6 +21,7 @@ from tests.support.factories import Customer, create_customer
 pytestmark = [
     pytest.mark.services,
     pytest.mark.slow,
+    pytest.mark.measures,
     pytest.mark.usefixtures("worker", "demo_catalog"),
 ]
 

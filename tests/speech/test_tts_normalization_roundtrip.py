@@ -73,11 +73,14 @@ def _marked(voices: list[tuple[str, str, str]]) -> list[Any]:
 # Written forms every English voice must read as the same words, each in a short sentence
 # (alone, "12th" is heard as "12" from most voices: the context tells whisper it is an
 # ordinal). Measured with other carriers: "It is 40%." (festival slt-hts heard "four percent")
-# and "It is the 12th." (flite awb heard "with wealth").
+# and "It is the 12th." (flite awb heard "with wealth"). flite slt's "twelfth" loses its /tw/
+# before most words: on one machine "He came in 12th place.", "She finished 12th in the race.",
+# "It was his 12th birthday." and "Turn left at 12th Street." were all heard with "wealth",
+# "We met on the 12th floor." and "The 12th day was the best." right by every voice.
 SAME_EVERYWHERE: Final = {
     "3:30 pm": "Meet me at 3:30 pm.",
     "$250": "It is $250.",
-    "12th": "He came in 12th place.",
+    "12th": "We met on the 12th floor.",
     "40%": "About 40% of them agree.",
 }
 

@@ -115,6 +115,7 @@ async def typed_in(ws_base: str, customer: Customer) -> tuple[Received, float]:
     return received, first_sentence_at
 
 
+@pytest.mark.measures
 @pytest.mark.slow
 def test_a_thousand_characters_typed_in_are_spoken_early_and_understood(
     ws_base: str, db: Database

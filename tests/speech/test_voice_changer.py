@@ -51,6 +51,7 @@ def download(client: TestClient, settings: Settings, url: str) -> Audio:
         return decode(path, sample_rate=16_000, channels=1)
 
 
+@pytest.mark.measures
 def test_speech_is_revoiced_with_the_same_words_and_length(
     client: TestClient, settings: Settings, files: FileServer, rich: Customer
 ) -> None:
@@ -79,6 +80,7 @@ def test_speech_is_revoiced_with_the_same_words_and_length(
     assert similarity(embed(output), embed(richard)) > similarity(embed(output), embed(source))
 
 
+@pytest.mark.measures
 def test_background_is_kept_unless_removed(
     client: TestClient, settings: Settings, files: FileServer, rich: Customer
 ) -> None:

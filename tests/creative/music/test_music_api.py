@@ -83,6 +83,7 @@ def test_duration_cadence_fade_loudness_and_price(
     assert balance(client, customer) == (1000 - 125 - 375, 0)
 
 
+@pytest.mark.measures
 @pytest.mark.slow
 def test_five_minutes_are_exact(client: TestClient, settings: Settings, rich: Customer) -> None:
     body = compose(client, rich, prompt="chill lo-fi beats", duration_seconds=300, format="flac")
@@ -95,6 +96,7 @@ def test_five_minutes_are_exact(client: TestClient, settings: Settings, rich: Cu
     assert {"verse", "chorus", "bridge"} <= set(names)
 
 
+@pytest.mark.measures
 @pytest.mark.parametrize(
     ("prompt", "genre", "bpm", "key"),
     [

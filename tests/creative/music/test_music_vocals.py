@@ -22,6 +22,7 @@ from tests.support.music import compose, fetch, fetch_audio, fetch_midi, midi_no
 pytestmark = [
     pytest.mark.services,
     pytest.mark.slow,
+    pytest.mark.measures,
     pytest.mark.usefixtures("worker", "demo_catalog"),
 ]
 

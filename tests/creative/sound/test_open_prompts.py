@@ -19,7 +19,12 @@ from tests.speech.audio_fixtures import download_audio
 from tests.support.factories import Customer, create_customer
 from tests.support.sound import level_db
 
-pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.usefixtures("worker")]
+pytestmark = [
+    pytest.mark.services,
+    pytest.mark.slow,
+    pytest.mark.measures,
+    pytest.mark.usefixtures("worker"),
+]
 
 SOUND = "/api/v1/creative/sound"
 

@@ -28,6 +28,7 @@ from tests.support.servers import FileServer
 pytestmark = [
     pytest.mark.services,
     pytest.mark.slow,
+    pytest.mark.measures,
     pytest.mark.usefixtures("worker", "demo_catalog"),
 ]
 
