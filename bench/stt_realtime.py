@@ -5,7 +5,7 @@ fed the LibriVox clips with 1.5 s of silence between them, twice over, at real-t
 
 Figures: end of utterance (the clip's last frame sent) to its final transcript, p50 and max;
 the gaps between partials while a clip is spoken, p50 and max, and from the clip's first
-frame to its first partial (silero-vad's onset, then 400 ms of speech); the session's
+frame to its first partial (silero-vad's onset, then 360 ms of speech); the session's
 real-time factor (the slot's processing time / audio time, as session.closed reports it);
 WER of the finals and of the offline transcript.
 

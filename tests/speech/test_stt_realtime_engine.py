@@ -13,10 +13,12 @@ from scipy.signal import resample_poly
 from soundstage.config import Settings
 from soundstage.core.errors import MalformedRequest
 from soundstage.engines.transcribers.registry import get_transcriber
+from soundstage.engines.transcribers.streaming import partial_token_budget
+from soundstage.engines.transcribers.whisper import WhisperTranscriber
 from soundstage.engines.tts.registry import get_engine
 from soundstage.media.audio import Audio
 from soundstage.speech.stt.realtime_session import open_session
-from tests.speech.audio_fixtures import word_error_rate
+from tests.speech.audio_fixtures import librivox_clips, word_error_rate
 from tests.speech.realtime_audio import (
     FRAME_MS,
     RATE,
@@ -89,6 +91,26 @@ def test_finals_are_accurate_timed_and_preceded_by_partials(
         "speech.started",
         "speech.stopped",
     ] * 3
+
+
+def test_no_partial_is_a_decode_run_on_into_a_loop(settings: Settings) -> None:
+    """The clips twice over: on the second 0870 (prompted with the first three finals) greedy
+    partials loop ("... in his power to consider how much there might be ...") and, uncut,
+    wrote 70 tokens past the budget of 6 a second of the utterance plus 6."""
+    whisper = get_transcriber(settings=settings)
+    assert isinstance(whisper, WhisperTranscriber)
+    tokenizer = whisper.model.hf_tokenizer
+    twice = librivox_session(librivox_clips() * 2)
+    messages = run(settings, {"language": "en"}, twice.pcm_frames())
+    partials = [m for m in messages if m["type"] == "partial"]
+    assert len(partials) >= 40
+    for partial in partials:
+        seconds = (partial["at_ms"] - partial["start_ms"]) / 1000
+        # The text as sent is tokenized again, a few tokens off the decoder's own.
+        written = len(tokenizer.encode(" " + partial["text"]).ids)
+        assert written <= partial_token_budget(seconds, 0) + 4, (seconds, partial["text"])
+    finals = [m for m in messages if m["type"] == "final"]
+    assert word_error_rate(twice.text, " ".join(f["text"] for f in finals)) <= 0.07
 
 
 def test_mu_law_at_8_khz_is_transcribed(settings: Settings) -> None:

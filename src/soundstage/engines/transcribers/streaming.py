@@ -35,8 +35,14 @@ _PARTIAL_PADDING_FRAMES: Final = 200
 _PARTIAL_ENCODER_FRAMES: Final = 600
 _FINAL_ENCODER_FRAMES: Final = 1500
 # Whisper writes about 4 tokens a second of read speech: a decode that writes much more than
-# this is looping ("He was not. He was not. ...") and is stopped.
+# this is looping ("He was not. He was not. ...") and is stopped. A partial, which is many and
+# soon replaced, is held closer: its whole text (the forced prefix too) at most 6 tokens a
+# second plus 6. On the LibriVox clips a looping greedy partial ("... in his power to consider
+# how much there might be ...", "how much ______...") took 400-560 ms against 250 ms for its
+# neighbours; each such delay is a gap between partials.
 _TOKENS_PER_SECOND: Final = 8
+_PARTIAL_TOKENS_PER_SECOND: Final = 6
+_PARTIAL_SPARE_TOKENS: Final = 6
 _WHOLE_ENCODER_FRAMES: Final = 3000
 
 
@@ -47,11 +53,11 @@ class StreamingOptions:
 
     # silero-vad cuts utterances; off, only commit() (and max_utterance_ms) does.
     vad: bool = True
-    # Audio received between two partial decodes while speech goes on. A partial decode of
-    # whisper-base on 2 cores takes about 190 ms on the clips: the session's real-time factor
-    # came to 0.40 with a partial every 400 ms of speech, 0.47 every 360 ms (it must stay
-    # under 0.5 when another process shares the cores).
-    partial_step_ms: int = 400
+    # Audio received between two partial decodes while speech goes on. Partials go out this
+    # often plus the difference between two decodes' times (whisper-base on 2 cores: 70-320 ms
+    # on the clips, growing with the utterance): every 400 ms left gaps of up to 525 ms, every
+    # 360 ms at most 482 ms, for a session real-time factor of 0.39 (bench/stt_realtime.py).
+    partial_step_ms: int = 360
     # silero-vad's probabilities: speech starts at start_threshold, goes on down to
     # end_threshold (its own defaults, as speech_regions uses them) ...
     start_threshold: float = 0.5
@@ -360,6 +366,12 @@ class StreamingRecognizer:
         extra: dict[str, Any] = (
             {"beam_size": self._beam_size} if final else {"beam_size": 1, "temperature": 0.0}
         )
+        seconds = len(samples) / SAMPLE_RATE
+        if final:
+            max_new_tokens = 10 + int(seconds * _TOKENS_PER_SECOND)
+        else:
+            written = len(self._model.hf_tokenizer.encode(" " + prefix).ids) if prefix else 0
+            max_new_tokens = partial_token_budget(seconds, written)
         try:
             generated, info = self._model.transcribe(
                 samples,
@@ -369,7 +381,7 @@ class StreamingRecognizer:
                 condition_on_previous_text=False,
                 initial_prompt=self._prompt.strip() or None,
                 prefix=prefix or None,
-                max_new_tokens=10 + len(samples) * _TOKENS_PER_SECOND // SAMPLE_RATE,
+                max_new_tokens=max_new_tokens,
                 # Without silero-vad cutting the stream, silence reaches the model, which
                 # invents words on it: its own VAD filter keeps only the speech.
                 vad_filter=self._vad is None,
@@ -384,6 +396,12 @@ class StreamingRecognizer:
         text = " ".join("".join(segment.text for segment in segments).split())
         words = tuple(word for segment in segments for word in merged_words(segment.words or ()))
         return _Decoded(text, words)
+
+
+def partial_token_budget(seconds: float, prefix_tokens: int) -> int:
+    """The tokens a partial decode of `seconds` of audio may write after its forced prefix."""
+    whole = _PARTIAL_SPARE_TOKENS + int(seconds * _PARTIAL_TOKENS_PER_SECOND)
+    return max(2, whole - prefix_tokens)
 
 
 class _ShortEncoder(WhisperModel):  # type: ignore[misc]  # faster-whisper is untyped
