@@ -34,7 +34,6 @@ from soundstage.engines.dsp import stretch_and_shift
 from soundstage.engines.tts.base import SpeechSynthesizer, SynthesisFailed, UnknownVoice
 from soundstage.engines.tts.espeak import EspeakEngine
 from soundstage.engines.tts.frontend import reading as frontend
-from soundstage.engines.tts.frontend.script import Span
 from soundstage.engines.tts.registry import get_engine
 from soundstage.media.audio import Audio, Samples
 from soundstage.speech.dubbing.raw import RawAudio
@@ -83,8 +82,7 @@ def say_in_span(
     read through the text front end in the voice's `language` (numbers, dates... read out
     as every voice reads them)."""
     synthesizer = get_engine(engine)
-    script = frontend.script(text, language, normalization="auto", rules=[], markup=False)
-    text = frontend.spoken_text([item for item in script if isinstance(item, Span)])
+    text = frontend.plain_spoken_text(text, language)
     if not text:
         return Line(start_ms, start_ms, 1.0, 1.0, spoken=False)
     span_s = max(end_ms - start_ms, 1) / 1000

@@ -26,7 +26,6 @@ from soundstage.config import Settings
 from soundstage.core.errors import AppError
 from soundstage.engines import dsp
 from soundstage.engines.tts.frontend import reading as frontend
-from soundstage.engines.tts.frontend.script import Span
 from soundstage.engines.tts.registry import get_engine
 from soundstage.media import encodings
 from soundstage.media.audio import Audio, StreamEncoder
@@ -202,7 +201,7 @@ class RealtimeSpeech:
             # Punctuation alone ("...", "--"): nothing to say, nothing charged.
             return None
         reading = self._reading
-        spoken_words = _normalized(cut.text, self._params.language)
+        spoken_words = frontend.plain_spoken_text(cut.text, self._params.language or "en")
         if not spoken_words:
             return None
         clip = reading.engine.synthesize(spoken_words, reading.voice, rate=reading.native_rate)
@@ -237,13 +236,6 @@ class RealtimeSpeech:
 
     def _duration_ms(self, frames: int) -> int:
         return 0 if self._rate is None else round(frames * 1000 / self._rate)
-
-
-def _normalized(text: str, language: str | None) -> str:
-    """A piece as the engine reads it: normalized by the text front end (as plain text: a
-    session's text is not SSML), no pronunciation dictionaries."""
-    script = frontend.script(text, language or "en", normalization="auto", rules=[], markup=False)
-    return frontend.spoken_text([item for item in script if isinstance(item, Span)])
 
 
 def _voiced_span_ms(audio: Audio) -> tuple[int, int]:

@@ -120,6 +120,13 @@ def spoken_text(spans: Sequence[Span]) -> str:
     return " ".join(span.spoken for span in spans if span.spoken)
 
 
+def plain_spoken_text(text: str, language: str) -> str:
+    """Plain text (never SSML, no dictionaries) normalized as an engine reads it: what
+    realtime sessions and dubbing's lines give their engines ("" when nothing is said)."""
+    spans = script(text, language, normalization="auto", rules=[], markup=False)
+    return spoken_text([item for item in spans if isinstance(item, Span)])
+
+
 def _say_as(text: str, interpret_as: ssml.SayAs, language: str, format: str | None) -> str:
     """The words <say-as> reads (normalize.say_as); ValueError when the text does not fit."""
     return normalize.say_as(text, interpret_as, language, format=format)
