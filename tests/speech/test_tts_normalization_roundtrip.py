@@ -1,7 +1,8 @@
 """The text front end's normalization, measured end to end: sentences full of numbers, money,
 dates, times, ordinals and abbreviations (tests/support/normalization_sentences.json, written
-for this test) are normalized, spoken by every catalog voice of their language with the real
-engine, transcribed by whisper-base and compared with what was meant.
+for this test) are sent as written to POST /api/v1/speech/tts with every catalog voice of their
+language (a real worker runs the front end and the real engine), the audio is downloaded,
+transcribed by whisper-base and compared with what was meant.
 
 Both sides are normalized the same way before the word error rate: the reference is the
 sentence's expansion; whisper's transcript (which writes "3:30 p.m.", "$250", "12th") is put
@@ -12,19 +13,28 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 import jiwer
 import pytest
+from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
+from soundstage.core.db import Database
 from soundstage.engines.transcribers.base import Transcriber
 from soundstage.engines.transcribers.registry import get_transcriber
-from soundstage.engines.tts.frontend.normalize import expand, say_as
-from soundstage.engines.tts.registry import all_voices, get_engine
+from soundstage.engines.tts.frontend.normalize import expand
+from soundstage.engines.tts.registry import all_voices
+from soundstage.voices.service import CatalogCounts, voice_ids_by_engine_voice
+from tests.speech.audio_fixtures import download_audio
+from tests.support.factories import Customer, create_customer
 
-pytestmark = pytest.mark.slow
+# Audio through the job system: not `services` (the backends are other tests' to cover).
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("worker")]
+
+TTS: Final = "/api/v1/speech/tts"
 
 SENTENCES: Final = json.loads(
     (Path(__file__).parents[1] / "support" / "normalization_sentences.json").read_text()
@@ -83,19 +93,51 @@ SAME_EVERYWHERE: Final = {
 }
 
 
+@dataclass(frozen=True)
+class Listener:
+    """Sends text to the TTS endpoint as a customer would and hears the audio it gets back."""
+
+    client: TestClient
+    settings: Settings
+    customer: Customer
+    voice_ids: dict[tuple[str, str], str]
+    whisper: Transcriber
+
+    def heard(self, engine: str, voice: str, text: str, language: str) -> str:
+        """Whisper's transcript of the text spoken by the catalog voice (one sentence a
+        request: whisper runs wild on several weak voices' sentences joined)."""
+        response = self.client.post(
+            TTS,
+            headers=self.customer.auth(),
+            json={"voice_id": self.voice_ids[(engine, voice)], "format": "wav", "text": text},
+        )
+        assert response.status_code == 200, response.text
+        audio = download_audio(self.client, self.settings, response.json()["output_url"])
+        return self.whisper.transcribe(audio, language=language, word_timestamps=False).text
+
+
 @pytest.fixture(scope="session")
 def whisper(settings: Settings) -> Transcriber:
     return get_transcriber("whisper-base", settings=settings)
 
 
-def spoken(text: str, language: str) -> str:
-    """What the engine is given: the normalized words."""
-    return " ".join(span.spoken for span in expand(text, language) if span.spoken)
+@pytest.fixture
+def listener(
+    client: TestClient,
+    settings: Settings,
+    db: Database,
+    demo_catalog: CatalogCounts,
+    whisper: Transcriber,
+) -> Listener:
+    with db.session() as session:
+        voice_ids = voice_ids_by_engine_voice(session)
+    customer = create_customer(db, credits_each=20_000)
+    return Listener(client, settings, customer, voice_ids, whisper)
 
 
 def comparable(text: str, language: str) -> str:
     """Lower case, digits and symbols read out with `expand`, hyphens split, no punctuation."""
-    words = spoken(text, language).lower()
+    words = " ".join(span.spoken for span in expand(text, language) if span.spoken).lower()
     words = re.sub(r"[-\u2010-\u2015/]", " ", words)
     # One spelling of a word: whisper writes American English.
     words = re.sub(r"(met|lit)re(s?)\b", r"\1er\2", words)
@@ -103,18 +145,11 @@ def comparable(text: str, language: str) -> str:
     return " ".join(words.split())
 
 
-def heard(whisper: Transcriber, engine: str, voice: str, text: str, language: str) -> str:
-    """Whisper's transcript of the text spoken by the voice (one sentence a call: whisper
-    runs wild on several weak voices' sentences joined)."""
-    audio = get_engine(engine).synthesize(spoken(text, language), voice, deterministic=True)
-    return whisper.transcribe(audio, language=language, word_timestamps=False).text
-
-
-def round_trip(whisper: Transcriber, engine: str, voice: str, language: str) -> float:
+def round_trip(listener: Listener, engine: str, voice: str, language: str) -> float:
     texts = SENTENCES[language.split("-")[0]]
     references = [comparable(text, language) for text in texts]
     hypotheses = [
-        comparable(heard(whisper, engine, voice, text, language), language) for text in texts
+        comparable(listener.heard(engine, voice, text, language), language) for text in texts
     ]
     wer = float(jiwer.wer(references, hypotheses))
     print(f"\n{engine}/{voice} ({language}): WER {wer:.1%} over {len(texts)} sentences")
@@ -135,26 +170,26 @@ def test_the_voice_list_is_the_catalog() -> None:
 
 @pytest.mark.parametrize(("engine", "voice", "language"), _marked(ENGLISH_VOICES))
 def test_english_voice_round_trips(
-    whisper: Transcriber, engine: str, voice: str, language: str
+    listener: Listener, engine: str, voice: str, language: str
 ) -> None:
-    wer = round_trip(whisper, engine, voice, language)
+    wer = round_trip(listener, engine, voice, language)
     assert wer <= ENGLISH_MAX_WER, f"{engine}/{voice}: WER {wer:.1%}"
 
 
 @pytest.mark.parametrize(("engine", "voice", "language"), _marked(OTHER_VOICES))
 def test_other_language_voice_round_trips(
-    whisper: Transcriber, engine: str, voice: str, language: str
+    listener: Listener, engine: str, voice: str, language: str
 ) -> None:
-    wer = round_trip(whisper, engine, voice, language)
+    wer = round_trip(listener, engine, voice, language)
     assert wer <= OTHER_MAX_WER, f"{engine}/{voice}: WER {wer:.1%}"
 
 
-def test_every_english_voice_reads_the_same_words(whisper: Transcriber) -> None:
+def test_every_english_voice_reads_the_same_words(listener: Listener) -> None:
     readings: dict[str, dict[str, str]] = {}
     for written, sentence in SAME_EVERYWHERE.items():
         readings[written] = {
             f"{engine}/{voice}": comparable(
-                heard(whisper, engine, voice, sentence, language), language
+                listener.heard(engine, voice, sentence, language), language
             )
             for engine, voice, language in ENGLISH_VOICES
         }
@@ -167,16 +202,15 @@ def test_every_english_voice_reads_the_same_words(whisper: Transcriber) -> None:
         assert comparable(written, "en-US") in comparable(sentence, "en-US")
 
 
-def test_say_as_characters_is_heard_as_letters(whisper: Transcriber) -> None:
-    """say_as(characters) writes "H T T P": every English voice reads the letters by name.
-    (Measured: "N A S A" is heard as letters from piper and flite slt; festival and the other
-    flite voices garble a lone "A". "N. A. S. A." and "N, A, S, A" were heard worse.)"""
-    sentence = f"The code is {say_as('HTTP', 'characters', 'en-US')}."
-    assert sentence == "The code is H T T P."
+def test_say_as_characters_is_heard_as_letters(listener: Listener) -> None:
+    """<say-as interpret-as="characters"> gives the voice "H T T P": every English voice reads
+    the letters by name. (Measured: "N A S A" is heard as letters from piper and flite slt;
+    festival and the other flite voices garble a lone "A". "N. A. S. A." and "N, A, S, A" were
+    heard worse.)"""
+    ssml = '<speak>The code is <say-as interpret-as="characters">{}</say-as>.</speak>'
     for engine, voice, language in ENGLISH_VOICES:
-        transcript = heard(whisper, engine, voice, sentence, language)
+        transcript = listener.heard(engine, voice, ssml.format("HTTP"), language)
         assert comparable(transcript, language) == "the code is h t t p", (voice, transcript)
-    nasa = f"The code is {say_as('NASA', 'characters', 'en-US')}."
-    transcript = heard(whisper, "piper", "en_US-joe-medium", nasa, "en-US")
+    transcript = listener.heard("piper", "en_US-joe-medium", ssml.format("NASA"), "en-US")
     # "NASA" as a word stays "nasa" after normalization; letters come back one by one.
     assert comparable(transcript, "en-US") == "the code is n a s a", transcript
