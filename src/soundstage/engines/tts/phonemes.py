@@ -1,5 +1,6 @@
 """Phoneme notations: IPA checked, X-SAMPA to IPA, and IPA to what each engine takes (Piper's
-phoneme ids, espeak-ng's ASCII mnemonics, the CMU phones of Festival and flite).
+phoneme ids, espeak-ng's ASCII mnemonics, the CMU phones of Festival and flite, the Italian
+phones of Festival's Italian voices).
 
 IPA is the one notation the service speaks (SSML `<phoneme alphabet="ipa">`, dictionaries'
 phoneme rules); X-SAMPA is turned into IPA first. The conversions are tables of the phonemes
@@ -626,25 +627,42 @@ def ipa_to_cmu(ipa: str) -> list[Syllable]:
     addenda). Each vowel is a syllable's nucleus; between two vowels a lone consonant starts
     the next syllable, and of several the first closes the syllable before. A stress mark
     stresses the next vowel. Raises ValueError when no vowel is left (nothing to say)."""
+    phones = _phones(ipa, _CMU_NFD, _CMU_LONGEST, CMU_VOWELS, geminate=False)
+    if not any(stress is not None for _, stress in phones):
+        raise ValueError("The pronunciation has no vowel English voices can say.")
+    return _syllabify(phones)
+
+
+def _phones(
+    ipa: str,
+    table: Mapping[str, tuple[str, ...]],
+    longest: int,
+    vowels: frozenset[str],
+    *,
+    geminate: bool,
+) -> list[tuple[str, int | None]]:
+    """IPA as (phone, stress of a vowel or None for a consonant), matched longest first. A
+    stress mark stresses the next vowel; with `geminate`, a length mark after a consonant
+    doubles it. Symbols the table lacks (other length marks, diacritics, ʔ...) are left out."""
     text = unicodedata.normalize("NFD", ipa)
     text = "".join(symbol for symbol in text if symbol not in _TIE)
-    # (phone, stress of a vowel or None for a consonant)
     phones: list[tuple[str, int | None]] = []
     pending_stress = 0
     position = 0
     while position < len(text):
         symbol = text[position]
-        if symbol == "ˈ":
-            pending_stress, position = 1, position + 1
+        if symbol in _STRESS:
+            pending_stress, position = (1 if symbol == "ˈ" else 2), position + 1
             continue
-        if symbol == "ˌ":
-            pending_stress, position = 2, position + 1
+        if symbol == "ː" and geminate and phones and phones[-1][1] is None:
+            phones.append(phones[-1])
+            position += 1
             continue
-        for size in range(min(_CMU_LONGEST, len(text) - position), 0, -1):
-            mapped = _CMU_NFD.get(text[position : position + size])
+        for size in range(min(longest, len(text) - position), 0, -1):
+            mapped = table.get(text[position : position + size])
             if mapped is not None:
                 for phone in mapped:
-                    if phone in CMU_VOWELS:
+                    if phone in vowels:
                         phones.append((phone, pending_stress))
                         pending_stress = 0
                     else:
@@ -652,14 +670,12 @@ def ipa_to_cmu(ipa: str) -> list[Syllable]:
                 position += size
                 break
         else:
-            position += 1  # no CMU counterpart (length, diacritics, ʔ...): left out
-    return _syllabify(phones)
+            position += 1
+    return phones
 
 
 def _syllabify(phones: list[tuple[str, int | None]]) -> list[Syllable]:
     nuclei = [index for index, (_, stress) in enumerate(phones) if stress is not None]
-    if not nuclei:
-        raise ValueError("The pronunciation has no vowel English voices can say.")
     starts = [0]
     for before, after in pairwise(nuclei):
         consonants = after - before - 1
@@ -672,3 +688,114 @@ def _syllabify(phones: list[tuple[str, int | None]]) -> list[Syllable]:
         stress = phones[nuclei[number]][1] or 0
         syllables.append(Syllable(tuple(phone for phone, _ in phones[start:end]), stress))
     return syllables
+
+
+# --- Italian phones (Festival's Italian voices, festlex-ifd) ----------------------------------
+
+# IPA to the phones of Festival's Italian phone set (italian_phoneset.scm): SAMPA-like, a
+# stressed vowel written with "1" (a1). Sounds Italian lacks become the nearest Italian one;
+# English diphthongs are two vowels (the voices have no diphone from a glide to a consonant);
+# h, ʔ and marks without a phone are left out.
+_ITALIAN: Final[dict[str, tuple[str, ...]]] = {
+    "i": ("i",),
+    "ɪ": ("i",),
+    "ɨ": ("i",),
+    "ᵻ": ("i",),
+    "y": ("i",),
+    "ʏ": ("u",),
+    "e": ("e",),
+    "ø": ("e",),
+    "ə": ("e",),
+    "ɘ": ("e",),
+    "ɛ": ("E",),
+    "ε": ("E",),
+    "œ": ("E",),
+    "æ": ("E",),
+    "ɜ": ("E",),
+    "a": ("a",),
+    "ɐ": ("a",),
+    "ʌ": ("a",),
+    "ɑ": ("a",),
+    "o": ("o",),
+    "ɔ": ("O",),
+    "ɒ": ("O",),
+    "u": ("u",),
+    "ʊ": ("u",),
+    "ʉ": ("u",),
+    "ɚ": ("e", "r"),
+    "ɝ": ("e", "r"),
+    "aɪ": ("a", "i"),
+    "aʊ": ("a", "u"),
+    "eɪ": ("e", "i"),
+    "oʊ": ("o", "u"),
+    "əʊ": ("o", "u"),
+    "ɔɪ": ("O", "i"),
+    "p": ("p",),
+    "b": ("b",),
+    "t": ("t",),
+    "d": ("d",),
+    "k": ("k",),
+    "g": ("g",),
+    "ɡ": ("g",),
+    "x": ("k",),
+    "χ": ("k",),
+    "f": ("f",),
+    "v": ("v",),
+    "ʋ": ("v",),
+    "β": ("v",),
+    "θ": ("t",),
+    "ð": ("d",),
+    "s": ("s",),
+    "z": ("z",),
+    "ʃ": ("S",),
+    "ç": ("S",),
+    "ʒ": ("Z",),
+    "m": ("m",),
+    "n": ("n",),
+    "ɲ": ("J",),
+    "ŋ": ("ng",),
+    "ɱ": ("nf",),
+    "l": ("l",),
+    "ɫ": ("l",),
+    "ʎ": ("L",),
+    "r": ("r",),
+    "ɾ": ("r",),
+    "ɹ": ("r",),
+    "ʁ": ("r",),
+    "ʀ": ("r",),
+    "ɻ": ("r",),
+    "j": ("j",),
+    "w": ("w",),
+    "ʍ": ("w",),
+    "ts": ("ts",),
+    "dz": ("dz",),
+    "ʦ": ("ts",),
+    "ʣ": ("dz",),
+    "tʃ": ("tS",),
+    "ʧ": ("tS",),
+    "dʒ": ("dZ",),
+    "ʤ": ("dZ",),
+}
+ITALIAN_VOWELS: Final = frozenset(["i", "e", "E", "a", "o", "O", "u"])
+_ITALIAN_NFD: Final = _nfd_keys(_ITALIAN)
+_ITALIAN_LONGEST: Final = max(len(key) for key in _ITALIAN_NFD)
+
+
+def ipa_to_italian(ipa: str) -> list[Syllable]:
+    """IPA as syllables of Festival's Italian phones, syllabified as ipa_to_cmu does; the
+    vowel of a stressed syllable (primary or secondary) is written stressed ("a1") and the
+    syllable's stress is 1, as in festlex-ifd's lexicon; a long consonant is doubled ("tː" ->
+    t t, a geminate). Raises ValueError when no vowel is left."""
+    phones = _phones(ipa, _ITALIAN_NFD, _ITALIAN_LONGEST, ITALIAN_VOWELS, geminate=True)
+    if not any(stress is not None for _, stress in phones):
+        raise ValueError("The pronunciation has no vowel Italian voices can say.")
+    return [
+        Syllable(
+            tuple(
+                f"{phone}1" if syllable.stress and phone in ITALIAN_VOWELS else phone
+                for phone in syllable.phones
+            ),
+            1 if syllable.stress else 0,
+        )
+        for syllable in _syllabify(phones)
+    ]
