@@ -54,7 +54,7 @@ test: install
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	$(BIN)/pytest -n $(TEST_PROCESSES) --dist loadfile
+	$(BIN)/pytest -n $(TEST_PROCESSES) --dist loadfile --durations=25
 
 format: install
 	$(BIN)/ruff format src tests bench

@@ -64,7 +64,7 @@ _CATALOG: Final = (
 # A voice's own pace, as a fraction of flite's: awb is read at 90% of it (about 151 words a
 # minute, rms's pace). At flite's own 168, whisper-base misheard 3.8% of the words of the
 # normalization round trip's 20 English sentences ("old" as "oil", "lunch" as "launch"), at
-# 90% 2.4%, at 85% 1.4% (tests/speech/test_tts_normalization_roundtrip.py); at 85% the voice
+# 90% 2.4%, at 85% 1.4% (tests/speech/roundtrip/test_english.py); at 85% the voice
 # changer could no longer keep awb's words within 150 ms of the reader's (test_conversion).
 _PACE: Final = {"awb": 0.9}
 

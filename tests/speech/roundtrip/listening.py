@@ -1,13 +1,16 @@
-"""The text front end's normalization, measured end to end: sentences full of numbers, money,
-dates, times, ordinals and abbreviations (tests/support/normalization_sentences.json, written
-for this test) are sent as written to POST /api/v1/speech/tts with every catalog voice of their
-language (a real worker runs the front end and the real engine), the audio is downloaded,
-transcribed by whisper-base and compared with what was meant.
+"""The text front end's normalization round trip (tests/speech/roundtrip): sentences full of
+numbers, money, dates, times, ordinals and abbreviations (written for these tests,
+tests/support/normalization_sentences.json) are sent as written to POST /api/v1/speech/tts
+with every catalog voice of their language (a real worker runs the front end and the real
+engine), the audio is downloaded, transcribed by whisper-base and compared with what was meant.
 
 Both sides are normalized the same way before the word error rate: the reference is the
 sentence's expansion; whisper's transcript (which writes "3:30 p.m.", "$250", "12th") is put
 through the same `expand` and lower-cased, hyphens split and punctuation dropped. A voice that
-misreads a word, or says words whisper hears as other words, still counts as an error."""
+misreads a word, or says words whisper hears as other words, still counts as an error.
+
+Three modules (English voices, other languages, the same words from every voice), so that the
+test processes share the work."""
 
 from __future__ import annotations
 
@@ -22,22 +25,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
-from soundstage.core.db import Database
 from soundstage.engines.transcribers.base import Transcriber
-from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.engines.tts.frontend.normalize import expand
-from soundstage.engines.tts.registry import all_voices
-from soundstage.voices.service import CatalogCounts, voice_ids_by_engine_voice
 from tests.speech.audio_fixtures import download_audio
-from tests.support.factories import Customer, create_customer
-
-# Audio through the job system: not `services` (the backends are other tests' to cover).
-pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("worker")]
+from tests.support.factories import Customer
 
 TTS: Final = "/api/v1/speech/tts"
-
 SENTENCES: Final = json.loads(
-    (Path(__file__).parents[1] / "support" / "normalization_sentences.json").read_text()
+    (Path(__file__).parents[2] / "support" / "normalization_sentences.json").read_text()
 )
 ENGLISH_MAX_WER: Final = 0.03
 OTHER_MAX_WER: Final = 0.15
@@ -73,7 +68,7 @@ KNOWN_MISSES: Final = {
 }
 
 
-def _marked(voices: list[tuple[str, str, str]]) -> list[Any]:
+def marked(voices: list[tuple[str, str, str]]) -> list[Any]:
     return [
         pytest.param(*v, marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[v]))
         if v in KNOWN_MISSES
@@ -120,25 +115,6 @@ class Listener:
         return self.whisper.transcribe(audio, language=language, word_timestamps=False).text
 
 
-@pytest.fixture(scope="session")
-def whisper(settings: Settings) -> Transcriber:
-    return get_transcriber("whisper-base", settings=settings)
-
-
-@pytest.fixture
-def listener(
-    client: TestClient,
-    settings: Settings,
-    db: Database,
-    demo_catalog: CatalogCounts,
-    whisper: Transcriber,
-) -> Listener:
-    with db.session() as session:
-        voice_ids = voice_ids_by_engine_voice(session)
-    customer = create_customer(db, credits_each=20_000)
-    return Listener(client, settings, customer, voice_ids, whisper)
-
-
 def comparable(text: str, language: str) -> str:
     """Lower case, digits and symbols read out with `expand`, hyphens split, no punctuation."""
     words = " ".join(span.spoken for span in expand(text, language) if span.spoken).lower()
@@ -161,60 +137,3 @@ def round_trip(listener: Listener, engine: str, voice: str, language: str) -> fl
         if reference != hypothesis:
             print(f"  said:  {reference}\n  heard: {hypothesis}")
     return wer
-
-
-def test_the_voice_list_is_the_catalog() -> None:
-    voices = {
-        (v.engine, v.voice, v.language)
-        for v in all_voices()
-        if v.language.startswith(("en", "es", "fr", "de", "it"))
-    }
-    assert voices == set(ENGLISH_VOICES) | set(OTHER_VOICES)
-
-
-@pytest.mark.parametrize(("engine", "voice", "language"), _marked(ENGLISH_VOICES))
-def test_english_voice_round_trips(
-    listener: Listener, engine: str, voice: str, language: str
-) -> None:
-    wer = round_trip(listener, engine, voice, language)
-    assert wer <= ENGLISH_MAX_WER, f"{engine}/{voice}: WER {wer:.1%}"
-
-
-@pytest.mark.parametrize(("engine", "voice", "language"), _marked(OTHER_VOICES))
-def test_other_language_voice_round_trips(
-    listener: Listener, engine: str, voice: str, language: str
-) -> None:
-    wer = round_trip(listener, engine, voice, language)
-    assert wer <= OTHER_MAX_WER, f"{engine}/{voice}: WER {wer:.1%}"
-
-
-def test_every_english_voice_reads_the_same_words(listener: Listener) -> None:
-    readings: dict[str, dict[str, str]] = {}
-    for written, sentence in SAME_EVERYWHERE.items():
-        readings[written] = {
-            f"{engine}/{voice}": comparable(
-                listener.heard(engine, voice, sentence, language), language
-            )
-            for engine, voice, language in ENGLISH_VOICES
-        }
-        print(f"\n{written!r}: {readings[written]}")
-    differing = {written: r for written, r in readings.items() if len(set(r.values())) > 1}
-    assert not differing, differing
-    # And they are the words normalization meant.
-    for written, sentence in SAME_EVERYWHERE.items():
-        assert set(readings[written].values()) == {comparable(sentence, "en-US")}
-        assert comparable(written, "en-US") in comparable(sentence, "en-US")
-
-
-def test_say_as_characters_is_heard_as_letters(listener: Listener) -> None:
-    """<say-as interpret-as="characters"> gives the voice "H T T P": every English voice reads
-    the letters by name. (Measured: "N A S A" is heard as letters from piper and flite slt;
-    festival and the other flite voices garble a lone "A". "N. A. S. A." and "N, A, S, A" were
-    heard worse.)"""
-    ssml = '<speak>The code is <say-as interpret-as="characters">{}</say-as>.</speak>'
-    for engine, voice, language in ENGLISH_VOICES:
-        transcript = listener.heard(engine, voice, ssml.format("HTTP"), language)
-        assert comparable(transcript, language) == "the code is h t t p", (voice, transcript)
-    transcript = listener.heard("piper", "en_US-joe-medium", ssml.format("NASA"), "en-US")
-    # "NASA" as a word stays "nasa" after normalization; letters come back one by one.
-    assert comparable(transcript, "en-US") == "the code is n a s a", transcript

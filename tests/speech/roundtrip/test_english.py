@@ -1,0 +1,35 @@
+"""The normalization round trip of every English voice (listening.py): WER <= 3%."""
+
+from __future__ import annotations
+
+import pytest
+
+from soundstage.engines.tts.registry import all_voices
+from tests.speech.roundtrip.listening import (
+    ENGLISH_MAX_WER,
+    ENGLISH_VOICES,
+    OTHER_VOICES,
+    Listener,
+    marked,
+    round_trip,
+)
+
+# Audio through the job system: not `services` (the backends are other tests' to cover).
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("worker")]
+
+
+def test_the_voice_list_is_the_catalog() -> None:
+    voices = {
+        (v.engine, v.voice, v.language)
+        for v in all_voices()
+        if v.language.startswith(("en", "es", "fr", "de", "it"))
+    }
+    assert voices == set(ENGLISH_VOICES) | set(OTHER_VOICES)
+
+
+@pytest.mark.parametrize(("engine", "voice", "language"), marked(ENGLISH_VOICES))
+def test_english_voice_round_trips(
+    listener: Listener, engine: str, voice: str, language: str
+) -> None:
+    wer = round_trip(listener, engine, voice, language)
+    assert wer <= ENGLISH_MAX_WER, f"{engine}/{voice}: WER {wer:.1%}"

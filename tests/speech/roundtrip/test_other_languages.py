@@ -1,0 +1,25 @@
+"""The normalization round trip of every Spanish, French, German and Italian voice
+(listening.py): WER <= 15%."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.speech.roundtrip.listening import (
+    OTHER_MAX_WER,
+    OTHER_VOICES,
+    Listener,
+    marked,
+    round_trip,
+)
+
+# Audio through the job system: not `services` (the backends are other tests' to cover).
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("worker")]
+
+
+@pytest.mark.parametrize(("engine", "voice", "language"), marked(OTHER_VOICES))
+def test_other_language_voice_round_trips(
+    listener: Listener, engine: str, voice: str, language: str
+) -> None:
+    wer = round_trip(listener, engine, voice, language)
+    assert wer <= OTHER_MAX_WER, f"{engine}/{voice}: WER {wer:.1%}"
