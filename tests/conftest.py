@@ -32,15 +32,6 @@ from tests.support.processes import GENEROUS_LIMITS, free_port, run_worker, wait
 from tests.support.stores import s3_test_media, s3_test_store
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Modules with `slow` tests first, in their own order; the others after them. CI runs
-    with `--dist loadfile`: each module goes whole to the next free test process, in this
-    order, so a long module given out last ran on its own at the end while the other process
-    sat idle (minutes, on a slow machine). Short modules at the end fill the gaps instead."""
-    slow = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow)
-
-
 @pytest.fixture(scope="session")
 def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A fresh, empty database migrated from nothing for this test session."""
