@@ -17,6 +17,7 @@ from soundstage.engines.tts.base import (
     SynthesisFailed,
     UnknownVoice,
 )
+from soundstage.engines.tts.pico import MAX_TEXT_BYTES
 from soundstage.engines.tts.piper import PiperEngine
 from soundstage.engines.tts.registry import all_voices, engine_names, get_engine
 from soundstage.media.audio import Audio
@@ -65,6 +66,10 @@ RATE_PROBES = {
     "piper": ("en_US-joe-medium", "The committee will publish its final report early next week."),
     "festival": ("cmu_us_slt_arctic_hts", "The committee will publish its report next week."),
     "flite": ("rms", "The committee will publish its final report early next week."),
+    "pico": (
+        "fr-FR",
+        "Le comité publiera son rapport final au début de la semaine prochaine.",
+    ),
     "espeak": (
         "de+f3",
         "Der Ausschuss wird seinen Abschlussbericht Anfang nächster Woche veröffentlichen.",
@@ -105,6 +110,8 @@ def test_the_english_voices_and_twenty_espeak_languages_are_there() -> None:
     assert abs(genders.count("female") - genders.count("male")) <= 1
     scottish = next(voice for voice in voices if voice.voice == "awb")
     assert (scottish.gender, scottish.accent) == ("male", "Scottish")
+    pico = {voice.language for voice in voices if voice.engine == "pico"}
+    assert pico == {"es-ES", "fr-FR", "de-DE", "it-IT"}
 
 
 @pytest.mark.parametrize("engine_name", list(RATE_PROBES))
@@ -223,3 +230,30 @@ def test_piper_runs_on_the_threads_it_is_given(tmp_path: Path) -> None:
     assert default_session.get_session_options().intra_op_num_threads == 0  # ORT's own choice
     assert single.samples.shape == default.samples.shape
     assert np.allclose(single.samples, default.samples, atol=1e-3)
+
+
+def test_pico_reads_no_markup_of_its_own(tmp_path: Path) -> None:
+    """SVOX Pico takes tags in its text (<genfile> writes a file, <speed> changes the pace):
+    the engine takes every angle bracket out, so a text's tags are only words to it (obeyed,
+    the <speed> would make the sentence a third as long; read, it makes it longer)."""
+    target = tmp_path / "written.pcm"
+    pico = get_engine("pico")
+    plain = pico.synthesize("Hola, genfile file, amigos.", "es-ES")
+    tagged = pico.synthesize(f'Hola, <genfile file="{target}">amigos.</genfile>', "es-ES")
+    assert not target.exists()
+    fast = pico.synthesize('<speed level="300">Hola, amigos, buenos días.</speed>', "es-ES")
+    normal = pico.synthesize("Hola, amigos, buenos días.", "es-ES")
+    assert seconds(fast) > seconds(normal)
+    assert seconds(tagged) > 0.5 * seconds(plain)
+
+
+def test_pico_says_a_text_longer_than_it_can_take_at_once_in_pieces() -> None:
+    """Pico counts its input in 16 bits: a text beyond MAX_TEXT_BYTES is said in pieces,
+    all of it."""
+    pico = get_engine("pico")
+    sentence = "Der Zug fährt um drei Uhr ab. "
+    count = MAX_TEXT_BYTES // len(sentence.encode()) + 20
+    one = seconds(pico.synthesize(sentence, "de-DE", rate=2.0))
+    many = seconds(pico.synthesize(sentence * count, "de-DE", rate=2.0))
+    assert len((sentence * count).encode()) > MAX_TEXT_BYTES
+    assert many > 0.8 * count * one, (one, many, count)

@@ -25,8 +25,10 @@ from soundstage.engines.tts.phonemes import (
     ipa_to_espeak,
     ipa_to_italian,
     ipa_to_piper,
+    ipa_to_xsampa_phones,
     xsampa_to_ipa,
 )
+from soundstage.engines.tts.pico import _PHONES, MAX_TEXT_BYTES, _pieces
 from soundstage.engines.tts.registry import engine_names, get_engine
 
 ENGLISH_VOICES = [
@@ -175,7 +177,13 @@ def test_nothing_to_say_is_refused() -> None:
 
 def test_every_engine_says_whether_it_honours_phonemes() -> None:
     honours = {name: get_engine(name).honours_phonemes for name in engine_names()}
-    assert honours == {"piper": True, "festival": True, "flite": True, "espeak": True}
+    assert honours == {
+        "piper": True,
+        "festival": True,
+        "flite": True,
+        "pico": True,
+        "espeak": True,
+    }
 
 
 def test_ipa_to_cmu_syllables() -> None:
@@ -295,3 +303,76 @@ def test_a_pronunciation_rule_changes_soundstage(
     )
     assert ("stage" in plain, "check" in plain) == (True, False), plain
     assert ("check" in ruled, "stage" in ruled) == (True, False), ruled
+
+
+# --- SVOX Pico: IPA in X-SAMPA of the language's phones, as the lingware and whisper hear it --
+
+
+def test_ipa_to_xsampa_phones() -> None:
+    spanish, french = _PHONES["es-ES"], _PHONES["fr-FR"]
+    assert ipa_to_xsampa_phones("ˈgato", spanish) == ["'", "g", "a", "t", "o"]
+    # Castilian has θ; French says its nearest, s. A tie bar is left out (two phones).
+    assert ipa_to_xsampa_phones("ˈθinko", spanish)[1] == "T"
+    assert ipa_to_xsampa_phones("ˈθiŋk", french)[1] == "s"
+    assert ipa_to_xsampa_phones("ˈkat͡sə", spanish) == ["'", "k", "a", "t", "s", "e"]
+    # A nasal vowel is one French phone, its vowel then n elsewhere; word breaks stay.
+    assert ipa_to_xsampa_phones("ʃɑ̃ˈte", french) == ["S", "A~", "'", "t", "e"]
+    assert ipa_to_xsampa_phones("bɔ̃ ʒuʁ", spanish) == ["b", "o", "n", " ", "j", "u", "r"]
+    # A sound with no counterpart at all is left out (the glottal stop, in Spanish).
+    assert ipa_to_xsampa_phones("ʔa", spanish) == ["a"]
+
+
+def test_pico_pieces_never_cut_a_phoneme_tag() -> None:
+    tag = '<phoneme alphabet="xsampa" ph="\' g a t o"/>'
+    text = "palabra " * (MAX_TEXT_BYTES // 8 - 2) + tag + " y más."
+    pieces = _pieces(text)
+    assert len(pieces) == 2
+    assert all(len(piece.encode()) <= MAX_TEXT_BYTES for piece in pieces)
+    assert pieces[1].startswith(tag)
+    assert " ".join(pieces) == " ".join(text.split())
+
+
+@pytest.mark.parametrize("language", sorted(_PHONES))
+def test_pico_phone_sets_are_the_lingware_s(language: str) -> None:
+    """Pico skips a symbol its language lacks: a listed phone changes what `a X a` says,
+    and symbols left out of the list do not (a fresh Pico is deterministic)."""
+    import ttspico  # type: ignore[import-untyped]
+
+    def said(phones: str) -> bytes:
+        tag = f'<phoneme alphabet="xsampa" ph="{phones}"/>'
+        audio: bytes = ttspico.TtsEngine(language, lang_dir=ttspico._LANG_DIR).speak(tag)
+        return audio
+
+    bare = said("a a")
+    silent = [phone for phone in _PHONES[language] - {"a"} if said(f"a {phone} a") == bare]
+    assert not silent, f"listed but not {language} phones: {silent}"
+    # (Pico reads "l\\" as l: symbols that begin with a phone of the language are that phone.)
+    unlisted = {"!\\", "K\\", "M\\", "|\\"} | ({"T", "D", "4", "h", "x"} - _PHONES[language])
+    spoken_anyway = [phone for phone in unlisted if said(f"a {phone} a") != bare]
+    assert not spoken_anyway, f"{language} phones missing from the list: {spoken_anyway}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("voice", "parts", "meant", "written"),
+    [
+        ("es-ES", ["Tengo un", Phonemes("ˈgato", "perro"), "en casa."], "gato", "perro"),
+        ("fr-FR", ["J'ai un", Phonemes("ʃa", "chien"), "à la maison."], "chat", "chien"),
+        ("de-DE", ["Ich habe eine", Phonemes("ˈkat͡sə", "Maus"), "zu Hause."], "katze", "maus"),
+        ("it-IT", ["Ho visto un", Phonemes("ˈgatːo", "cane"), "in giardino."], "gatto", "cane"),
+    ],
+)
+def test_pico_voice_says_the_ipa(
+    settings: Settings, voice: str, parts: list[str | Phonemes], meant: str, written: str
+) -> None:
+    whisper = get_transcriber("whisper-base", settings=settings)
+
+    def heard(text: str | list[str | Phonemes]) -> list[str]:
+        audio = get_engine("pico").synthesize(text, voice)
+        words = whisper.transcribe(audio, language=voice[:2], word_timestamps=False).text
+        return "".join(c if c.isalpha() else " " for c in words.lower()).split()
+
+    plain = heard(plain_text(parts))
+    said = heard(parts)
+    assert (written in plain, meant in plain) == (True, False), plain
+    assert (meant in said, written in said) == (True, False), said

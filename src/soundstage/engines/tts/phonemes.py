@@ -799,3 +799,121 @@ def ipa_to_italian(ipa: str) -> list[Syllable]:
         )
         for syllable in _syllabify(phones)
     ]
+
+
+# --- X-SAMPA of a phone set (SVOX Pico) -------------------------------------------------------
+
+# IPA segments to X-SAMPA: the inverse of _XSAMPA for one code point (g written as X-SAMPA g
+# whichever g it is).
+_TO_XSAMPA: Final[dict[str, str]] = {
+    **{
+        ipa: xsampa
+        for xsampa, ipa in sorted(_XSAMPA.items(), key=lambda item: -len(item[0]))
+        if len(ipa) == 1 and ipa in _SEGMENTS
+    },
+    "g": "g",
+}
+# What to say for an X-SAMPA phone a phone set lacks: each choice is a sequence of phones, tried
+# in order; with none present the sound is left out. A nasal vowel missing is its vowel then n.
+_NEAREST_XSAMPA: Final[dict[str, tuple[tuple[str, ...], ...]]] = {
+    "i": (("I",), ("e",)),
+    "I": (("i",), ("e",)),
+    "e": (("E",), ("i",)),
+    "E": (("e",),),
+    "{": (("E",), ("e",), ("a",)),
+    "a": (("A",), ("6",)),
+    "A": (("a",),),
+    "6": (("a",), ("@",)),
+    "@": (("e",), ("E",), ("9",), ("a",)),
+    "@`": (("@",), ("9",), ("e",)),
+    "3": (("9",), ("@",), ("e",)),
+    "3`": (("9",), ("@",), ("e",)),
+    "V": (("a",), ("@",)),
+    "Q": (("O",), ("o",)),
+    "O": (("o",),),
+    "o": (("O",),),
+    "U": (("u",), ("o",)),
+    "u": (("U",),),
+    "y": (("i",), ("u",)),
+    "Y": (("y",), ("i",), ("U",)),
+    "2": (("e",), ("9",)),
+    "9": (("2",), ("E",), ("e",)),
+    "1": (("i",),),
+    "}": (("u",), ("y",)),
+    "M": (("u",),),
+    "7": (("o",),),
+    "8": (("@",), ("u",)),
+    "A~": (("a", "n"),),
+    "a~": (("A~",), ("a", "n")),
+    "E~": (("e", "n"),),
+    "e~": (("E~",), ("e", "n")),
+    "O~": (("o", "n"),),
+    "o~": (("O~",), ("o", "n")),
+    "9~": (("E~",), ("9", "n"), ("e", "n")),
+    "T": (("s",), ("f",), ("t",)),
+    "D": (("d",), ("z",), ("v",)),
+    "r": (("R",), ("4",)),
+    "R": (("r",), ("4",), ("x",)),
+    "R\\": (("R",), ("r",)),
+    "4": (("r",), ("R",), ("d",)),
+    "r\\": (("R",), ("r",), ("4",)),
+    "h": (("x",),),
+    "x": (("h",), ("k",)),
+    "X": (("x",), ("R",), ("h",)),
+    "C": (("S",), ("x",), ("h",), ("j",)),
+    "S": (("s",),),
+    "Z": (("S",), ("j",), ("z",)),
+    "z": (("s",),),
+    "v": (("B",), ("b",), ("f",)),
+    "B": (("v",), ("b",)),
+    "G": (("g",),),
+    "P": (("v",), ("w",)),
+    "w": (("u",),),
+    "W": (("w",), ("u",)),
+    "j": (("i",),),
+    "H": (("j",), ("w",), ("y",)),
+    "J": (("n", "j"), ("n",)),
+    "L": (("l", "j"), ("l",)),
+    "N": (("n",),),
+    "5": (("l",),),
+    "c": (("k",),),
+    "J\\": (("g",),),
+    "q": (("k",),),
+    "K": (("l",), ("S",)),
+}
+# IPA marks a phone set's X-SAMPA keeps: stress (as "'" and "%": a double quote could not sit
+# in an attribute), length and syllable breaks.
+_XSAMPA_MARKS: Final = {"ˈ": "'", "ˌ": "%", "ː": ":", ".": "."}
+_NASAL: Final = "\u0303"
+
+
+def ipa_to_xsampa_phones(ipa: str, phones: frozenset[str]) -> list[str]:
+    """IPA as X-SAMPA symbols of a phone set (SVOX Pico's languages), one symbol a phone or
+    mark: a sound the set lacks becomes its nearest present sounds (_NEAREST_XSAMPA), else is
+    left out; tie bars and other diacritics are left out (an affricate is its two phones), a
+    nasal vowel is one phone ("A~"). Word breaks stay as " "."""
+    out: list[str] = []
+    text = unicodedata.normalize("NFD", ipa)
+    for position, symbol in enumerate(text):
+        if symbol in _XSAMPA_MARKS:
+            out.append(_XSAMPA_MARKS[symbol])
+        elif symbol == " ":
+            if out and out[-1] != " ":
+                out.append(" ")
+        elif symbol in _TO_XSAMPA:
+            phone = _TO_XSAMPA[symbol]
+            if text[position + 1 : position + 2] == _NASAL:
+                phone += "~"
+            out.extend(_present(phone, phones))
+    while out and out[-1] == " ":
+        out.pop()
+    return out
+
+
+def _present(phone: str, phones: frozenset[str]) -> tuple[str, ...]:
+    if phone in phones:
+        return (phone,)
+    for choice in _NEAREST_XSAMPA.get(phone, ()):
+        if all(part in phones for part in choice):
+            return choice
+    return ()

@@ -35,6 +35,12 @@ def _flite() -> SpeechSynthesizer:
     return FliteEngine()
 
 
+def _pico() -> SpeechSynthesizer:
+    from soundstage.engines.tts.pico import PicoEngine
+
+    return PicoEngine()
+
+
 def _espeak() -> SpeechSynthesizer:
     from soundstage.engines.tts.espeak import EspeakEngine
 
@@ -44,7 +50,7 @@ def _espeak() -> SpeechSynthesizer:
 # Best first: all_voices() lists the engines in this order.
 _ENGINES: Registry[SpeechSynthesizer] = Registry(
     "text-to-speech engine",
-    {"piper": _piper, "festival": _festival, "flite": _flite, "espeak": _espeak},
+    {"piper": _piper, "festival": _festival, "flite": _flite, "pico": _pico, "espeak": _espeak},
     unknown=EngineUnavailable,
     unavailable=EngineUnavailable,
 )
