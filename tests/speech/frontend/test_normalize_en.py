@@ -158,6 +158,7 @@ def test_not_phone_numbers() -> None:
     [
         ("Dr. Smith", "Doctor Smith"),
         ("Mr. and Mrs. Jones", "Mister and Missus Jones"),
+        ("Mr Jones, Mrs Jones and Ms Lee", "Mister Jones, Missus Jones and Miz Lee"),
         ("St. Louis", "Saint Louis"),
         ("on Main St. today", "on Main Street today"),
         ("apples, pears, etc.", "apples, pears, et cetera."),
@@ -169,6 +170,11 @@ def test_not_phone_numbers() -> None:
 )
 def test_abbreviations(text: str, words: str) -> None:
     assert read(text) == words
+
+
+def test_undotted_dr_is_doctor_in_british_english_only() -> None:
+    assert read("Dr Smith", "en-GB") == "Doctor Smith"
+    assert read("on Elm Dr today") == "on Elm Dr today"
 
 
 def test_a_title_does_not_end_the_sentence() -> None:

@@ -64,6 +64,10 @@ US = Lexicon(
         "Mr.": "Mister",
         "Mrs.": "Missus",
         "Ms.": "Miz",
+        # Undotted as in British usage, also met in American text; never another word.
+        "Mr": "Mister",
+        "Mrs": "Missus",
+        "Ms": "Miz",
         "Prof.": "Professor",
         "Sr.": "Senior",
         "Jr.": "Junior",
@@ -107,6 +111,7 @@ US = Lexicon(
     },
     titles=frozenset(
         {"Dr.", "Mr.", "Mrs.", "Ms.", "Prof.", "St.", "Mt.", "Gov.", "Gen.", "Capt.", "Lt.", "Sgt."}
+        | {"Mr", "Mrs", "Ms"}
         | {"No.", "no.", "vs.", "Fig.", "fig.", "vol.", "Vol.", "p.", "pp.", "e.g.", "i.e."}
     ),
     currencies={"JPY": ("yen", "yen"), "CNY": ("yuan", "yuan"), "INR": ("rupee", "rupees")},
@@ -166,8 +171,9 @@ GB = replace(
     US,
     date_order="DMY",
     date=_date_gb,
-    abbreviations={**US.abbreviations, "Mr": "Mister", "Mrs": "Missus", "Dr": "Doctor"},
-    titles=US.titles | {"Mr", "Mrs", "Dr"},
+    # "Dr" undotted is Doctor in British usage only (American "Elm Dr" is a drive).
+    abbreviations={**US.abbreviations, "Dr": "Doctor"},
+    titles=US.titles | {"Dr"},
     units={
         **US.units,
         "km/h": ("kilometre per hour", "kilometres per hour"),
