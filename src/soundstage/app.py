@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.concurrency import run_in_threadpool
@@ -27,6 +28,7 @@ from soundstage.compat.openai import errors as openai_errors
 from soundstage.config import Settings, get_settings
 from soundstage.console import endpoints as console_endpoints
 from soundstage.core import metrics, openapi
+from soundstage.core.admission import AdmissionMiddleware
 from soundstage.core.db import Database
 from soundstage.core.errors import (
     AppError,
@@ -47,6 +49,7 @@ from soundstage.core.params import refuse_unknown_parameters
 from soundstage.core.principal import Principal
 from soundstage.core.ratelimit import RateLimiter
 from soundstage.core.responses import error_response
+from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.creative.daw import endpoints as daw_endpoints
 from soundstage.creative.music import endpoints as music_endpoints
 from soundstage.creative.sound import endpoints as sound_endpoints
@@ -54,6 +57,7 @@ from soundstage.credits import endpoints as credits_endpoints
 from soundstage.idempotency import IdempotencyMiddleware, IdempotencyStore
 from soundstage.jobs import endpoints as jobs_endpoints
 from soundstage.ops import endpoints as ops_endpoints
+from soundstage.ops import readiness
 from soundstage.pronunciation import endpoints as pronunciation_endpoints
 from soundstage.realtime.slots import SlotPool
 from soundstage.speech.dubbing import endpoints as dubbing_endpoints
@@ -121,7 +125,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # The media store's clients are made before the first request (S3: a second of CPU),
         # so neither the first download nor the first /readyz pays for them.
         await asyncio.to_thread(make_store, settings)
+        # As many threads for blocking work as database connections: a unit of work begins
+        # and ends on one thread (core.routing), so no thread waits for a connection.
+        anyio.to_thread.current_default_thread_limiter().total_tokens = settings.database.pool_size
+        watching = readiness.watch_this_loop()
         yield
+        watching.cancel()
         realtime_pool.close()
         db.dispose()
 
@@ -133,6 +142,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Every route, before its own parameters: a query parameter it does not take is 422.
         dependencies=[Depends(refuse_unknown_parameters)],
     )
+    # Routes added to the app itself run their unit of work on one thread too.
+    app.router.route_class = UnitOfWorkRoute
     app.state.settings = settings
     app.state.db = db
     # One limiter for requests and realtime sessions' openings (realtime.gate).
@@ -190,7 +201,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
         return await run_in_threadpool(lookup)
 
-    # Added innermost first: the request passes context -> gateway -> idempotency -> routes.
+    # Added innermost first: the request passes context -> admission -> gateway ->
+    # idempotency -> routes.
     app.add_middleware(
         IdempotencyMiddleware, store=IdempotencyStore(db, settings), settings=settings
     )
@@ -208,11 +220,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         probes=ops_endpoints.PROBE_PATHS,
     )
     app.add_middleware(
+        AdmissionMiddleware, settings=settings.server, exempt=ops_endpoints.PROBE_PATHS
+    )
+    app.add_middleware(
         RequestContextMiddleware,
         error_shapes={
             OPENAI_PREFIX: openai_errors.error_body,
             ELEVENLABS_PREFIX: elevenlabs_errors.error_body,
         },
+        retry_after_seconds=settings.server.retry_after_seconds,
     )
     return app
 

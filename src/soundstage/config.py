@@ -25,6 +25,40 @@ class RateLimitSettings(BaseModel):
     anonymous: str = "300/minute"
 
 
+class DatabaseSettings(BaseModel):
+    """Connections of each process to the database (API and worker processes alike)."""
+
+    # Connections one process keeps (SQLAlchemy's pool, no overflow). The API process runs
+    # its blocking work on as many threads (a thread holds at most one connection, for one
+    # unit of work that begins and ends on it), so no thread ever waits for a connection
+    # that another request holds while it waits for a thread. PostgreSQL's max_connections
+    # must cover every process of every node: (API processes + worker processes) x this.
+    pool_size: int = Field(default=20, ge=1, le=1000)
+    # The longest a unit of work waits for a connection (all in use by this process) or, on
+    # SQLite, for the write lock another process holds; then the request is 503 `overloaded`
+    # with Retry-After, never a hang. SQLite serializes writers: a write transaction lasts
+    # milliseconds, so 10 s of waiting means the machine is overloaded, not unlucky.
+    wait_seconds: float = Field(default=10.0, gt=0, le=300)
+
+
+class ServerSettings(BaseModel):
+    """Admission control of one API process: how much work it takes on at once, and how long
+    a request waits for its turn before it is refused (503 `overloaded`, Retry-After)."""
+
+    # Requests an API process works on at once (WebSockets, the probes /healthz, /readyz and
+    # /metrics, and requests waiting for their job or sending their response body do not
+    # count). 64 keeps the event loop's turn short: at about 1 ms of work each, a request
+    # that gets in waits tens of milliseconds, not seconds, whatever the load.
+    max_active_requests: int = Field(default=64, ge=1, le=10_000)
+    # Requests that may wait for a turn; one more is refused at once.
+    max_waiting_requests: int = Field(default=1024, ge=0)
+    # The longest a request waits for a turn before it is refused: past capacity the client
+    # hears so quickly (and retries after Retry-After) instead of timing out.
+    admission_wait_seconds: float = Field(default=0.5, gt=0, le=60)
+    # What a refused request is told to wait before retrying.
+    retry_after_seconds: int = Field(default=1, ge=1, le=3600)
+
+
 class JobSettings(BaseModel):
     """The job queue and its workers."""
 
@@ -280,6 +314,8 @@ class Settings(BaseSettings):
     # Prefix of every Redis key, so deployments (or test runs) can share one Redis.
     redis_namespace: str = "soundstage"
     public_base_url: str = "http://127.0.0.1:8000"
+    database: DatabaseSettings = Field(default_factory=DatabaseSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
     rate_limits: RateLimitSettings = Field(default_factory=RateLimitSettings)
     max_request_bytes: int = 1_048_576
     # Signs media URLs. Default: a random secret kept in the data directory; set it
@@ -308,8 +344,12 @@ class Settings(BaseSettings):
     # "text" (one readable line per record; `make serve`) or "json" (one JSON object per
     # line with the request id and job id; production log collectors).
     log_format: Literal["text", "json"] = "text"
-    # /readyz gives each dependency (database, Redis, media store) this long to answer.
-    readiness_timeout_seconds: float = Field(default=2.0, gt=0, le=30)
+    # /readyz gives each dependency (database, Redis, media store) this long to answer: under
+    # a second, so that a probe with the usual 1 s timeout (Kubernetes') hears the answer.
+    readiness_timeout_seconds: float = Field(default=0.8, gt=0, le=30)
+    # /readyz fails while the event loop has kept a ready request waiting longer than this in
+    # the last 5 s (a blocking call on the loop, or more work than it can turn over).
+    readiness_max_loop_lag_seconds: float = Field(default=1.0, gt=0, le=60)
     idempotency_ttl_seconds: int = 24 * 3600
     # A request holding an Idempotency-Key renews its lease every heartbeat; a lease not
     # renewed in time belongs to a request that died, and a retry takes the key over.

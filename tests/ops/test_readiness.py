@@ -15,7 +15,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from soundstage.app import create_app
-from soundstage.config import Settings
+from soundstage.config import DatabaseSettings, Settings
+from soundstage.core.db import Database
 from tests.support.processes import free_port
 
 pytestmark = pytest.mark.services
@@ -79,14 +80,14 @@ def test_ready_when_every_dependency_answers(settings: Settings, redis_url: str)
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["status"] == "ready"
-    assert set(body["checks"]) == {"database", "redis", "media_store"}
+    assert set(body["checks"]) == {"database", "redis", "media_store", "event_loop"}
     assert all(check["status"] == "ok" for check in body["checks"].values())
 
 
 def test_redis_is_not_checked_when_not_configured(settings: Settings) -> None:
     with ready_client(settings, redis_url=None) as client:
         body = client.get("/readyz").json()
-    assert set(body["checks"]) == {"database", "media_store"}
+    assert set(body["checks"]) == {"database", "media_store", "event_loop"}
 
 
 def test_database_down_is_503_naming_it(settings: Settings, redis_url: str) -> None:
@@ -150,3 +151,35 @@ def test_a_hung_database_is_a_timeout_within_the_bound(
     checks = assert_not_ready(response, {"database": "timeout"})
     assert checks["database"]["error"] == "Timeout"
     assert 0.5 <= elapsed < 2.0
+
+
+def test_an_exhausted_connection_pool_is_not_ready_within_the_timeout(settings: Settings) -> None:
+    """Every connection of the process's pool held (by requests stuck on something): the
+    probe says so, in time, instead of hanging or saying ready."""
+    sizing = DatabaseSettings(pool_size=2, wait_seconds=30)
+    app = create_app(settings.model_copy(update={"database": sizing, "redis_url": None}))
+    db: Database = app.state.db
+    with TestClient(app) as client, db.engine.connect(), db.engine.connect():
+        began = time.monotonic()
+        response = client.get("/readyz")
+        elapsed = time.monotonic() - began
+    assert_not_ready(response, {"database": "timeout"})
+    assert elapsed < 5
+
+
+def test_an_event_loop_that_was_blocked_is_not_ready_for_a_while(settings: Settings) -> None:
+    """A blocking call on the event loop (here 1.5 s) held every request behind it: for the
+    next seconds the probe reports the loop's lag instead of saying ready."""
+    app = create_app(settings.model_copy(update={"redis_url": None}))
+
+    @app.get("/block-the-loop")
+    async def block() -> dict[str, str]:
+        time.sleep(1.5)  # what a blocking call on the loop does
+        return {}
+
+    with TestClient(app) as client:
+        assert client.get("/readyz").status_code == 200
+        client.get("/block-the-loop")
+        time.sleep(0.3)  # the watch wakes after the block and notes its lag
+        checks = assert_not_ready(client.get("/readyz"), {"event_loop": "failed"})
+    assert checks["event_loop"]["duration_ms"] >= 1000

@@ -11,11 +11,12 @@ from typing import Annotated, Final
 
 from fastapi import Depends
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from soundstage.accounts import repository
 from soundstage.accounts.errors import BuyerNotVerified, VerificationStateConflict
 from soundstage.accounts.schemas import BuyerVerificationOut, BuyerVerificationSubmit
-from soundstage.core.deps import PrincipalDep, SessionDep
+from soundstage.core.deps import DatabaseDep, PrincipalDep
 from soundstage.core.ids import new_id
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
@@ -135,9 +136,15 @@ def is_verified(session: Session, principal: Principal) -> bool:
     return record is not None and record.status == BuyerVerificationStatus.VERIFIED
 
 
-def require_verified_buyer(session: SessionDep, principal: PrincipalDep) -> Principal:
-    """Dependency of the GATED_ROUTES: 403 `buyer_not_verified` until verification passes."""
-    record = repository.get_verification(session, principal.account_id, principal.environment)
+async def require_verified_buyer(db: DatabaseDep, principal: PrincipalDep) -> Principal:
+    """Dependency of the GATED_ROUTES: 403 `buyer_not_verified` until verification passes.
+    It reads in a unit of its own (a dependency never takes the request's session)."""
+
+    def read() -> BuyerVerification | None:
+        with db.read_session() as session:
+            return repository.get_verification(session, principal.account_id, principal.environment)
+
+    record = await run_in_threadpool(read)
     if record is None or record.status != BuyerVerificationStatus.VERIFIED:
         status = record.status if record else BuyerVerificationStatus.UNVERIFIED
         raise BuyerNotVerified(

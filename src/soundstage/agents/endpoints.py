@@ -10,8 +10,9 @@ from soundstage.agents import service
 from soundstage.agents.schemas import AgentCreate, AgentDeleted, AgentOut, AgentUpdate
 from soundstage.core.deps import PrincipalDep, SessionDep
 from soundstage.core.pagination import ListResponse, PageParams, page_params
+from soundstage.core.routing import UnitOfWorkRoute
 
-router = APIRouter(tags=["Agents"])
+router = APIRouter(tags=["Agents"], route_class=UnitOfWorkRoute)
 AgentId = Annotated[str, Path(min_length=1, max_length=40, description="The agent's id.")]
 
 

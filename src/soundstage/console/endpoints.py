@@ -10,8 +10,9 @@ from fastapi import APIRouter
 from starlette.responses import FileResponse, RedirectResponse
 
 from soundstage.console.errors import ConsoleFileNotFound, ConsoleNotBuilt
+from soundstage.core.routing import UnitOfWorkRoute
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=UnitOfWorkRoute)
 
 DIST = Path(__file__).parent / "dist"
 # The console's own code only; media may come from the S3 endpoint's presigned URLs.

@@ -256,6 +256,17 @@ class ServiceUnavailable(AppError):
     code = "service_unavailable"
 
 
+class Overloaded(ServiceUnavailable):
+    """The API process is at capacity (its requests at work, or the database's connections
+    and locks, are all taken for longer than a request may wait): refused at once, nothing
+    done; retry after `Retry-After` seconds."""
+
+    code = "overloaded"
+
+    def __init__(self, message: str, *, retry_after_seconds: int) -> None:
+        super().__init__(message, headers={"Retry-After": str(retry_after_seconds)})
+
+
 class StorageFull(ServiceUnavailable):
     """The service's disk is full: a dependency failure, retried later, never the user's."""
 

@@ -15,11 +15,13 @@ from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from soundstage.core import metrics
+from soundstage.core.db import is_overloaded
 from soundstage.core.errors import (
     AppError,
     AuthenticationError,
     InternalError,
     MalformedRequest,
+    Overloaded,
     PayloadTooLarge,
     StorageFull,
     is_disk_full,
@@ -56,9 +58,17 @@ class RequestContextMiddleware:
     it is logged). Records the request's metrics (by route template, never the raw path) and
     puts its id on every log record written while it runs (core.logs)."""
 
-    def __init__(self, app: ASGIApp, error_shapes: Mapping[str, ErrorShape] | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        error_shapes: Mapping[str, ErrorShape] | None = None,
+        *,
+        retry_after_seconds: int = 1,
+    ) -> None:
         self.app = app
         self.error_shapes = dict(error_shapes or {})
+        # What a request the database could not serve in time is told (503 `overloaded`).
+        self.retry_after_seconds = retry_after_seconds
         self.templates = RouteTemplates()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -102,6 +112,18 @@ class RequestContextMiddleware:
             if is_disk_full(exc):
                 log.error("disk full in %s %s (%s)", scope["method"], scope["path"], request_id)
                 error = StorageFull()
+            elif is_overloaded(exc):
+                log.warning(
+                    "database busy in %s %s (%s): %s",
+                    scope["method"],
+                    scope["path"],
+                    request_id,
+                    exc,
+                )
+                error = Overloaded(
+                    "The database is at capacity; retry after the Retry-After delay.",
+                    retry_after_seconds=self.retry_after_seconds,
+                )
             else:
                 log.exception(
                     "unhandled error in %s %s (%s)", scope["method"], scope["path"], request_id

@@ -9,10 +9,11 @@ from fastapi import APIRouter, Depends, Query
 from soundstage.core.deps import PrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
+from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.jobs import service
 from soundstage.jobs.schemas import JobOut, JobStatus
 
-router = APIRouter(tags=["Jobs"])
+router = APIRouter(tags=["Jobs"], route_class=UnitOfWorkRoute)
 
 
 @router.get("/jobs/{job_id}", response_model=JobOut)

@@ -13,6 +13,7 @@ from starlette.concurrency import run_in_threadpool
 
 from soundstage import idempotency
 from soundstage.config import Settings
+from soundstage.core import admission
 from soundstage.core.db import Database, after_commit
 from soundstage.core.errors import AppError
 from soundstage.core.ids import new_id
@@ -175,7 +176,9 @@ async def submit_and_wait(
 
 async def wait(db: Database, settings: Settings, job_id: str) -> JobOut:
     """Wait for a submitted job's end, `jobs.sync_timeout_seconds` at most from now; past
-    that it is cancelled, nothing is charged, and the answer is 504 `job_timeout`."""
+    that it is cancelled, nothing is charged, and the answer is 504 `job_timeout`. The
+    request only waits from here on: it stops counting against the API process's capacity."""
+    admission.step_aside()
     deadline = time.monotonic() + settings.jobs.sync_timeout_seconds
     delay = 0.01
     while True:

@@ -19,10 +19,11 @@ from soundstage.core.errors import (
     error_payload,
 )
 from soundstage.core.responses import request_id_of
+from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.ops import metrics, readiness
 from soundstage.ops.schemas import CheckOut, Health, Readiness
 
-router = APIRouter(tags=["Operations"])
+router = APIRouter(tags=["Operations"], route_class=UnitOfWorkRoute)
 
 # Paths the gateway lets through without a key or a rate limit (core.middleware).
 PROBE_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
@@ -47,10 +48,17 @@ async def healthz() -> Health:
         }
     },
 )
-def readyz(request: Request, db: DatabaseDep, settings: SettingsDep) -> Readiness | JSONResponse:
-    """Whether this process can take work now: the database, Redis (when configured) and the
-    media store each answered within `readiness_timeout_seconds` (no key needed)."""
-    results = readiness.run_checks(db, settings)
+async def readyz(
+    request: Request,
+    db: DatabaseDep,
+    settings: SettingsDep,
+) -> Readiness | JSONResponse:
+    """Whether this process can take work now: the database (a connection from the pool the
+    requests use), Redis (when configured) and the media store each answered within
+    `readiness_timeout_seconds`, and the event loop kept no request waiting longer than
+    `readiness_max_loop_lag_seconds` in the last 5 s (no key needed). Answered within the
+    timeout whatever the load: the probes are never queued behind requests."""
+    results = await readiness.run_checks(db, settings)
     checks = {
         r.name: CheckOut(status=r.status, duration_ms=r.duration_ms, error=r.error) for r in results
     }

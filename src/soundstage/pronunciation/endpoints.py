@@ -11,6 +11,7 @@ from fastapi.responses import Response
 from soundstage.core.deps import PrincipalDep, SessionDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageDep
+from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.models import PronunciationDictionary, PronunciationDictionaryVersion
 from soundstage.pronunciation import pls, service
 from soundstage.pronunciation.schemas import (
@@ -25,7 +26,11 @@ from soundstage.pronunciation.schemas import (
     VersionOut,
 )
 
-router = APIRouter(prefix="/pronunciation-dictionaries", tags=["Pronunciation dictionaries"])
+router = APIRouter(
+    prefix="/pronunciation-dictionaries",
+    tags=["Pronunciation dictionaries"],
+    route_class=UnitOfWorkRoute,
+)
 
 PLS_MEDIA_TYPE = "application/pls+xml"
 

@@ -14,12 +14,13 @@ from soundstage.config import Settings
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.params import raw_query
+from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.models import MediaObject
 from soundstage.storage import service
 from soundstage.storage.schemas import MediaOut
 
-router = APIRouter(tags=["Media"])
-public_router = APIRouter(tags=["Media"])
+router = APIRouter(tags=["Media"], route_class=UnitOfWorkRoute)
+public_router = APIRouter(tags=["Media"], route_class=UnitOfWorkRoute)
 
 
 def media_out(settings: Settings, media: MediaObject) -> MediaOut:

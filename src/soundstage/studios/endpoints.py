@@ -11,6 +11,7 @@ from soundstage.core.deps import PrincipalDep, SessionDep, current_principal
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
 from soundstage.core.params import QueryInt
+from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.core.schemas import CalendarDate
 from soundstage.studios import bookings, service
 from soundstage.studios.catalog import MAX_BOOTH_CAPACITY, StudioType
@@ -25,7 +26,9 @@ from soundstage.studios.schemas import (
     StudioSummaryOut,
 )
 
-router = APIRouter(tags=["Studios"], dependencies=[Depends(current_principal)])
+router = APIRouter(
+    tags=["Studios"], dependencies=[Depends(current_principal)], route_class=UnitOfWorkRoute
+)
 
 StudioId = Annotated[str, Path(max_length=40, description="The studio's id.")]
 BookingId = Annotated[str, Path(max_length=40, description="The booking's id.")]

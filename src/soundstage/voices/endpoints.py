@@ -15,13 +15,16 @@ from fastapi.responses import FileResponse, Response
 from soundstage.core.deps import DatabaseDep, SessionDep, SettingsDep, current_principal
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
+from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.voices import service
 from soundstage.voices.schemas import VoiceGender, VoiceOut
 
 # Authenticated like every route, though no answer depends on who asks.
-router = APIRouter(tags=["Voices"], dependencies=[Depends(current_principal)])
+router = APIRouter(
+    tags=["Voices"], dependencies=[Depends(current_principal)], route_class=UnitOfWorkRoute
+)
 # Outside /api/v1, without a key: what a browser's <audio> element plays.
-public_router = APIRouter(tags=["Voices"])
+public_router = APIRouter(tags=["Voices"], route_class=UnitOfWorkRoute)
 
 # A BCP-47 tag or a prefix of one: letters and digits in subtags of 1 to 8, joined by "-".
 LANGUAGE_RANGE = r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$"

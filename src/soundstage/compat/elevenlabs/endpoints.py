@@ -35,11 +35,12 @@ from soundstage.compat.elevenlabs.schemas import (
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.params import QueryBool, QueryInt
+from soundstage.core.routing import UnitOfWorkRoute
 
 TAG = "ElevenLabs compatible"
 JOB_ID_HEADER = "Soundstage-Job-Id"
 
-router = APIRouter(prefix="/elevenlabs", tags=[TAG])
+router = APIRouter(prefix="/elevenlabs", tags=[TAG], route_class=UnitOfWorkRoute)
 
 VoiceId = Annotated[str, Path(min_length=1, max_length=MAX_ID)]
 IgnoredBool = Annotated[QueryBool | None, Query(description="Accepted, ignored.")]

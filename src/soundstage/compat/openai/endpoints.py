@@ -20,11 +20,12 @@ from soundstage.compat.openai.schemas import (
 )
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
+from soundstage.core.routing import UnitOfWorkRoute
 
 TAG = "OpenAI compatible"
 JOB_ID_HEADER = "Soundstage-Job-Id"
 
-router = APIRouter(prefix="/v1", tags=[TAG])
+router = APIRouter(prefix="/v1", tags=[TAG], route_class=UnitOfWorkRoute)
 
 _TRANSCRIPT_TYPES: dict[TranscriptFormat, str] = {
     "json": "application/json",

@@ -7,11 +7,12 @@ from starlette.concurrency import run_in_threadpool
 
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
+from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.creative.daw import service
 from soundstage.creative.daw.schemas import DawExportRequest
 from soundstage.jobs.schemas import JobAccepted
 
-router = APIRouter(tags=["Creative"])
+router = APIRouter(tags=["Creative"], route_class=UnitOfWorkRoute)
 
 
 @router.post("/creative/daw", response_model=JobAccepted, responses=errors(402, 422))

@@ -6,10 +6,11 @@ from fastapi import APIRouter
 
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
+from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.creative.music import service
 from soundstage.creative.music.schemas import MusicRequest, MusicResponse
 
-router = APIRouter(tags=["Creative"])
+router = APIRouter(tags=["Creative"], route_class=UnitOfWorkRoute)
 
 
 @router.post(

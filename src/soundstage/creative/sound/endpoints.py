@@ -7,11 +7,12 @@ from fastapi import APIRouter
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import PageDep, paginate_items
+from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.creative.sound import service
 from soundstage.creative.sound.errors import RecipeNotFound
 from soundstage.creative.sound.schemas import SoundRecipeList, SoundRequest, SoundResponse
 
-router = APIRouter(tags=["Creative"])
+router = APIRouter(tags=["Creative"], route_class=UnitOfWorkRoute)
 
 
 @router.post(

@@ -7,12 +7,13 @@ from fastapi import APIRouter
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import PageDep, paginate_items
+from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.jobs.schemas import JobAccepted
 from soundstage.speech.dubbing import service
 from soundstage.speech.dubbing.errors import LanguagePairNotFound
 from soundstage.speech.dubbing.schemas import DubbingRequest, LanguagePairList
 
-router = APIRouter(tags=["Speech"])
+router = APIRouter(tags=["Speech"], route_class=UnitOfWorkRoute)
 
 
 @router.post("/speech/dubbing", response_model=JobAccepted, responses=errors(402))

@@ -6,10 +6,11 @@ from fastapi import APIRouter
 
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
+from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.speech.isolator import service
 from soundstage.speech.isolator.schemas import IsolationRequest, IsolationResponse
 
-router = APIRouter(tags=["Speech"])
+router = APIRouter(tags=["Speech"], route_class=UnitOfWorkRoute)
 
 
 @router.post(

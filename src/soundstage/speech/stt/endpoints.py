@@ -11,11 +11,12 @@ from starlette.concurrency import run_in_threadpool
 
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
+from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.jobs.schemas import JobAccepted
 from soundstage.speech.stt import service
 from soundstage.speech.stt.schemas import SttRequest, SttResponse
 
-router = APIRouter(tags=["Speech"])
+router = APIRouter(tags=["Speech"], route_class=UnitOfWorkRoute)
 
 
 @router.post(

@@ -16,13 +16,14 @@ from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.errors import AppError, MalformedRequest
 from soundstage.core.openapi import errors
 from soundstage.core.principal import Principal
+from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.credits.rates import Operation, for_duration
 from soundstage.realtime import gate, live
 from soundstage.speech.stt.realtime_session import BYTES_PER_SAMPLE
 from soundstage.speech.stt.schemas import RealtimeToken, SttRealtimeOpening
 from soundstage.speech.stt.tasks import REALTIME_KIND
 
-router = APIRouter(tags=["Speech"])
+router = APIRouter(tags=["Speech"], route_class=UnitOfWorkRoute)
 
 PATH: Final = "/speech/stt/realtime"
 PURPOSE: Final = "stt"

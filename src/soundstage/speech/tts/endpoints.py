@@ -7,11 +7,12 @@ from fastapi.responses import StreamingResponse
 
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
+from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.media.audio import CONTENT_TYPES
 from soundstage.speech.tts import service
 from soundstage.speech.tts.schemas import TtsRequest, TtsResponse
 
-router = APIRouter(tags=["Speech"])
+router = APIRouter(tags=["Speech"], route_class=UnitOfWorkRoute)
 
 JOB_ID_HEADER = "Soundstage-Job-Id"
 

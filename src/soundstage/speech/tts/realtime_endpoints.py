@@ -12,12 +12,13 @@ from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.errors import AppError
+from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.realtime import gate, live
 from soundstage.speech.tts import realtime
 from soundstage.speech.tts.schemas import RealtimeTokenResponse
 from soundstage.speech.tts.tasks import REALTIME_KIND
 
-router = APIRouter(tags=["Speech"])
+router = APIRouter(tags=["Speech"], route_class=UnitOfWorkRoute)
 
 PURPOSE = "tts"
 

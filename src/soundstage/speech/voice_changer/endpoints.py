@@ -6,10 +6,11 @@ from fastapi import APIRouter
 
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
+from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.speech.voice_changer import service
 from soundstage.speech.voice_changer.schemas import VoiceChangerRequest, VoiceChangerResponse
 
-router = APIRouter(tags=["Speech"])
+router = APIRouter(tags=["Speech"], route_class=UnitOfWorkRoute)
 
 
 @router.post(

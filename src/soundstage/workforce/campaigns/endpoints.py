@@ -9,10 +9,11 @@ from fastapi import APIRouter, Depends, Path, Query
 
 from soundstage.core.deps import PrincipalDep, SessionDep
 from soundstage.core.pagination import ListResponse, PageParams, page_params
+from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.workforce.campaigns import service
 from soundstage.workforce.campaigns.schemas import CampaignCreate, CampaignOut, CampaignStatus
 
-router = APIRouter(tags=["Workforce"])
+router = APIRouter(tags=["Workforce"], route_class=UnitOfWorkRoute)
 CampaignId = Annotated[str, Path(min_length=1, max_length=40, description="The campaign's id.")]
 
 

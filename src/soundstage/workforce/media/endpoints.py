@@ -10,10 +10,11 @@ from soundstage.accounts.verification import VerifiedBuyerDep
 from soundstage.core.deps import SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
+from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.workforce.media import service
 from soundstage.workforce.media.schemas import LicensedMediaOut
 
-router = APIRouter(tags=["Workforce"])
+router = APIRouter(tags=["Workforce"], route_class=UnitOfWorkRoute)
 
 
 @router.get(

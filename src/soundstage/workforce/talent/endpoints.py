@@ -14,13 +14,14 @@ from soundstage.core.deps import DatabaseDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
 from soundstage.core.params import QueryBool, raw_query
+from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.workforce.talent import demos, service
 from soundstage.workforce.talent.repository import TalentFilters
 from soundstage.workforce.talent.schemas import CreatorOut, CreatorSearchHit
 from soundstage.workforce.vocabulary import LANGUAGE_PATTERN, AgeRange, Gender, Genre, Role
 
-router = APIRouter(tags=["Workforce"])
-public_router = APIRouter(tags=["Workforce"])
+router = APIRouter(tags=["Workforce"], route_class=UnitOfWorkRoute)
+public_router = APIRouter(tags=["Workforce"], route_class=UnitOfWorkRoute)
 
 CreatorId = Annotated[str, Path(min_length=1, max_length=40, description="The creator's id.")]
 GenreQuery = Annotated[Genre | None, Query(description="Only creators working in this genre.")]
@@ -40,7 +41,7 @@ VerifiedQuery = Annotated[
 ]
 
 
-def _filters(
+async def _filters(
     genre: GenreQuery = None,
     language: LanguageQuery = None,
     role: RoleQuery = None,
@@ -73,7 +74,7 @@ TextQuery = Annotated[
 ]
 
 
-def _search_filters(
+async def _search_filters(
     base: Annotated[TalentFilters, Depends(_filters)],
     gender: GenderQuery = None,
     accent: AccentQuery = None,
