@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import typing
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -17,6 +18,8 @@ from elevenlabs.errors import UnprocessableEntityError
 from soundstage.core.db import Database
 from tests.support.elevenlabs import ONCE, decode_output, sdk
 from tests.support.factories import Customer, create_customer
+from tests.support.pronunciation import alias_rule
+from tests.support.streams import HANG_UP_TEXT, charges_of, read_until
 
 VOICE = "voice_kal"  # Festival's diphone voice: the fastest engine
 TEXT = "Hello there, my friend."
@@ -267,3 +270,96 @@ def test_errors_in_elevenlabs_shape(live_url: str, customer: Customer) -> None:
     assert poor.value.status_code == 402
     balance = client.user.subscription.get(request_options=ONCE)
     assert balance.character_limit == 1000
+
+
+@pytest.mark.parametrize("route", ["stream", "stream_with_timestamps"])
+@pytest.mark.parametrize("share", [0.5, 0.9])
+def test_a_client_that_hangs_up_pays_for_the_audio_it_was_sent(
+    live_url: str, db: Database, route: str, share: float
+) -> None:
+    """Every byte of audio handed to a client is paid for, on both stream routes: reading
+    `share` of the audio and closing the connection costs at least that share."""
+    customer = create_customer(db, credits_each=1_000)
+    client = sdk(live_url, customer.sandbox_key)
+    # flite's awb: the same audio for the same text, every time.
+    arguments: Any = {"text": HANG_UP_TEXT, "output_format": "pcm_16000", "request_options": ONCE}
+    whole = len(b"".join(client.text_to_speech.stream("voice_alan", **arguments)))
+    wanted = round(whole * share)
+    if route == "stream":
+        with client.text_to_speech.with_raw_response.stream("voice_alan", **arguments) as raw:
+            job_id = raw.headers["soundstage-job-id"]
+            read_until(raw.data, wanted)
+    else:
+        with client.text_to_speech.with_raw_response.stream_with_timestamps(
+            "voice_alan", **arguments
+        ) as timed:
+            job_id = timed.headers["soundstage-job-id"]
+            audio = (base64.b64decode(chunk.audio_base_64 or "") for chunk in timed.data)
+            read_until(audio, wanted)
+    charged = charges_of(live_url, customer, job_id)
+    assert len(charged) == 1
+    assert share * len(HANG_UP_TEXT) <= charged[0] <= len(HANG_UP_TEXT), (share, charged)
+
+
+# An alias of 200 characters (SSML attributes and dictionary aliases hold at most 200).
+ALIAS = ("the quick brown fox jumps over the lazy dog and " * 5)[:199] + "."
+
+
+def _dictionary(live_url: str, customer: Customer) -> PronunciationDictionaryVersionLocator:
+    """A dictionary of the customer's own (made through the native API) reading "zork" as
+    ALIAS."""
+    created = httpx.post(
+        f"{live_url}/api/v1/pronunciation-dictionaries",
+        json={"name": "Aliases", "rules": [alias_rule("zork", ALIAS)]},
+        headers=customer.auth(),
+        timeout=30,
+    )
+    assert created.status_code == 200, created.text
+    return PronunciationDictionaryVersionLocator(
+        pronunciation_dictionary_id=created.json()["id"],
+        version_id=created.json()["latest_version_id"],
+    )
+
+
+def test_aliases_are_billed_as_spoken_and_bound_as_spoken(live_url: str, db: Database) -> None:
+    """The surface honours SSML <sub> and pronunciation dictionaries: both are billed as
+    spoken (the alias, not the text it replaces), and the spoken text is held to 5,000
+    characters (422 naming `text`; 402 inside the bound, for the price alone)."""
+    customer = create_customer(db, credits_each=4_000)
+    client = sdk(live_url, customer.sandbox_key)
+
+    def credits() -> int:
+        return int(client.user.subscription.get(request_options=ONCE).character_limit)
+
+    sub = "<speak>" + " ".join([f'<sub alias="{ALIAS}">abcdefghij</sub>'] * 3) + "</speak>"
+    b"".join(client.text_to_speech.convert(VOICE, text=sub, request_options=ONCE))
+    spent = len(" ".join([ALIAS] * 3))
+    assert credits() == 4_000 - spent
+
+    found = _dictionary(live_url, customer)
+    text = " ".join(["zork"] * 3)
+    b"".join(
+        client.text_to_speech.convert(
+            VOICE, text=text, pronunciation_dictionary_locators=[found], request_options=ONCE
+        )
+    )
+    spent += len(" ".join([ALIAS] * 3))
+    assert credits() == 4_000 - spent
+
+    def ask(words: int) -> Iterator[bytes]:
+        return client.text_to_speech.convert(
+            VOICE,
+            text=" ".join(["zork"] * words),
+            pronunciation_dictionary_locators=[found],
+            request_options=ONCE,
+        )
+
+    with pytest.raises(ApiError) as inside:
+        b"".join(ask(24))  # 4,823 spoken characters
+    assert inside.value.status_code == 402
+    with pytest.raises(UnprocessableEntityError) as outside:
+        b"".join(ask(25))  # 5,024
+    detail = outside.value.body["detail"]
+    assert detail["status"] == "parameter_invalid"
+    assert "text: the spoken text" in detail["message"]
+    assert credits() == 4_000 - spent

@@ -5,16 +5,20 @@ range, the voice names, the charge, and the SDK's typed errors."""
 from __future__ import annotations
 
 import base64
+import json
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import openai
 import pytest
+from openai._streaming import SSEDecoder
 
 from soundstage.compat.openai.service import VOICE_NAMES
 from soundstage.core.db import Database
 from tests.support.factories import Customer, create_customer
 from tests.support.openai_sdk import audio_seconds, sdk_client, sse_events
+from tests.support.streams import HANG_UP_TEXT, charges_of, read_until
 
 TEXT = "Hello from the speech service."
 CONTENT_TYPES = {
@@ -203,3 +207,57 @@ def test_rate_limit_is_the_sdks_rate_limit_error(live_url: str, db: Database) ->
         client.models.list()
     assert int(limited.value.response.headers["retry-after"]) >= 1
     assert limited.value.code == "rate_limited"
+
+
+@pytest.mark.parametrize("stream_format", ["audio", "sse"])
+@pytest.mark.parametrize("share", [0.5, 0.9])
+def test_a_client_that_hangs_up_pays_for_the_audio_it_was_sent(
+    live_url: str, db: Database, stream_format: str, share: float
+) -> None:
+    """Every byte of audio handed to a client is paid for: reading `share` of the audio
+    (raw, or base64 in events) and closing the connection costs at least that share."""
+    customer = create_customer(db, credits_each=1_000)
+    client = sdk_client(live_url, customer.sandbox_key)
+
+    def speech() -> Any:
+        return client.audio.speech.with_streaming_response.create(
+            model="tts-1",
+            voice="fable",  # flite's awb: the same audio for the same text, every time
+            input=HANG_UP_TEXT,
+            response_format="pcm",
+            stream_format=stream_format,  # type: ignore[arg-type]
+        )
+
+    def audio(response: Any) -> Iterator[bytes]:
+        if stream_format == "audio":
+            yield from response.iter_bytes()
+            return
+        for event in SSEDecoder().iter_bytes(response.iter_bytes()):
+            data = json.loads(event.data)
+            if data["type"] == "speech.audio.delta":
+                yield base64.b64decode(data["audio"])
+
+    with speech() as response:
+        whole = sum(len(chunk) for chunk in audio(response))
+    with speech() as response:
+        job_id = response.headers["soundstage-job-id"]
+        read_until(audio(response), round(whole * share))
+    charged = charges_of(live_url, customer, job_id)
+    assert len(charged) == 1
+    assert share * len(HANG_UP_TEXT) <= charged[0] <= len(HANG_UP_TEXT), (share, charged)
+
+
+def test_an_alias_is_billed_as_spoken(live_url: str, db: Database) -> None:
+    """`input` may be SSML: a <sub> is billed as its alias is spoken, not as its text is
+    written (3 characters here), and the usage says so."""
+    customer = create_customer(db, credits_each=1_000)
+    client = sdk_client(live_url, customer.sandbox_key)
+    alias = ("lorem ipsum dolor sit amet " * 8)[:200]
+    text = "<speak>" + " ".join([f'<sub alias="{alias}">x</sub>'] * 2) + "</speak>"
+    spoken = len(f"{alias} {alias}")
+    with client.audio.speech.with_streaming_response.create(
+        model="tts-1", voice="fable", input=text, response_format="pcm", stream_format="sse"
+    ) as response:
+        events = sse_events(response.iter_bytes())
+    assert events[-1]["usage"]["input_tokens"] == spoken
+    assert balance(live_url, customer) == 1_000 - spoken

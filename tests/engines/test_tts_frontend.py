@@ -173,7 +173,25 @@ def test_billed_characters() -> None:
         '<speak>\n  <p>Hello <break time="300ms"/>world &amp; <sub alias="World Wide Web">'
         "WWW</sub>.</p>\n</speak>"
     )
-    assert reading.billed_characters(marked) == len("Hello world & WWW.")
+    assert reading.written_characters(marked) == len("Hello world & WWW.")
+    # Billed as spoken: the <sub>'s alias in place of its text.
+    assert reading.billed_characters(marked) == len("Hello world & World Wide Web.")
+    # Never fewer than written: an alias shorter than its text.
+    shorter = '<speak>The <sub alias="W3C">World Wide Web Consortium</sub> met.</speak>'
+    assert reading.billed_characters(shorter) == len("The World Wide Web Consortium met.")
+
+
+def test_billed_characters_count_dictionary_aliases_as_spoken() -> None:
+    rules = [Rule("W3C", alias="World Wide Web Consortium"), Rule("tomato", phoneme="tomato")]
+    text = "The W3C grows a tomato; W3Cx is not a match."
+    spoken = "The World Wide Web Consortium grows a tomato; W3Cx is not a match."
+    assert reading.billed_characters(text, rules) == len(spoken)
+    # In SSML too, outside <sub>, <say-as> and <phoneme> (where rules do not apply).
+    marked = '<speak>The W3C and <say-as interpret-as="characters">W3C</say-as>.</speak>'
+    assert reading.billed_characters(marked, rules) == len("The World Wide Web Consortium and W3C.")
+    # Case as each rule declares.
+    loose = [Rule("w3c", alias="World Wide Web Consortium", case_sensitive=False)]
+    assert reading.billed_characters("A W3C.", loose) == len("A World Wide Web Consortium.")
 
 
 def test_written_words_ignore_the_markup() -> None:

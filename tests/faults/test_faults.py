@@ -153,6 +153,49 @@ def test_kill_9_of_a_worker_mid_job_reruns_it_once(
     wait_until(lambda: not list(work.glob(f"{job_id}*")), 30, "the work directories to go")
 
 
+def test_kill_9_of_a_worker_mid_stream_charges_once_what_was_sent(
+    deployment: Deployment, db: Database, demo_catalog: CatalogCounts
+) -> None:
+    """A stream cannot be resumed: the job's second attempt fails, and it is charged once
+    for the sentences its first attempt released to the stream (the client had them), the
+    rest of the reservation released."""
+    customer = create_customer(db, credits_each=20_000)
+    text = " ".join([SENTENCES] * 10)
+    deployment.start_worker()
+    deployment.start_server()
+    started: dict[str, str] = {}
+
+    def listen() -> None:
+        with httpx.stream(
+            "POST",
+            deployment.url + "/api/v1/speech/tts/stream",
+            json={"voice_id": "voice_joe", "text": text, "format": "mp3"},
+            headers=customer.auth(),
+            timeout=120,
+        ) as response:
+            assert response.status_code == 200, response.read()
+            started["job"] = response.headers["soundstage-job-id"]
+            chunks = response.iter_bytes()
+            next(chunks)
+            deployment.kill_worker()
+            deployment.start_worker()
+            for _ in chunks:
+                pass
+
+    with pytest.raises(httpx.RemoteProtocolError):
+        listen()
+    job_id = started["job"]
+    wait_until(lambda: status_of(db, job_id) == "failed", 90, "the second attempt to fail")
+    job = job_row(db, job_id)
+    charged = captures_of(db, job_id)
+    assert len(charged) == 1
+    assert charged == [job.credits_used]
+    assert 0 < charged[0] < len(text) // 2, charged
+    assert job.error is not None
+    assert job.error["code"] == "stream_interrupted"
+    assert_books_balance(db, customer.account_id)
+
+
 # Redis down
 
 
@@ -220,12 +263,13 @@ def test_redis_down_answers_503_and_loses_no_job(
     assert_books_balance(db, customer.account_id)
 
 
-def test_redis_down_mid_stream_cuts_the_transfer_and_charges_nothing(
+def test_redis_down_mid_stream_cuts_the_transfer_and_charges_what_was_sent(
     settings: Settings, db: Database, demo_catalog: CatalogCounts, private_redis: dict[str, Any]
 ) -> None:
     """Streams go through Redis when it is set: losing it mid-stream cuts the transfer (the
     client sees an incomplete body, never a 500 or a silently short file), the job ends
-    uncharged, and the server answers again once Redis is back."""
+    charged once for the sentences released to the stream (the client had the first of
+    them), the rest released, and the server answers again once Redis is back."""
     on_redis = settings.model_copy(
         update={"redis_url": private_redis["url"], "redis_namespace": "faults-stream"}
     )
@@ -262,7 +306,9 @@ def test_redis_down_mid_stream_cuts_the_transfer_and_charges_nothing(
         assert deployment.get("/api/v1/credits", customer.auth()).status_code == 200
     finally:
         deployment.stop()
-    assert captures_of(db, job_id) == []
+    charged = captures_of(db, job_id)
+    assert len(charged) == 1
+    assert 0 < charged[0] < len(body["text"]) // 2, charged
     assert_books_balance(db, customer.account_id)
 
 

@@ -126,7 +126,8 @@ def test_sub_reads_the_alias_and_words_stay_as_written(
     text = '<speak>Visit the <sub alias="World Wide Web">WWW</sub> today.</speak>'
     body = speak(client, rich, text, timestamps=True)
     assert "world wide web" in heard(settings, audio_of(client, settings, body)).lower()
-    assert body["credits_used"] == len("Visit the WWW today.")
+    # Billed as spoken: the alias in place of the text it stands for.
+    assert body["credits_used"] == len("Visit the World Wide Web today.")
     words = body["words"]
     assert [w["word"] for w in words] == ["Visit", "the", "WWW", "today."]
     # One written word over the three spoken ones.

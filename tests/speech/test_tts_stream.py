@@ -25,6 +25,7 @@ from soundstage.voices.service import CatalogCounts
 from tests.support.api import assert_error
 from tests.support.factories import Customer, create_customer
 from tests.support.processes import free_port, wait_for_port
+from tests.support.streams import HANG_UP_TEXT, charges_of, read_until
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker", "demo_catalog")]
 
@@ -145,7 +146,7 @@ def test_stream_charges_once_and_errors_before_audio_are_json(
     assert balance(client, customer) == (200 - 2 * len(text), 0)
 
 
-def test_an_abandoned_stream_is_cancelled_and_not_charged(
+def test_an_abandoned_stream_is_cancelled_and_charged_for_what_it_sent(
     server: str, client: TestClient, db: Database, demo_catalog: CatalogCounts
 ) -> None:
     customer = create_customer(db, credits_each=5000)
@@ -160,12 +161,42 @@ def test_an_abandoned_stream_is_cancelled_and_not_charged(
         assert response.status_code == 200
         job_id = response.headers["soundstage-job-id"]
         next(response.iter_bytes())
-    # The client hung up after the first bytes.
-    deadline = time.monotonic() + 30
-    while job_status(client, customer, job_id)["status"] != "cancelled":
-        assert time.monotonic() < deadline, job_status(client, customer, job_id)
-        time.sleep(0.1)
-    assert balance(client, customer) == (5000, 0)
+    # The client hung up after the first bytes: the job is cancelled, charged for the
+    # sentences released to the stream by then (at least the first), the rest released.
+    charged = charges_of(server, customer, job_id)
+    assert job_status(client, customer, job_id)["status"] == "cancelled"
+    first = len("The lighthouse keeper climbed the narrow stairs before dawn.")
+    assert len(charged) == 1
+    assert first <= charged[0] < len(text) // 2, charged
+    assert balance(client, customer) == (5000 - charged[0], 0)
+
+
+@pytest.mark.parametrize("share", [0.5, 0.9])
+def test_a_client_that_hangs_up_pays_for_the_audio_it_was_sent(
+    server: str, db: Database, demo_catalog: CatalogCounts, share: float
+) -> None:
+    """Every byte of audio handed to a client is paid for: a client that reads `share` of
+    the audio then closes the connection is charged at least that share of the price (it
+    was free when the charge waited for the last, short, sentence)."""
+    customer = create_customer(db, credits_each=1000)
+    body = {"voice_id": "voice_alan", "text": HANG_UP_TEXT, "format": "wav"}
+
+    def open_stream() -> Any:
+        return httpx.stream("POST", server + STREAM, json=body, headers=customer.auth(), timeout=60)
+
+    # flite reads a text the same way every time: a first stream read whole says how many
+    # bytes the audio has.
+    with open_stream() as response:
+        whole = len(response.read())
+        first = response.headers["soundstage-job-id"]
+    assert charges_of(server, customer, first) == [len(HANG_UP_TEXT)]
+
+    with open_stream() as response:
+        job_id = response.headers["soundstage-job-id"]
+        read_until(response.iter_raw(), round(whole * share))
+    charged = charges_of(server, customer, job_id)
+    assert len(charged) == 1
+    assert share * len(HANG_UP_TEXT) <= charged[0] <= len(HANG_UP_TEXT), (share, charged)
 
 
 def test_a_stream_read_to_its_last_byte_is_charged_though_the_client_hangs_up(

@@ -1,10 +1,12 @@
-"""Job streams seen from outside: a TTS stream read through a live server, and a look into
-the Redis that holds streams (jobs.streams.redis_streams), typed: what keys exist, their
-expiry, their entries."""
+"""Job streams seen from outside: a TTS stream read through a live server, a client that
+hangs up part way and what it was charged, and a look into the Redis that holds streams
+(jobs.streams.redis_streams), typed: what keys exist, their expiry, their entries."""
 
 from __future__ import annotations
 
 import io
+import time
+from collections.abc import Iterable
 from typing import cast
 
 import av
@@ -31,6 +33,49 @@ def stream_tts(base_url: str, customer: Customer, text: str) -> tuple[str, float
         stream = container.streams.audio[0]
         seconds = sum(f.samples for f in container.decode(stream)) / stream.rate
     return job_id, seconds
+
+
+# A text whose last sentence is short (the case that was free: its audio held back until the
+# charge, hanging up before it cost nothing), its others of about the same length, so that
+# 50% and 90% of the audio fall inside a sentence, not at a boundary.
+HANG_UP_TEXT = (
+    "The keeper climbed the narrow stairs before dawn. "
+    "Outside, the sea was grey and restless today. "
+    "He checked the lamp and wiped the glass clean. "
+    "A fishing boat rounded the point in the cold. "
+    "By seven the fog had lifted from the harbour. "
+    "Done."
+)
+
+
+def read_until(chunks: Iterable[bytes], wanted: int) -> int:
+    """Read `chunks` until at least `wanted` bytes have come (the caller then hangs up):
+    how many came."""
+    got = 0
+    for chunk in chunks:
+        got += len(chunk)
+        if got >= wanted:
+            break
+    return got
+
+
+def charges_of(base_url: str, customer: Customer, job_id: str) -> list[int]:
+    """Once the job has ended (cancelled by the hang-up, or completed): the credits its
+    captures took, from the ledger (GET /api/v1/credits/ledger); and nothing is left
+    reserved."""
+    headers = customer.auth()
+    with httpx.Client(base_url=base_url, headers=headers, timeout=30) as http:
+        deadline = time.monotonic() + 60
+        while (job := http.get(f"/api/v1/jobs/{job_id}").json())["status"] not in (
+            "cancelled",
+            "completed",
+            "failed",
+        ):
+            assert time.monotonic() < deadline, job
+            time.sleep(0.05)
+        ledger = http.get("/api/v1/credits/ledger", params={"limit": 100}).json()["data"]
+        assert http.get("/api/v1/credits").json()["reserved"] == 0
+    return [t["amount"] for t in ledger if t["type"] == "capture" and t["reference"] == job_id]
 
 
 Entry = tuple[bytes, dict[bytes, bytes]]

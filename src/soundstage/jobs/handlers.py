@@ -74,6 +74,8 @@ class JobContext(Generic[RequestT]):
     reserver: Callable[[int], None] | None = None
     # Charges credits before the job ends (see charge_now).
     charger: Callable[[int], None] | None = None
+    # Records the least the job is charged however it ends (see charge_at_least).
+    floor_setter: Callable[[int], None] | None = None
     cancelled: threading.Event = field(default_factory=threading.Event)
     _last_report: float = 0.0
     _last_stage: str | None = None
@@ -110,6 +112,18 @@ class JobContext(Generic[RequestT]):
             raise RuntimeError("this context cannot charge credits")
         self.check_cancelled()
         self.charger(amount)
+
+    def charge_at_least(self, amount: int) -> None:
+        """Record that the job costs at least `amount` (at most the reservation) however it
+        ends: for a stream, right before bytes are released to the client, `amount` being
+        what everything released by then costs. A cancel (the client hung up) or a failure
+        then captures that much instead of releasing the reservation; completion captures
+        the job's credits_used, never less. Raises JobCancelled if the job was cancelled
+        first (then the bytes must not be released)."""
+        if self.floor_setter is None:
+            raise RuntimeError("this context cannot charge credits")
+        self.check_cancelled()
+        self.floor_setter(amount)
 
     def price_of_decoded(self, operation: str, duration_ms: int) -> int:
         """The price of `duration_ms` of input as decoded, held before the work it pays for:

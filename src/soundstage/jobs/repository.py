@@ -113,6 +113,22 @@ def charge(session: Session, job_id: str, owner: str, credits_used: int) -> bool
     return _changed(session, stmt)
 
 
+def charge_at_least(session: Session, job_id: str, owner: str, amount: int) -> bool:
+    """Record the least a running job held by `owner` will be charged however it ends (what
+    it has handed over costs), unless it was cancelled or charged in full first."""
+    stmt = (
+        update(Job)
+        .where(
+            Job.id == job_id,
+            Job.lease_owner == owner,
+            Job.status == JobStatus.PROCESSING,
+            Job.credits_used.is_(None),
+        )
+        .values(credits_delivered=amount)
+    )
+    return _changed(session, stmt)
+
+
 def finish(
     session: Session, job_id: str, owner: str, status: JobStatus, now: datetime, **values: Any
 ) -> bool:
@@ -125,11 +141,12 @@ def finish(
     return _changed(session, stmt)
 
 
-def cancel(session: Session, job_id: str, now: datetime) -> tuple[bool, str | None]:
-    """Cancel an active job that has not been charged: (cancelled?, the reservation to
-    release). One statement that reads the reservation as it writes: on PostgreSQL it waits
-    for a worker's transaction that is reserving on the same row, so a reservation made
-    while the job is being cancelled is never left held."""
+def cancel(session: Session, job_id: str, now: datetime) -> tuple[bool, str | None, int]:
+    """Cancel an active job that has not been charged in full: (cancelled?, its reservation,
+    the credits to capture of it: what the job had handed over, else 0 and the reservation
+    is released). One statement that reads the reservation and the credits as it writes: on
+    PostgreSQL it waits for a worker's transaction on the same row (reserving, or recording
+    what it hands over), so neither is ever missed."""
     stmt = (
         update(Job)
         .where(Job.id == job_id, Job.status.in_(ACTIVE), Job.credits_used.is_(None))
@@ -138,13 +155,15 @@ def cancel(session: Session, job_id: str, now: datetime) -> tuple[bool, str | No
             completed_at=now,
             updated_at=now,
             lease_expires_at=None,
-            credits_used=0,
+            credits_used=Job.credits_delivered,
         )
-        .returning(Job.reservation_id)
+        .returning(Job.reservation_id, Job.credits_delivered)
         .execution_options(synchronize_session=False)
     )
     row = session.execute(stmt).first()
-    return (row is not None, row[0] if row is not None else None)
+    if row is None:
+        return False, None, 0
+    return True, row[0], int(row[1])
 
 
 def active_ids(session: Session, job_ids: list[str]) -> set[str]:

@@ -41,7 +41,10 @@ class JobOut(BaseModel):
     )
     error: JobError | None
     credits_reserved: int
-    credits_used: int | None = Field(description="Charged on completion only; 0 otherwise.")
+    credits_used: int | None = Field(
+        description="Charged on completion; otherwise 0, except a stream that ended early: "
+        "the audio it had sent."
+    )
     estimated_completion_ms: int | None
     attempts: int
     created_at: Timestamp

@@ -209,7 +209,10 @@ def raise_for_failure(db: Database, job: JobOut) -> JobOut:
     if job.status == JobStatus.COMPLETED:
         return job
     if job.status == JobStatus.CANCELLED:
-        raise JobCancelledError(f"Job {job.job_id} was cancelled; it was not charged.")
+        raise JobCancelledError(
+            f"Job {job.job_id} was cancelled; it was charged {job.credits_used or 0} credits "
+            "(for the audio it had streamed, if any)."
+        )
     with db.read_session() as session:
         stored = repository.get(session, job.job_id)
         status = int((stored.error or {}).get("status", 500)) if stored else 500
@@ -235,11 +238,16 @@ def cancel_if_active(db: Database, settings: Settings, job_id: str) -> JobOut:
 
 
 def _cancel(session: Session, settings: Settings, job: Job) -> bool:
-    # The reservation to release is the one the cancelling statement found on the row, not
-    # `job.reservation_id` as read before: a worker may have reserved in between.
-    cancelled, reservation_id = repository.cancel(session, job.id, utcnow())
+    # The reservation to settle is the one the cancelling statement found on the row, not
+    # `job.reservation_id` as read before: a worker may have reserved in between. What the
+    # job had handed over (a stream's audio sent before the client hung up) is captured.
+    cancelled, reservation_id, delivered = repository.cancel(session, job.id, utcnow())
     if cancelled and reservation_id:
-        wiring.billing(settings).release(session, reservation_id)
+        billing = wiring.billing(settings)
+        if delivered:
+            billing.capture(session, reservation_id, delivered)
+        else:
+            billing.release(session, reservation_id)
     session.refresh(job)
     if cancelled:
         emit_end(session, settings, job.id, _cancelled_event(settings, job.kind))
@@ -275,7 +283,8 @@ def get(session: Session, principal: Principal, job_id: str) -> Job:
 
 
 def cancel(session: Session, settings: Settings, principal: Principal, job_id: str) -> Job:
-    """Cancel a queued or running job; its credits are released and, if it is asynchronous,
+    """Cancel a queued or running job; its credits are released (less what it had handed
+    over, a stream's audio sent, which is captured) and, if it is asynchronous,
     its kind's cancelled event (`job.cancelled`, `dubbing.cancelled`, `daw.cancelled`) is
     emitted. Cancelling a cancelled job answers it again (no second event); a finished one
     is 409, and so is a stream whose audio was complete (it has been charged and goes on to

@@ -84,7 +84,10 @@ def _run_job(env: WorkerEnvironment, job_id: str) -> None:
         session.expunge(job)
     kind = get_kind(job.kind)
     if job.attempts > jobs.max_attempts:
-        lost = f"The job's worker stopped {jobs.max_attempts} times; it was not charged."
+        lost = (
+            f"The job's worker stopped {jobs.max_attempts} times; it was not charged "
+            "(beyond the audio it had streamed)."
+        )
         _fail(env, job, owner, kind, WorkerLost(lost))
         return
     if kind is None:
@@ -141,6 +144,7 @@ def _execute(env: WorkerEnvironment, job: Job, owner: str, kind: JobKind) -> str
         report=lambda fraction, stage: _report(env, job.id, owner, fraction, stage),
         reserver=lambda amount: _reserve(env, job, owner, amount),
         charger=lambda amount: _charge(env, job, owner, amount),
+        floor_setter=lambda amount: _charge_at_least(env, job, owner, amount),
     )
     heartbeat = _Heartbeat(env, job.id, owner, context.cancelled)
     heartbeat.start()
@@ -221,6 +225,15 @@ def _charge(env: WorkerEnvironment, job: Job, owner: str, amount: int) -> None:
     job.credits_used = used
 
 
+def _charge_at_least(env: WorkerEnvironment, job: Job, owner: str, amount: int) -> None:
+    """Record the least the job is charged however it ends (JobContext.charge_at_least)."""
+    floor = _capped(job, amount)
+    with env.db.session() as session:
+        if not repository.charge_at_least(session, job.id, owner, floor):
+            raise JobCancelled(job.id)  # cancelled (or taken over) first: hand nothing over
+    job.credits_delivered = floor
+
+
 def _capped(job: Job, amount: int) -> int:
     if amount > job.credits_reserved:
         log.error("job %s used %d credits but reserved %d", job.id, amount, job.credits_reserved)
@@ -235,8 +248,10 @@ def _complete(
     result: dict[str, Any],
     credits_used: int,
 ) -> bool:
-    # A job charged before its end (a stream) keeps that charge.
+    # A job charged before its end (a stream) keeps that charge; none charges less than
+    # what it handed over.
     used = job.credits_used if job.credits_used is not None else _capped(job, credits_used)
+    used = max(used, job.credits_delivered)
     with env.db.session() as session:
         done = repository.finish(
             session,
@@ -267,15 +282,21 @@ def _fail(
         "param": failure.param,
         "status": failure.status,  # what a synchronous endpoint answers for it
     }
-    # A stream charged when its audio was complete stays charged: the client has the audio.
-    charged = job.credits_used or 0
+    # A stream charged when its audio was complete stays charged: the client has the audio;
+    # one that fails midway is charged what it had handed over (an earlier attempt's too:
+    # `job` was read when this attempt claimed it).
+    charged = job.credits_used if job.credits_used is not None else job.credits_delivered
     with env.db.session() as session:
         if not repository.finish(
             session, job.id, owner, JobStatus.FAILED, utcnow(), error=error, credits_used=charged
         ):
             return
         if job.reservation_id:  # nothing moves once captured
-            wiring.billing(env.settings).release(session, job.reservation_id)
+            billing = wiring.billing(env.settings)
+            if charged and job.credits_used is None:
+                billing.capture(session, job.reservation_id, charged)
+            else:
+                billing.release(session, job.reservation_id)
         wiring.media(env.settings).discard_job_outputs(session, env.settings, job.id)
         emit_end(session, env.settings, job.id, kind.failed_event if kind else None)
 

@@ -51,6 +51,9 @@ class Job(CustomerOwned, Timestamped, Base):
     reservation_id: Mapped[str | None] = mapped_column(String(40), default=None)
     credits_reserved: Mapped[int] = mapped_column(BigInteger, default=0)
     credits_used: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    # What the job has already handed over costs (a stream's pieces released to its
+    # client): every end of the job, a cancel or a failure too, charges at least this.
+    credits_delivered: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     estimated_completion_ms: Mapped[int | None] = mapped_column(BigInteger, default=None)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     lease_owner: Mapped[str | None] = mapped_column(String(80), default=None)

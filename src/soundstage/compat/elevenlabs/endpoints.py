@@ -90,7 +90,7 @@ async def text_to_speech(
     optimize_streaming_latency: Latency = None,
 ) -> StreamingResponse:
     """The speech in `output_format`, sent as it is synthesized (WAV whole, with its sizes).
-    1 credit a character, charged once the audio is complete."""
+    1 credit a character as spoken (aliases in place), charged as the audio is sent."""
     speech = await service.convert(db, settings, principal, voice_id, body, output_format)
     return _speech_response(speech)
 

@@ -118,11 +118,12 @@ def list_audio_voices(db: DatabaseDep, principal: PrincipalDep) -> AudioVoices:
 async def create_speech(
     body: SpeechRequest, db: DatabaseDep, settings: SettingsDep, principal: PrincipalDep
 ) -> StreamingResponse:
-    """OpenAI's text to speech: `input` (at most 4,096 characters, 1 credit each, charged
-    once all is spoken), `model`, `voice` (an OpenAI name, a catalog voice id or `{"id"}`;
-    404 `voice_not_found` otherwise), `response_format` (mp3, opus, aac, flac, wav, pcm: raw
-    24 kHz 16-bit mono little-endian), `speed` 0.25 to 4.0, `instructions` (ignored),
-    `stream_format` (audio, sse)."""
+    """OpenAI's text to speech: `input` (at most 4,096 characters, 1 credit each as
+    spoken, aliases in place; a stream that ends early is charged for the audio it sent),
+    `model`, `voice` (an OpenAI name, a catalog voice id or `{"id"}`; 404 `voice_not_found`
+    otherwise), `response_format` (mp3, opus, aac, flac, wav, pcm: raw 24 kHz 16-bit mono
+    little-endian), `speed` 0.25 to 4.0, `instructions` (ignored), `stream_format` (audio,
+    sse)."""
     spoken = await speech.speak(db, settings, principal, body)
     return StreamingResponse(
         spoken.body(),

@@ -1,8 +1,9 @@
 """POST /v1/audio/speech, mapped onto the native streamed text-to-speech job: the same
-engines, voices, price (1 credit a character, charged once the whole text has been spoken)
-and time to the first byte as POST /api/v1/speech/tts/stream. The bytes are sent as they are
-synthesized, in OpenAI's `response_format` (media.encodings' `openai_*`), either as they are
-(`stream_format: audio`) or base64 in server-sent events (`sse`).
+engines, voices, price (1 credit a character as spoken; a stream that ends early is charged
+for the audio it sent) and time to the first byte as POST /api/v1/speech/tts/stream. The
+bytes are sent as they are synthesized, in OpenAI's `response_format` (media.encodings'
+`openai_*`), either as they are (`stream_format: audio`) or base64 in server-sent events
+(`sse`).
 
 `speed` takes OpenAI's 0.25 to 4.0 (the native API's 0.5 to 2.0): the engine speaks at most
 at its native range and Rubber Band stretches the rest. `instructions` is accepted and
@@ -90,6 +91,12 @@ async def speak(
     request = WideSpeedTtsRequest(text=body.input, voice_id=voice_id, speed=body.speed)
     chosen = encoding(f"openai_{body.response_format}")
     stream = await tts.stream(
-        db, settings, principal, request, encoding=chosen.name, content_type=chosen.content_type
+        db,
+        settings,
+        principal,
+        request,
+        encoding=chosen.name,
+        content_type=chosen.content_type,
+        text_param="input",
     )
-    return Speech(stream, len(body.input), body.stream_format == "sse")
+    return Speech(stream, stream.characters, body.stream_format == "sse")

@@ -5,14 +5,18 @@ Redis streams, so that the worker and the API node relaying its stream may be di
 machines (`backends.backend` chooses; `files` and `redis_streams` are the two).
 
 A stream is written once: a job re-run after its worker died cannot continue a stream whose
-first bytes a client already played, so its second attempt fails (and is not charged).
+first bytes a client already played, so its second attempt fails (charged for the audio the
+first attempt released, and no more).
 
-Charging (CONTRIBUTING, "Streams are charged when the audio is complete"): the worker holds
-the last bytes of the audio back, charges the job (`JobContext.charge_now`), and only then
-writes them and marks the stream complete (`StreamWriter.complete`). So a client can never
-hold the whole audio of an uncharged job, and once it could, hanging up no longer cancels
-anything. The relay ends the response at that mark, without waiting for what the job does
-afterwards (word alignment, storing the file).
+Charging (CONTRIBUTING, "Every byte of audio handed to a client is paid for"): the worker
+holds what it writes back (`StreamWriter.hold`) until it is paid for. Before it releases a
+piece (`StreamWriter.release`) the job records what everything released so far costs
+(`JobContext.charge_at_least`); every end of the job then charges at least that: a client
+that hangs up (the relay cancels the job) or a stream that fails midway is charged for the
+audio it was sent, and the rest of the reservation is released. The last piece is released
+with the whole price (`JobContext.charge_now`) and the end mark (`StreamWriter.complete`):
+from then on the job cannot be cancelled. The relay ends the response at that mark, without
+waiting for what the job does afterwards (word alignment, storing the file).
 
 Leftovers: stream files of ended jobs are swept after ENDED_GRACE_SECONDS, any after
 STALE_AFTER_SECONDS (`remove_stale`, run by the worker's sweeper); Redis streams expire the

@@ -1,5 +1,6 @@
 """The API's end of a job's stream, whatever the backend: the bytes relayed as they arrive,
-the job watched, the job cancelled if the client leaves before the audio is complete."""
+the job watched, the job cancelled (charged for what it sent) if the client leaves before
+the audio is complete."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ class Relay:
     stream is complete (or the job has ended), then removes the stream. If the job fails
     before the stream is complete, `rest()` raises, which aborts the HTTP response (the
     client sees an incomplete transfer). If the client goes away before the stream is
-    complete, the job is cancelled and nothing is charged; after that, the job goes on."""
+    complete, the job is cancelled and charged for what it had released to the stream (see
+    jobs.streams); after that, the job goes on."""
 
     def __init__(self, db: Database, settings: Settings, job_id: str) -> None:
         self.db, self.settings, self.job_id = db, settings, job_id

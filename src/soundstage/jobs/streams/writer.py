@@ -1,5 +1,5 @@
 """The worker's end of a stream, whatever the backend: a file-like object the encoder writes
-to, which holds the last bytes back until the job is charged."""
+to, which can hold bytes back until they are paid for."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ WRITE_BUFFER_BYTES: Final = 1 << 16
 
 class StreamWriter:
     """Writes reach the backend at each flush, except after `hold()`: those bytes wait for
-    `complete()`, which hands them over together with the end mark. Leaving the `with` block
-    without `complete()` (the job failed or was cancelled) removes the stream at once."""
+    `release()` (the job has recorded that they are paid for) or `complete()`, which hands
+    them over together with the end mark. Leaving the `with` block without `complete()`
+    (the job failed or was cancelled) removes the stream at once."""
 
     def __init__(self, sink: StreamSink) -> None:
         self._sink = sink
@@ -38,9 +39,15 @@ class StreamWriter:
             self._send()
 
     def hold(self) -> None:
-        """Keep what is written from now on until `complete()`."""
+        """Keep what is written from now on until `release()` or `complete()`."""
         if self._held is None:
             self._send()
+            self._held = []
+
+    def release(self) -> None:
+        """Hand over the bytes held so far, and go on holding what is written next."""
+        if self._held:
+            self._sink.append(b"".join(self._held))
             self._held = []
 
     def complete(self) -> None:

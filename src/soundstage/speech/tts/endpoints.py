@@ -50,8 +50,9 @@ async def text_to_speech_stream(
 ) -> StreamingResponse:
     """Beyond the spec: the same request as POST /speech/tts, answered with the audio itself
     while it is being synthesized; the first bytes come after the first sentence. Same
-    credits, charged once the whole text has been spoken; a stream that fails midway (the
-    transfer ends incomplete) or that the client abandons is not charged. Errors found before
+    credits: each sentence is paid for before it is sent, so a stream that fails midway (the
+    transfer ends incomplete) or that the client abandons is charged for the audio it sent
+    (its share of the price), the rest released. Errors found before
     the first byte (402, an unknown voice, text the engine refuses) are answered as JSON as
     usual. The stream's header carries no length: WAV sizes read 0xFFFFFFFF, FLAC's total is
     unknown."""

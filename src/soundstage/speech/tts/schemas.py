@@ -30,8 +30,10 @@ class TtsRequest(RequestModel):
         max_length=MAX_TEXT_CHARACTERS,
         description="At most 5,000 characters. Text that starts with `<speak>` is SSML (see "
         "the README for the tags each voice honours); invalid SSML is 422 `invalid_ssml` "
-        "naming the line and column. Plain text is charged per character as sent, SSML per "
-        "character of its text content (markup not charged).",
+        "naming the line and column. Charged per character as spoken: plain text's as sent, "
+        "SSML's text content (markup not charged), each alias (SSML `<sub>`, a dictionary's "
+        "alias rule) in place of what it stands for, never fewer than written; the spoken "
+        "text is held to 5,000 characters too.",
     )
     voice_id: str = Field(min_length=1, max_length=64, description="From GET /api/v1/voices.")
     format: Literal["mp3", "wav", "flac"] = "mp3"
@@ -71,7 +73,8 @@ class TtsResponse(CompletedJob):
     output_url: str = Field(description="Signed URL of the audio; expires 24 h after issue.")
     duration_ms: int = Field(description="The real duration of the audio file.")
     characters_processed: int = Field(
-        description="The characters charged: plain text's, all; SSML's, its text content's."
+        description="The characters charged: the text's as spoken (plain text's, all; "
+        "SSML's, its text content's; aliases in place), never fewer than written."
     )
     words: list[TimedWord] | None = Field(
         default=None,

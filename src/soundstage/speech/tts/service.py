@@ -11,6 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
+from soundstage.core.errors import InvalidField
 from soundstage.core.principal import Principal
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
@@ -21,7 +22,12 @@ from soundstage.jobs.streams import Relay
 from soundstage.media import encodings
 from soundstage.media.audio import CONTENT_TYPES
 from soundstage.pronunciation import service as pronunciation
-from soundstage.speech.tts.schemas import DictionaryLocator, TtsRequest, TtsResponse
+from soundstage.speech.tts.schemas import (
+    MAX_TEXT_CHARACTERS,
+    DictionaryLocator,
+    TtsRequest,
+    TtsResponse,
+)
 from soundstage.speech.tts.tasks import KIND
 from soundstage.voices import service as voices
 
@@ -56,6 +62,20 @@ def _resolve_rules(
         )
 
 
+def billed_characters(text: str, rules: list[Rule], *, param: str = "text") -> int:
+    """The characters `text` is charged, as spoken (reading.billed_characters: its aliases
+    in place, never fewer than written); 422 naming `param` when the spoken text passes
+    the bound the written one is held to (aliases cannot stretch a request past it)."""
+    characters = reading.billed_characters(text, rules)
+    if characters > MAX_TEXT_CHARACTERS:
+        raise InvalidField(
+            f"{param}: the spoken text (each alias in place of what it stands for) is "
+            f"{characters:,} characters, beyond the bound of {MAX_TEXT_CHARACTERS:,}.",
+            param=param,
+        )
+    return characters
+
+
 async def _job_request(
     db: Database,
     principal: Principal,
@@ -63,10 +83,12 @@ async def _job_request(
     *,
     stream: bool,
     encoding: str | None = None,
+    text_param: str = "text",
 ) -> tuple[dict[str, Any], int]:
     """The job's request and the credits it costs. The text is read through the front end
-    here, so invalid SSML (or a say-as, a phoneme that does not fit) is 422 before anything
-    is submitted or reserved."""
+    here, so invalid SSML (or a say-as, a phoneme that does not fit) and a spoken text
+    beyond the bound are 422 (naming `text_param`) before anything is submitted or
+    reserved."""
     voice = await engine_voice(db, body.voice_id)
 
     def prepare() -> tuple[list[Rule], int]:
@@ -77,7 +99,7 @@ async def _job_request(
             normalization=body.apply_text_normalization,
             rules=rules,
         )
-        return rules, reading.billed_characters(body.text)
+        return rules, billed_characters(body.text, rules, param=text_param)
 
     rules, characters = await run_in_threadpool(prepare)
     request = {
@@ -103,6 +125,8 @@ async def synthesize(
 class SpeechStream:
     job_id: str
     content_type: str
+    # The characters the whole text is charged (as spoken).
+    characters: int
     first_chunk: bytes
     relay: Relay
 
@@ -120,6 +144,7 @@ async def stream(
     *,
     encoding: str | None = None,
     content_type: str | None = None,
+    text_param: str = "text",
 ) -> SpeechStream:
     """Submit a streamed job and wait for its first audio bytes: errors before them (402, a
     voice or text the engine refuses) are answered as usual, with nothing charged.
@@ -128,7 +153,9 @@ async def stream(
     audio in that encoding rather than `body.format`, which the stored file keeps (the
     compatible APIs' output formats). Once the stream has ended, `jobs.wait(job_id)` gives
     the job's result (`words` with `timestamps`)."""
-    request, credits = await _job_request(db, principal, body, stream=True, encoding=encoding)
+    request, credits = await _job_request(
+        db, principal, body, stream=True, encoding=encoding, text_param=text_param
+    )
 
     def submit() -> str:
         with db.session() as session:
@@ -144,4 +171,4 @@ async def stream(
         content_type = (
             encodings.encoding(encoding).content_type if encoding else CONTENT_TYPES[body.format]
         )
-    return SpeechStream(job_id, content_type, first, relay)
+    return SpeechStream(job_id, content_type, credits, first, relay)

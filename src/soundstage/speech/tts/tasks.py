@@ -151,9 +151,13 @@ def _read_streaming(
     fmt: EncodeFormat | Encoding,
     price: int,
 ) -> Audio:
-    """Stream each piece as it is spoken. The last piece's bytes are held back until the job
-    is charged: a client never holds the whole audio of a job that was not charged."""
+    """Stream each piece as it is spoken, paid for before the client can read it: the job
+    records what the pieces released so far cost (`ctx.charge_at_least`) and only then
+    hands the piece's bytes over, so a client that hangs up pays for what it was sent. The
+    last piece is released with the charge of the whole price (`ctx.charge_now`)."""
+    paid = paid_through(pieces, price)
     with streams.open_for_writing(ctx.settings, ctx.job_id) as out:
+        out.hold()
         encoder: StreamEncoder | None = None
         parts: list[Audio] = []
         for index, spoken in enumerate(_spoken_pieces(ctx, reading, pieces)):
@@ -162,15 +166,28 @@ def _read_streaming(
             )
             if encoder is None:
                 encoder = StreamEncoder(out, fmt, part.sample_rate, part.channels)
-            if index == len(pieces) - 1:
-                out.hold()
             encoder.write(part)
             parts.append(part)
+            if index < len(pieces) - 1:
+                ctx.charge_at_least(paid[index])
+                out.release()
         assert encoder is not None  # _spoken_pieces gives at least one piece
         encoder.close()
         ctx.charge_now(price)
         out.complete()
     return dsp.concatenate(parts)
+
+
+def paid_through(pieces: list[scripted.ScriptPiece], price: int) -> list[int]:
+    """What the audio of pieces[0..i] costs, for each i: the price shared by the pieces'
+    spoken characters (the words an engine reads: a measure of their length in audio),
+    rounded up; the last is the whole price."""
+    lengths = [max(len(piece.text), 1) for piece in pieces]
+    total, running, paid = sum(lengths), 0, []
+    for length in lengths:
+        running += length
+        paid.append(-(-price * running // total))
+    return paid
 
 
 def _words(request: TtsJob, script: Script, audio: Audio) -> list[TimedWord]:
@@ -199,7 +216,7 @@ def synthesize_speech(ctx: JobContext[TtsJob]) -> JobOutcome[TtsResult]:
     fmt = request.format
     script = script_of(request)
     pieces = scripted.pieces(script, request.text)
-    characters = frontend.billed_characters(request.text)
+    characters = frontend.billed_characters(request.text, [rule.rule() for rule in request.rules])
     if request.stream:
         audio = _read_streaming(ctx, reading, pieces, request.stream_encoding, characters)
     else:

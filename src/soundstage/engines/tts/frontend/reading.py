@@ -71,14 +71,40 @@ def _pause_ms(breaks: list[ssml.Break]) -> int:
     return sum(explicit) if explicit else max(item.ms for item in breaks)
 
 
-def billed_characters(text: str) -> int:
-    """The characters a text is charged: plain text, every character as sent; SSML, its
+def billed_characters(text: str, rules: Sequence[Rule] = ()) -> int:
+    """The characters a text is charged: those it is spoken as (spoken_characters), never
+    fewer than those it is written with (written_characters)."""
+    return max(written_characters(text), spoken_characters(text, rules))
+
+
+def written_characters(text: str) -> int:
+    """The characters of the text as written: plain text, every character as sent; SSML, its
     text content (tags and comments left out, references decoded, alias and ph attributes
     not counted), each run of white space counted as one character and none at its ends."""
     if not ssml.is_ssml(text):
         return len(text)
     content = ssml.text_content(ssml.parse(text))
     return len(_WHITE.sub(" ", content).strip())
+
+
+def spoken_characters(text: str, rules: Sequence[Rule] = ()) -> int:
+    """The characters of the text as it is spoken: as written_characters counts them, with
+    every alias in place of what it stands for (an SSML <sub>'s alias for its content, a
+    dictionary alias rule's alias for the words it matches). The service's own reading
+    (numbers, dates, abbreviations, say-as) is not counted: it is priced as written."""
+    matcher = _Matcher(rules)
+    if not ssml.is_ssml(text):
+        return len(matcher.substituted(text))
+    said = [_said(item, matcher) for item in ssml.parse(text) if isinstance(item, ssml.Run)]
+    return len(_WHITE.sub(" ", "".join(said)).strip())
+
+
+def _said(run: ssml.Run, matcher: _Matcher) -> str:
+    if run.kind == "sub":
+        return run.alias or ""
+    if run.kind == "text":
+        return matcher.substituted(run.text)
+    return run.text
 
 
 @dataclass(frozen=True)
@@ -177,6 +203,13 @@ class _Matcher:
         if cursor < len(text):
             parts.append((cursor, len(text), None))
         return parts
+
+    def substituted(self, text: str) -> str:
+        """`text` with each alias rule's alias in place of the words it matches."""
+        return "".join(
+            rule.alias if rule is not None and rule.alias is not None else text[start:end]
+            for start, end, rule in self.split(text)
+        )
 
     def _rule_for(self, found: str) -> Rule:
         for rule in self._rules:
