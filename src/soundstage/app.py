@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
-from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -98,6 +98,7 @@ Lists answer `{"object": "list", "data": [...], "has_more": bool}` and take `lim
 """
 
 
+API_V1 = "/api/v1"
 OPENAI_PREFIX = openai_endpoints.router.prefix
 ELEVENLABS_PREFIX = elevenlabs_endpoints.router.prefix
 # Routes that take files (multipart), capped at the upload size rather than the JSON body's;
@@ -151,31 +152,32 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Slot processes of realtime sessions: started by the first session that needs one.
     app.state.realtime_pool = realtime_pool = SlotPool(settings)
 
-    api = APIRouter(prefix="/api/v1")
-    api.include_router(accounts_endpoints.router)
-    api.include_router(credits_endpoints.router)
-    api.include_router(webhooks_endpoints.router)
-    api.include_router(jobs_endpoints.router)
-    api.include_router(storage_endpoints.router)
-    api.include_router(voices_endpoints.router)
-    api.include_router(pronunciation_endpoints.router)
-    api.include_router(tts_endpoints.router)
-    api.include_router(tts_realtime_endpoints.router)
-    api.include_router(stt_endpoints.router)
-    api.include_router(stt_realtime_endpoints.router)
-    api.include_router(isolator_endpoints.router)
-    api.include_router(voice_changer_endpoints.router)
-    api.include_router(daw_endpoints.router)
-    api.include_router(music_endpoints.router)
-    api.include_router(studios_endpoints.router)
-    api.include_router(talent_endpoints.router)
-    api.include_router(campaigns_endpoints.router)
-    api.include_router(licensing_endpoints.router)
-    api.include_router(licensed_media_endpoints.router)
-    api.include_router(agents_endpoints.router)
-    api.include_router(dubbing_endpoints.router)
-    api.include_router(sound_endpoints.router)
-    app.include_router(api)
+    # The native API's routers, each included at the app itself (a router included in a
+    # router is matched twice per request by FastAPI: once to choose, once to handle).
+    app.include_router(accounts_endpoints.router, prefix=API_V1)
+    app.include_router(credits_endpoints.router, prefix=API_V1)
+    app.include_router(webhooks_endpoints.router, prefix=API_V1)
+    app.include_router(jobs_endpoints.router, prefix=API_V1)
+    app.include_router(storage_endpoints.router, prefix=API_V1)
+    app.include_router(voices_endpoints.router, prefix=API_V1)
+    app.include_router(pronunciation_endpoints.router, prefix=API_V1)
+    app.include_router(tts_endpoints.router, prefix=API_V1)
+    app.include_router(tts_realtime_endpoints.router, prefix=API_V1)
+    app.include_router(stt_endpoints.router, prefix=API_V1)
+    app.include_router(stt_realtime_endpoints.router, prefix=API_V1)
+    app.include_router(isolator_endpoints.router, prefix=API_V1)
+    app.include_router(voice_changer_endpoints.router, prefix=API_V1)
+    app.include_router(daw_endpoints.router, prefix=API_V1)
+    app.include_router(music_endpoints.router, prefix=API_V1)
+    app.include_router(studios_endpoints.router, prefix=API_V1)
+    app.include_router(talent_endpoints.router, prefix=API_V1)
+    app.include_router(campaigns_endpoints.router, prefix=API_V1)
+    app.include_router(licensing_endpoints.router, prefix=API_V1)
+    app.include_router(licensed_media_endpoints.router, prefix=API_V1)
+    app.include_router(agents_endpoints.router, prefix=API_V1)
+    app.include_router(dubbing_endpoints.router, prefix=API_V1)
+    app.include_router(sound_endpoints.router, prefix=API_V1)
+
     # Other APIs' dialects over the same services (soundstage.compat).
     app.include_router(openai_endpoints.router)
     app.include_router(elevenlabs_endpoints.router)
@@ -194,12 +196,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         },
     )
 
+    database_url = settings.resolved_database_url
+    key_ttl = settings.accounts.key_cache_seconds
+
     async def authenticate(header: str | None) -> Principal:
+        recent = accounts.authenticate_recent(database_url, header)
+        if recent is not None:
+            return recent
+
         def lookup() -> Principal:
             with db.read_session() as session:
                 return accounts.authenticate(session, header)
 
-        return await run_in_threadpool(lookup)
+        principal = await run_in_threadpool(lookup)
+        if header is not None:
+            accounts.remember(database_url, header, principal, key_ttl)
+        return principal
 
     # Added innermost first: the request passes context -> admission -> gateway ->
     # idempotency -> routes.

@@ -173,6 +173,11 @@ class AccountSettings(BaseModel):
     # Active (unrevoked) API keys an account may hold in each environment; one more through
     # `POST /api/v1/keys` is 409 `too_many_api_keys`. Revoked keys do not count.
     max_active_keys: int = Field(default=20, ge=1)
+    # An API process trusts a key it found valid for this long without looking it up again
+    # (one query and one thread hop less per request). A key revoked through the process is
+    # refused at once; revoked elsewhere (another process or node, the CLI), within this
+    # time. 0 looks every request's key up.
+    key_cache_seconds: float = Field(default=2.0, ge=0, le=60)
 
 
 class CreditSettings(BaseModel):

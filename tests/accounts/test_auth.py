@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import update
 
 from soundstage.accounts import service as accounts
+from soundstage.app import create_app
+from soundstage.config import AccountSettings, Settings
 from soundstage.core.db import Database
+from soundstage.core.timeutil import utcnow
+from soundstage.models import ApiKey
 from tests.support.api import assert_error
 from tests.support.factories import Customer, create_customer
 
@@ -134,3 +141,25 @@ def test_openapi_documents_the_challenge_on_every_401(client: TestClient) -> Non
         for method, operation in item.items():
             headers = operation["responses"]["401"]["headers"]
             assert "WWW-Authenticate" in headers, (method, path)
+
+
+def test_a_key_revoked_elsewhere_is_refused_within_the_key_cache_time(
+    settings: Settings, db: Database, customer: Customer
+) -> None:
+    """A process trusts a key it found valid for `accounts.key_cache_seconds`; a revocation
+    made by another process (here a plain UPDATE, as another node's would be) reaches it
+    within that time, and one made through the process itself at once (test above)."""
+    cached = settings.model_copy(update={"accounts": AccountSettings(key_cache_seconds=1.0)})
+    with TestClient(create_app(cached)) as client:
+        assert client.get("/api/v1/credits", headers=customer.auth()).status_code == 200
+        with db.engine.begin() as conn:
+            conn.execute(
+                update(ApiKey)
+                .where(ApiKey.id == customer.sandbox_key_id)
+                .values(revoked_at=utcnow())
+            )
+        deadline = time.monotonic() + 10
+        while client.get("/api/v1/credits", headers=customer.auth()).status_code == 200:
+            assert time.monotonic() < deadline, "the revoked key was still trusted after 10 s"
+            time.sleep(0.1)
+        assert_error(client.get("/api/v1/credits", headers=customer.auth()), 401, "api_key_revoked")

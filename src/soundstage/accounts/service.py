@@ -15,7 +15,9 @@ from soundstage.accounts.errors import (
     LastApiKey,
     TooManyApiKeys,
 )
+from soundstage.accounts.keycache import KEYS
 from soundstage.config import ENVIRONMENTS, Environment
+from soundstage.core.db import after_commit
 from soundstage.core.errors import ApiKeyRevoked, InvalidApiKey, MalformedApiKey, MissingApiKey
 from soundstage.core.ids import new_id, random_token
 from soundstage.core.pagination import PageParams, paginate
@@ -79,6 +81,7 @@ def revoke_key(session: Session, key_id: str) -> ApiKey:
     if key.revoked_at is None:
         key.revoked_at = utcnow()
         session.flush()
+        after_commit(session, lambda: KEYS.forget_key(key_id))
     return key
 
 
@@ -124,6 +127,7 @@ def revoke_owned_key(session: Session, principal: Principal, key_id: str) -> Api
             param="key_id",
         )
     repository.revoke_owned_key(session, principal, key_id, utcnow())
+    after_commit(session, lambda: KEYS.forget_key(key_id))
     session.refresh(key)
     return key
 
@@ -152,6 +156,17 @@ def authenticate(session: Session, authorization: str | None) -> Principal:
     if key.revoked_at is not None:
         raise ApiKeyRevoked("This API key has been revoked.")
     return Principal(account_id=key.account_id, environment=environment, api_key_id=key.id)
+
+
+def authenticate_recent(database: str, authorization: str | None) -> Principal | None:
+    """The principal of a key found valid within the last `accounts.key_cache_seconds` in
+    this process (accounts.keycache), or None: look it up with `authenticate`."""
+    return KEYS.get(database, authorization) if authorization else None
+
+
+def remember(database: str, authorization: str, principal: Principal, ttl: float) -> None:
+    """Keep a key just found valid for `ttl` seconds (see `authenticate_recent`)."""
+    KEYS.put(database, authorization, principal, ttl)
 
 
 def principal_of_key(session: Session, key_id: str) -> Principal:
