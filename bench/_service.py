@@ -25,10 +25,15 @@ def _free_port() -> int:
 
 @contextmanager
 def served(
-    *, demo_catalog: bool = False, credits: int = 0, database_url: str | None = None
+    *,
+    demo_catalog: bool = False,
+    credits: int = 0,
+    database_url: str | None = None,
+    extra_env: dict[str, str] | None = None,
 ) -> Iterator[tuple[httpx.Client, Path]]:
     """The running service's client (authenticated) and its data directory; the server stops
-    on exit. SQLite in the data directory unless `database_url` names another database."""
+    on exit. SQLite in the data directory unless `database_url` names another database;
+    `extra_env` adds settings (SOUNDSTAGE_* variables)."""
     data_dir = Path(tempfile.mkdtemp())
     env = {
         **os.environ,
@@ -40,6 +45,7 @@ def served(
         env.pop(name, None)
     if database_url:
         env["SOUNDSTAGE_DATABASE_URL"] = database_url
+    env.update(extra_env or {})
     cli = [sys.executable, "-m", "soundstage.cli"]
     if demo_catalog:
         subprocess.run([*cli, "catalog", "load-demo"], env=env, check=True, capture_output=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -242,6 +243,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         },
         retry_after_seconds=settings.server.retry_after_seconds,
     )
+    return app
+
+
+def create_served_app() -> FastAPI:
+    """The app as `soundstage serve` runs it (uvicorn's factory): `create_app`, then every
+    object made so far (modules, routes, schemas, settings: never garbage) is moved out of the
+    garbage collector's reach, so that a full collection walks only what requests make. At
+    1,000 connections, full collections of the startup heap took 8% of the process's time,
+    up to 165 ms each, every request waiting behind them (bench/load.py)."""
+    app = create_app()
+    gc.collect()
+    gc.freeze()
     return app
 
 

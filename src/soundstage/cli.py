@@ -105,7 +105,7 @@ def serve(host: str, port: int, processes: int, no_worker: bool) -> None:
             )
         try:
             uvicorn.run(
-                "soundstage.app:create_app",
+                "soundstage.app:create_served_app",
                 factory=True,
                 host=host,
                 port=port,

@@ -31,9 +31,12 @@ class DatabaseSettings(BaseModel):
     # Connections one process keeps (SQLAlchemy's pool, no overflow). The API process runs
     # its blocking work on as many threads (a thread holds at most one connection, for one
     # unit of work that begins and ends on it), so no thread ever waits for a connection
-    # that another request holds while it waits for a thread. PostgreSQL's max_connections
-    # must cover every process of every node: (API processes + worker processes) x this.
-    pool_size: int = Field(default=20, ge=1, le=1000)
+    # that another request holds while it waits for a thread. 8: a unit of work is mostly
+    # Python holding the GIL, so more threads only take turns away from the event loop
+    # (bench/load.py: 20 threads served fewer requests than 8 at 1,000 connections), while
+    # 8 still overlap the waits on a networked PostgreSQL. PostgreSQL's max_connections must
+    # cover every process of every node: (API processes + worker processes) x this.
+    pool_size: int = Field(default=8, ge=1, le=1000)
     # The longest a unit of work waits for a connection (all in use by this process) or, on
     # SQLite, for the write lock another process holds; then the request is 503 `overloaded`
     # with Retry-After, never a hang. SQLite serializes writers: a write transaction lasts
@@ -46,17 +49,22 @@ class ServerSettings(BaseModel):
     a request waits for its turn before it is refused (503 `overloaded`, Retry-After)."""
 
     # Requests an API process works on at once (WebSockets, the probes /healthz, /readyz and
-    # /metrics, and requests waiting for their job or sending their response body do not
-    # count). 64 keeps the event loop's turn short: at about 1 ms of work each, a request
-    # that gets in waits tens of milliseconds, not seconds, whatever the load.
-    max_active_requests: int = Field(default=64, ge=1, le=10_000)
-    # Requests that may wait for a turn; one more is refused at once.
-    max_waiting_requests: int = Field(default=1024, ge=0)
+    # /metrics, and requests waiting for their job, fetching their inputs or sending their
+    # response body do not count). 32 keeps the event loop's turn short: at about 1 ms of
+    # work each, a request that gets in is answered in tens of milliseconds.
+    max_active_requests: int = Field(default=32, ge=1, le=10_000)
+    # Requests that may wait for a turn (four times the active ones: a burst's worth); one
+    # more is refused at once, which costs it a fraction of a millisecond.
+    max_waiting_requests: int = Field(default=128, ge=0)
     # The longest a request waits for a turn before it is refused: past capacity the client
     # hears so quickly (and retries after Retry-After) instead of timing out.
-    admission_wait_seconds: float = Field(default=0.5, gt=0, le=60)
+    admission_wait_seconds: float = Field(default=0.25, gt=0, le=60)
     # What a refused request is told to wait before retrying.
     retry_after_seconds: int = Field(default=1, ge=1, le=3600)
+    # Threads of an API process for asynchronous submissions that fetch their inputs from
+    # other servers (STT, dubbing, DAW export): such a wait may last fetch_timeout_seconds,
+    # so it never takes the threads of the units of work. One more submission waits for one.
+    fetch_threads: int = Field(default=32, ge=1, le=1000)
 
 
 class JobSettings(BaseModel):

@@ -13,7 +13,9 @@ _last_us = 0
 
 
 def random_token(length: int) -> str:
-    return "".join(secrets.choice(_ALPHABET) for _ in range(length))
+    """`length` characters of _ALPHABET, each equally likely (one draw, not one per character:
+    a request id is made for every request)."""
+    return _base62(secrets.randbelow(62**length), length)
 
 
 def _base62(value: int, width: int) -> str:

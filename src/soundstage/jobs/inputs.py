@@ -17,16 +17,21 @@ reservation and no stored bytes (the store's writes are undone with the unit).""
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import tempfile
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
+import anyio
 from sqlalchemy.orm import Session
 
 from soundstage.config import Settings
+from soundstage.core import admission
 from soundstage.core.db import Database
 from soundstage.core.principal import Principal
 from soundstage.jobs import service as jobs
@@ -72,6 +77,30 @@ class Plan:
     credits: int
     estimated_completion_ms: int
     duration_ms: int
+
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+_fetching: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLimiter] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def in_fetch_thread(
+    settings: Settings, submission: Callable[P, T], *args: P.args, **kwargs: P.kwargs
+) -> T:
+    """Run a blocking submission that fetches its inputs (it calls `submit`) on a thread of
+    its own: it may wait for another server for `fetch_timeout_seconds`, and must never take
+    the threads the API's units of work run on (`database.pool_size`), nor count against the
+    process's active requests while it waits (core.admission)."""
+    admission.step_aside()
+    loop = asyncio.get_running_loop()
+    limiter = _fetching.get(loop)
+    if limiter is None:
+        limiter = _fetching[loop] = anyio.CapacityLimiter(settings.server.fetch_threads)
+    call = functools.partial(submission, *args, **kwargs)
+    return await anyio.to_thread.run_sync(call, limiter=limiter)
 
 
 def submit(

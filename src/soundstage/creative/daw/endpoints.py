@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-from starlette.concurrency import run_in_threadpool
 
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.creative.daw import service
 from soundstage.creative.daw.schemas import DawExportRequest
+from soundstage.jobs import inputs
 from soundstage.jobs.schemas import JobAccepted
 
 router = APIRouter(tags=["Creative"], route_class=UnitOfWorkRoute)
@@ -34,4 +34,6 @@ async def export_to_daw(
     `daw.max_session_ms` (30 min) and the export weighs at most `daw.max_output_bytes`
     (2 GiB): 422 `session_too_long` / `export_too_large` at submit. The ZIP expires with the
     storage retention (`outputs_expire_at`)."""
-    return await run_in_threadpool(service.submit_export, db, settings, principal, body)
+    return await inputs.in_fetch_thread(
+        settings, service.submit_export, db, settings, principal, body
+    )

@@ -7,7 +7,6 @@ from collections import Counter
 from typing import Any
 
 from sqlalchemy.orm import Session
-from starlette.concurrency import run_in_threadpool
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
@@ -34,7 +33,7 @@ from soundstage.voices import service as voices
 async def submit(
     db: Database, settings: Settings, principal: Principal, body: DubbingRequest
 ) -> JobAccepted:
-    return await run_in_threadpool(_submit, db, settings, principal, body)
+    return await inputs.in_fetch_thread(settings, _submit, db, settings, principal, body)
 
 
 def _submit(

@@ -7,11 +7,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Header, Response
 from fastapi.responses import PlainTextResponse
-from starlette.concurrency import run_in_threadpool
 
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.jobs import inputs
 from soundstage.jobs.schemas import JobAccepted
 from soundstage.speech.stt import service
 from soundstage.speech.stt.schemas import SttRequest, SttResponse
@@ -53,7 +53,9 @@ async def speech_to_text(
     250 credits per minute of audio (per started second), only when the transcript is ready."""
     if prefer is not None and "respond-async" in prefer.lower():
         response.headers["Preference-Applied"] = "respond-async"
-        return await run_in_threadpool(service.submit_async, db, settings, principal, body)
+        return await inputs.in_fetch_thread(
+            settings, service.submit_async, db, settings, principal, body
+        )
     return await service.transcribe(db, settings, principal, body)
 
 
