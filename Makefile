@@ -9,13 +9,13 @@ PORT ?= 8000
 # Test processes (pytest-xdist, whole files per process: a module's worker fixture stays whole).
 # Each runs its own job workers and models; 2 suits CI's 2 cores.
 TEST_PROCESSES ?= 2
-# Debian packages the service and its tests use (gcc and the Python headers build ttspico,
-# SVOX Pico, which PyPI has only as source).
+# Debian packages the service, its tests and benches use (gcc and the Python headers build
+# ttspico, SVOX Pico, which PyPI has only as source; wrk is bench/load.py's client).
 APT_PACKAGES := gcc python3-dev redis-server openssl curl jq espeak-ng festival festvox-us-slt-hts festvox-kallpc16k \
 	festvox-itapc16k festvox-italp16k flite rubberband-cli \
 	fluidsynth fluid-soundfont-gm tzdata \
 	apertium apertium-eng-spa apertium-fr-es apertium-es-pt apertium-spa-ita apertium-es-ro \
-	chromium chromium-driver
+	chromium chromium-driver wrk
 # The web console's sources; its build (npm from the npm registry, Vite) lands in the package.
 CONSOLE_SOURCES := $(shell find console/src -type f) console/index.html console/package.json \
 	console/package-lock.json console/vite.config.ts console/tsconfig.json
