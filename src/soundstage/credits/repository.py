@@ -20,7 +20,9 @@ def add(session: Session, obj: object) -> None:
 
 
 def get_balance(session: Session, account_id: str, environment: str) -> CreditBalance | None:
-    return session.get(CreditBalance, (account_id, environment))
+    """The balance as the database holds it now (a copy the session had is refreshed: the
+    ledger moves balances with conditional UPDATEs), in one SELECT."""
+    return session.get(CreditBalance, (account_id, environment), populate_existing=True)
 
 
 def move(

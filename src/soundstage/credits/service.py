@@ -49,7 +49,6 @@ def get_balance(session: Session, account_id: str, environment: str) -> CreditBa
     balance = repository.get_balance(session, account_id, environment)
     if balance is None:
         return open_balance(session, account_id, environment)
-    session.refresh(balance)
     return balance
 
 
