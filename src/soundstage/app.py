@@ -7,6 +7,7 @@ import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any
 
 import anyio
@@ -43,6 +44,7 @@ from soundstage.core.errors import (
 from soundstage.core.middleware import (
     API_PREFIX,
     GatewayMiddleware,
+    PublicSurface,
     RequestContextMiddleware,
     authorization_header,
 )
@@ -69,6 +71,7 @@ from soundstage.speech.tts import endpoints as tts_endpoints
 from soundstage.speech.tts import realtime_endpoints as tts_realtime_endpoints
 from soundstage.speech.voice_changer import endpoints as voice_changer_endpoints
 from soundstage.storage import endpoints as storage_endpoints
+from soundstage.storage import signing
 from soundstage.storage.backend import make_store
 from soundstage.studios import endpoints as studios_endpoints
 from soundstage.voices import endpoints as voices_endpoints
@@ -114,6 +117,18 @@ UPLOAD_PATHS = (
     # The path the elevenlabs SDK (2.78) calls for speech_to_speech.convert.
     ELEVENLABS_PREFIX + "/v1/voice-changer/",
 )
+
+
+def public_surfaces(settings: Settings) -> dict[str, PublicSurface]:
+    """The paths that take no key, each metered in its own bucket per client address (a
+    page of players never spends the anonymous bucket); a signed URL only when valid."""
+    signed = partial(signing.is_signed_path, settings)
+    return {
+        "/media": PublicSurface("media", admits=signed),
+        "/demos": PublicSurface("media", admits=signed),
+        "/previews": PublicSurface("previews"),
+        "/console": PublicSurface("console"),
+    }
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -230,6 +245,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             OPENAI_PREFIX + "/": authorization_header,
             ELEVENLABS_PREFIX + "/": elevenlabs_auth.api_key_header,
         },
+        public=public_surfaces(settings),
         probes=ops_endpoints.PROBE_PATHS,
     )
     app.add_middleware(

@@ -16,13 +16,24 @@ ENVIRONMENTS: tuple[Environment, ...] = ("sandbox", "production")
 
 
 class RateLimitSettings(BaseModel):
-    """Per-API-key limits in the `limits` notation ("N/second|minute|hour")."""
+    """Rate limits in the `limits` notation ("N/second|minute|hour")."""
 
+    # One bucket per account and environment, shared by all the account's keys there: keys
+    # are free to mint, so a limit per key would be no limit.
     sandbox: str = "100/minute"
     production: str = "1000/minute"
-    # Requests that carry no valid key (401 answers, /docs, /openapi.json) share a
-    # bucket per client address, so they never touch a real key's quota.
+    # Requests that carry no valid key (401 answers, /docs, /openapi.json, a tampered or
+    # expired signed URL) share a bucket per client address, so they never touch a real
+    # account's quota.
     anonymous: str = "300/minute"
+    # The public surfaces, each a bucket per client address of its own, apart from the
+    # anonymous one. Valid signed media and demo URLs: a player sends a few Range requests
+    # per file and a page may hold dozens of players; 20 a second still bounds a flood.
+    media: str = "1200/minute"
+    # /previews/…: a voice list plays each preview; 10 a second bounds a flood.
+    previews: str = "600/minute"
+    # /console: a page load is the index and a few hashed assets.
+    console: str = "300/minute"
 
 
 class DatabaseSettings(BaseModel):

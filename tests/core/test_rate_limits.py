@@ -1,5 +1,6 @@
-"""Per-key rate limits: headers, 429 with Retry-After, bad keys spend nothing, and one shared
-limit across four server processes through Redis."""
+"""Rate limits per account and environment: headers, 429 with Retry-After, every key of an
+account sharing one bucket, bad keys spending nothing, and one shared limit across four server
+processes through Redis."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from soundstage.app import create_app
 from soundstage.config import RateLimitSettings, Settings
 from soundstage.core.db import Database
 from tests.support.api import assert_error
-from tests.support.factories import Customer, create_customer
+from tests.support.factories import Customer, create_api_key, create_customer
 from tests.support.processes import free_port, wait_for_port
 
 pytestmark = pytest.mark.services
@@ -53,7 +54,7 @@ def test_headers_count_down_and_the_next_request_is_429(limited: TestClient, db:
         assert response.status_code == 200
         policy = POLICY.match(response.headers["RateLimit-Policy"])
         assert policy is not None
-        assert (policy["name"], policy["q"], policy["w"]) == ("api-key", "5", "3600")
+        assert (policy["name"], policy["q"], policy["w"]) == ("account", "5", "3600")
         match = REMAINING.match(response.headers["RateLimit"])
         assert match is not None
         remaining.append(int(match["r"]))
@@ -67,15 +68,53 @@ def test_headers_count_down_and_the_next_request_is_429(limited: TestClient, db:
     assert "RateLimit" in refused.headers
 
 
-def test_limits_are_per_key_and_per_environment(limited: TestClient, db: Database) -> None:
+def test_every_key_of_an_account_shares_its_limit(limited: TestClient, db: Database) -> None:
+    """Keys are free to mint: a key minted by the first one gets no quota of its own."""
+    customer = create_customer(db)
+    minted = limited.post("/api/v1/keys", headers=customer.auth(), json={"name": "second"})
+    assert minted.status_code == 201, minted.text
+    second = {"Authorization": f"Bearer {minted.json()['secret']}"}
+    third = {"Authorization": f"Bearer {create_api_key(db, customer)}"}
+    for _ in range(3):
+        assert limited.get("/api/v1/credits", headers=customer.auth()).status_code == 200
+    spent = limited.get("/api/v1/credits", headers=second)  # the fifth of the account's five
+    assert spent.status_code == 200
+    assert REMAINING.match(spent.headers["RateLimit"])["r"] == "0"  # type: ignore[index]
+    for key in (second, third, customer.auth()):
+        refused = limited.get("/api/v1/credits", headers=key)
+        assert assert_error(refused, 429, "rate_limited")["message"].startswith(
+            "Too many requests: 5 per 3600 s for this account's keys in this environment."
+        )
+        assert POLICY.match(refused.headers["RateLimit-Policy"])["name"] == "account"  # type: ignore[index]
+
+
+def test_other_accounts_and_the_other_environment_have_their_own_buckets(
+    limited: TestClient, db: Database
+) -> None:
     customer, other = create_customer(db), create_customer(db)
-    for _ in range(5):
-        limited.get("/api/v1/credits", headers=customer.auth())
-    assert limited.get("/api/v1/credits", headers=customer.auth()).status_code == 429
+    keys = [customer.auth(), {"Authorization": f"Bearer {create_api_key(db, customer)}"}]
+    for i in range(5):
+        assert limited.get("/api/v1/credits", headers=keys[i % 2]).status_code == 200
+    assert limited.get("/api/v1/credits", headers=keys[0]).status_code == 429
     assert limited.get("/api/v1/credits", headers=other.auth()).status_code == 200
-    production = limited.get("/api/v1/credits", headers=customer.auth("production"))
-    assert production.status_code == 200
-    assert POLICY.match(production.headers["RateLimit-Policy"])["q"] == "8"  # type: ignore[index]
+    # The same account in production: its own bucket, at production's limit.
+    production = [
+        customer.auth("production"),
+        {"Authorization": f"Bearer {create_api_key(db, customer, 'production')}"},
+    ]
+    statuses = [
+        limited.get("/api/v1/credits", headers=production[i % 2]).status_code for i in range(9)
+    ]
+    assert statuses == [200] * 8 + [429]
+    assert (
+        POLICY.match(  # type: ignore[index]
+            limited.get("/api/v1/credits", headers=production[0]).headers["RateLimit-Policy"]
+        )["q"]
+        == "8"
+    )
+    # Spending production took nothing more from sandbox: still refused there, other untouched.
+    assert limited.get("/api/v1/credits", headers=keys[1]).status_code == 429
+    assert limited.get("/api/v1/credits", headers=other.auth()).status_code == 200
 
 
 def test_bad_keys_never_spend_a_real_keys_quota(limited: TestClient, db: Database) -> None:
@@ -144,6 +183,8 @@ def test_four_processes_share_one_limit_through_redis(
     settings: Settings, db: Database, redis_url: str, tmp_path: Path
 ) -> None:
     customer: Customer = create_customer(db, credits_each=10)
+    # Two keys of one account, taking turns: one bucket for both, in every process.
+    keys = [customer.auth(), {"Authorization": f"Bearer {create_api_key(db, customer)}"}]
     env = {
         **os.environ,
         "SOUNDSTAGE_DATA_DIR": str(tmp_path),
@@ -169,7 +210,7 @@ def test_four_processes_share_one_limit_through_redis(
 
         def call(i: int) -> int:
             url = f"http://127.0.0.1:{ports[i % 4]}/api/v1/credits"
-            return httpx.get(url, headers=customer.auth(), timeout=30).status_code
+            return httpx.get(url, headers=keys[i // 4 % 2], timeout=30).status_code
 
         with ThreadPoolExecutor(max_workers=8) as pool:
             statuses = list(pool.map(call, range(40)))

@@ -494,13 +494,39 @@ def test_reports_a_refused_connection(tmp_path: Path) -> None:
         fetch(f"http://127.0.0.1:{closed.port}/", tmp_path / "in.wav")
 
 
-def test_reports_an_unknown_host(dns: Resolver, tmp_path: Path) -> None:
+def test_an_unknown_host_is_answered_as_a_private_address(
+    dns: Resolver, server: MediaServer, tmp_path: Path
+) -> None:
+    """No DNS oracle: a name that does not resolve and one that resolves to a private
+    address, directly or after a redirect, give the same status, code and message."""
+
     def nxdomain() -> list[str]:
         raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
 
     dns.names["nowhere.test"] = nxdomain
-    with pytest.raises(MediaUnreachable, match=r"could not resolve the host nowhere\.test"):
-        fetch("http://nowhere.test/a.wav", tmp_path / "in.wav", FetchPolicy())
+    dns.names["intranet.test"] = lambda: ["10.1.2.3"]
+    answers = []
+    for host in ("nowhere.test", "intranet.test"):
+        for url in (
+            f"http://{host}/a.wav",
+            f"http://127.0.0.1:{server.port}/redirect?to=http://{host}/a.wav",
+        ):
+            with pytest.raises(UrlNotAllowed) as caught:
+                fetch(url, tmp_path / "in.wav", LOOPBACK, param="media_url")
+            error = caught.value
+            answers.append((error.status, error.code, error.message, error.param))
+    assert (
+        answers
+        == [
+            (
+                422,
+                "url_not_allowed",
+                "media_url must resolve to public internet addresses only",
+                "media_url",
+            )
+        ]
+        * 4
+    )
 
 
 def test_gives_up_after_the_total_time(server: MediaServer, tmp_path: Path) -> None:

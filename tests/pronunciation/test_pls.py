@@ -165,6 +165,28 @@ def test_a_malformed_file_is_422_naming_the_place(
     assert says in error["message"]
 
 
+@pytest.mark.parametrize("encoding", ["x-unknown", "utf-32", "shift_jis", "rot13", "idna"])
+def test_an_encoding_it_cannot_read_is_422(
+    client: TestClient, customer: Customer, encoding: str
+) -> None:
+    """Unknown names, non-text codecs and multi-byte encodings expat cannot take: each the
+    usual 422 naming the file (a LookupError or ValueError escaped as a 500)."""
+    data = lexicon([(["a"], "alias", "b")]).replace(b"UTF-8", encoding.encode(), 1)
+    error = assert_error(upload(client, customer, data), 422, "pls_invalid")
+    assert error["param"] == "file"
+    assert error["message"].startswith("file: line 1, column 1: the XML declaration names an")
+    assert "encoding" in error["message"]
+    assert client.get(DICTIONARIES, headers=customer.auth()).json()["data"] == []
+
+
+def test_a_single_byte_encoding_is_read(client: TestClient, customer: Customer) -> None:
+    text = lexicon([(["Łódź"], "alias", "Woodge")]).decode().replace("UTF-8", "ISO-8859-2")
+    created = upload(client, customer, text.encode("iso-8859-2"))
+    assert created.status_code == 200, created.text
+    rules = version(client, customer, created.json()["id"], created.json()["latest_version_id"])
+    assert rules["rules"] == [alias_rule("Łódź", "Woodge", case_sensitive=True)]
+
+
 XXE = b"""<?xml version="1.0"?>
 <!DOCTYPE lexicon [<!ENTITY secret SYSTEM "file:///etc/passwd">]>
 <lexicon alphabet="ipa"><lexeme><grapheme>a</grapheme><alias>&secret;</alias></lexeme></lexicon>

@@ -18,7 +18,12 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 WORKER_WEBHOOKS = WebhookSettings(retry_schedule_seconds=[0.3, 0.6], timeout_seconds=5)
 GENEROUS_LIMITS = RateLimitSettings(
-    sandbox="100000/minute", production="100000/minute", anonymous="100000/minute"
+    sandbox="100000/minute",
+    production="100000/minute",
+    anonymous="100000/minute",
+    media="100000/minute",
+    previews="100000/minute",
+    console="100000/minute",
 )
 
 

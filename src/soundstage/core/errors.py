@@ -240,7 +240,8 @@ class IdempotencyKeyInUse(IdempotencyError):
 
 
 class RateLimited(AppError):
-    """The key's rate limit is spent; retry after `Retry-After` seconds."""
+    """The rate limit is spent (the account's in this environment, shared by its keys; without
+    a key, the client address's); retry after `Retry-After` seconds."""
 
     status = 429
     type = "rate_limit_error"

@@ -1,5 +1,5 @@
 """ASGI middleware: request ids and last-resort errors; the API gateway (authentication,
-per-key rate limits, request size cap)."""
+rate limits per account and environment or per client address, request size cap)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from urllib.parse import unquote
 
 from fastapi.routing import iter_route_contexts
@@ -171,14 +172,28 @@ def _route_table(app: object) -> list[tuple[re.Pattern[str], str]]:
 Authenticator = Callable[[str | None], Awaitable[Principal]]
 
 
+@dataclass(frozen=True)
+class PublicSurface:
+    """Paths that need no API key (signed media URLs, voice previews, the console), metered
+    in a bucket per client address of their own (`policy`: "media", "previews", "console"),
+    never in the anonymous one. `admits(path, raw_query)`, when given, tells a request the
+    surface serves (a validly signed URL) from one it refuses: a refused one spends the
+    anonymous bucket, so a scanner gains nothing by aiming at these paths."""
+
+    policy: str
+    admits: Callable[[str, str], bool] | None = None
+
+
 class GatewayMiddleware:
     """Authenticates the API's requests (/api, and the compatible surfaces, each reading its
     credential its own way: `authenticated` maps a path prefix to its KeyReader), spends the
-    key's rate limit (a bad key never spends a real key's quota: unauthenticated traffic has
-    its own bucket per client address), caps the request size, and adds the RateLimit
-    headers to the response. Probe paths (`probes`: /healthz, /readyz, /metrics) pass
-    unmetered: a load balancer's probe must report on the service, not spend a client bucket
-    or fail because the limiter's storage (Redis) is down."""
+    account's rate limit (one bucket per account and environment, whichever of its keys is
+    used; a bad key never spends a real account's quota: unauthenticated traffic has its own
+    bucket per client address), caps the request size, and adds the RateLimit headers to the
+    response. The `public` surfaces (by path prefix, whole segments) have buckets of their
+    own. Probe paths (`probes`: /healthz, /readyz, /metrics) pass unmetered: a load
+    balancer's probe must report on the service, not spend a client bucket or fail because
+    the limiter's storage (Redis) is down."""
 
     def __init__(
         self,
@@ -189,6 +204,7 @@ class GatewayMiddleware:
         max_bytes: int,
         large_bodies: dict[str, int] | None = None,
         authenticated: Mapping[str, KeyReader] | None = None,
+        public: Mapping[str, PublicSurface] | None = None,
         probes: frozenset[str] = frozenset(),
     ) -> None:
         self.app = app
@@ -199,6 +215,7 @@ class GatewayMiddleware:
         # path, or a prefix when the key ends with "/" (a route with a path parameter).
         self.large_bodies = large_bodies or {}
         self.authenticated = dict(authenticated or {API_PREFIX: authorization_header})
+        self.public = {prefix.rstrip("/"): surface for prefix, surface in (public or {}).items()}
         self.probes = probes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -219,11 +236,7 @@ class GatewayMiddleware:
                     principal = await self.authenticate(read_key(headers))
                 except AuthenticationError as exc:
                     error = exc
-            if principal is not None:
-                decision = await self.limiter.hit_key(principal.api_key_id, principal.environment)
-            else:
-                client = scope.get("client")
-                decision = await self.limiter.hit_anonymous(client[0] if client else "unknown")
+            decision = await self._spend(scope, principal, keyed=read_key is not None)
         except AppError as exc:  # storage down, or the key lookup failed
             await error_response(exc, scope)(scope, receive, send)
             return
@@ -243,6 +256,29 @@ class GatewayMiddleware:
         for prefix, reader in self.authenticated.items():
             if path.startswith(prefix):
                 return reader
+        return None
+
+    async def _spend(self, scope: Scope, principal: Principal | None, *, keyed: bool) -> Decision:
+        """Spend a request of this request's bucket: its account's; else, per client address,
+        its public surface's or the anonymous one (always for a path that takes a key)."""
+        if principal is not None:
+            return await self.limiter.hit_account(principal.account_id, principal.environment)
+        client = scope.get("client")
+        address = client[0] if client else "unknown"
+        surface = None if keyed else self._surface(scope)
+        if surface is None:
+            return await self.limiter.hit_anonymous(address)
+        return await self.limiter.hit_public(surface.policy, address)
+
+    def _surface(self, scope: Scope) -> PublicSurface | None:
+        """The public surface that serves this request, if it is one it admits."""
+        path = scope["path"]
+        for prefix, surface in self.public.items():
+            if path == prefix or path.startswith(prefix + "/"):
+                query = scope.get("query_string", b"").decode("latin-1")
+                if surface.admits is None or surface.admits(path, query):
+                    return surface
+                return None
         return None
 
     def _cap(self, path: str) -> int:

@@ -33,8 +33,8 @@ COMMON_ERRORS = (400, 401, 404, 413, 422, 429, 500, 503)
 _STRING = {"schema": {"type": "string"}}
 RESPONSE_HEADERS = {
     "Request-Id": {"description": "Identifier of this request, also in error bodies.", **_STRING},
-    "RateLimit": {"description": 'Remaining quota, e.g. `"api-key";r=99;t=42`.', **_STRING},
-    "RateLimit-Policy": {"description": 'The quota, e.g. `"api-key";q=100;w=60`.', **_STRING},
+    "RateLimit": {"description": 'Remaining quota, e.g. `"account";r=99;t=42`.', **_STRING},
+    "RateLimit-Policy": {"description": 'The quota, e.g. `"account";q=100;w=60`.', **_STRING},
 }
 RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}}
 WWW_AUTHENTICATE = {

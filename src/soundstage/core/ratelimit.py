@@ -1,11 +1,18 @@
-"""Per-API-key rate limits with `limits`: in memory, or shared by every process through Redis.
+"""Rate limits with `limits`: in memory, or shared by every process through Redis.
+
+Buckets: one per account and environment (`account`: every key of the account in that
+environment spends it; keys are free to mint, so a limit per key would be no limit), one per
+client address for requests without a valid key (`anonymous`), and one per client address
+for each public surface that needs no key (`media`: signed media and demo URLs; `previews`;
+`console`), so that a page of audio players never spends the anonymous bucket, nor a scanner's
+401s a listener's media.
 
 A moving window: no span of the window's length ever passes more than the limit (a fixed
 window let twice the limit through around its edge). `RateLimit`'s `t` and `Retry-After` are
 the seconds until the oldest counted request leaves the window, freeing a slot.
 
-Headers follow the IETF RateLimit draft: `RateLimit-Policy: "api-key";q=100;w=60` and
-`RateLimit: "api-key";r=99;t=60`; a 429 also carries `Retry-After`.
+Headers follow the IETF RateLimit draft: `RateLimit-Policy: "account";q=100;w=60` and
+`RateLimit: "account";r=99;t=60`; a 429 also carries `Retry-After`.
 """
 
 from __future__ import annotations
@@ -22,6 +29,15 @@ from limits.aio.strategies import MovingWindowRateLimiter
 
 from soundstage.config import Settings
 from soundstage.core.errors import RateLimited, ServiceUnavailable
+
+# Who shares each bucket, for the 429's message.
+_SHARED_BY = {
+    "account": "this account's keys in this environment",
+    "anonymous": "requests without a valid API key from this address",
+    "media": "signed media URLs from this address",
+    "previews": "voice previews from this address",
+    "console": "the console's files from this address",
+}
 
 
 @dataclass(frozen=True)
@@ -44,8 +60,8 @@ class Decision:
 
     def error(self) -> RateLimited:
         return RateLimited(
-            f"Too many requests: {self.limit} per {self.window_seconds} s for this {self.policy}. "
-            f"Retry after {self.reset_seconds} s.",
+            f"Too many requests: {self.limit} per {self.window_seconds} s for "
+            f"{_SHARED_BY[self.policy]}. Retry after {self.reset_seconds} s.",
             headers={"Retry-After": str(self.reset_seconds)},
         )
 
@@ -58,6 +74,9 @@ class RateLimiter:
             "sandbox": parse(limits.sandbox),
             "production": parse(limits.production),
             "anonymous": parse(limits.anonymous),
+            "media": parse(limits.media),
+            "previews": parse(limits.previews),
+            "console": parse(limits.console),
         }
         self._memory = MovingWindowRateLimiter(MemoryStorage())
         # Redis asyncio connections belong to the event loop that opened them: one client
@@ -80,17 +99,22 @@ class RateLimiter:
             strategy = self._per_loop[loop] = MovingWindowRateLimiter(storage)
         return strategy
 
-    async def hit_key(self, api_key_id: str, environment: str) -> Decision:
-        return await self._hit(self.items[environment], "api-key", api_key_id)
+    async def hit_account(self, account_id: str, environment: str) -> Decision:
+        """A request of any key of the account in `environment`: one bucket for them all."""
+        return await self._hit(self.items[environment], "account", environment, account_id)
 
     async def hit_anonymous(self, client: str) -> Decision:
         return await self._hit(self.items["anonymous"], "anonymous", client)
 
-    async def _hit(self, item: RateLimitItem, policy: str, identity: str) -> Decision:
+    async def hit_public(self, policy: str, client: str) -> Decision:
+        """A request to a public surface (`media`, `previews`, `console`) from `client`."""
+        return await self._hit(self.items[policy], policy, client)
+
+    async def _hit(self, item: RateLimitItem, policy: str, *identity: str) -> Decision:
         try:
             strategy = self._strategy()
-            allowed = await strategy.hit(item, policy, identity)
-            stats = await strategy.get_window_stats(item, policy, identity)
+            allowed = await strategy.hit(item, policy, *identity)
+            stats = await strategy.get_window_stats(item, policy, *identity)
         except Exception as exc:  # the storage (Redis) is down: a dependency error, not ours
             raise ServiceUnavailable(
                 "Rate-limit storage is unavailable; retry shortly.", headers={"Retry-After": "5"}

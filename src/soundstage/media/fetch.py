@@ -66,15 +66,16 @@ _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 
 
 class UrlNotAllowed(InvalidField):
-    """An input URL that is not http(s), or whose host is a private, loopback, link-local
-    or metadata address (after DNS, on every redirect)."""
+    """An input URL that is not http(s), or whose host does not resolve or resolves to a
+    private, loopback, link-local or metadata address (after DNS, on every redirect; one
+    answer for both, word for word, so that no caller can map the service's network's DNS)."""
 
     code = "url_not_allowed"
 
 
 class MediaUnreachable(InvalidField):
-    """An input URL could not be fetched (the host does not resolve, the connection failed,
-    an HTTP error status, too many redirects, too slow)."""
+    """An input URL could not be fetched (the connection failed, an HTTP error status, too
+    many redirects, too slow)."""
 
     code = "media_unreachable"
 
@@ -89,9 +90,15 @@ class AddressNotAllowed(UrlNotAllowed):
     """The host resolved (or is a literal address) to an address the rules refuse."""
 
 
-class NameNotResolved(MediaUnreachable):
-    """The host name did not resolve, or not in time. With AddressNotAllowed, what a caller
-    that must not reveal DNS answers (webhook endpoints) maps to one and the same error."""
+class NameNotResolved(UrlNotAllowed):
+    """The host name did not resolve, or not in time. Raised with the very status, code and
+    message of AddressNotAllowed (`_not_public`): telling "no such name" from "a private
+    address" apart would be a DNS oracle on the network this server sits in."""
+
+
+def _not_public(param: str) -> str:
+    """The one message of NameNotResolved and AddressNotAllowed."""
+    return f"{param} must resolve to public internet addresses only"
 
 
 @dataclass(frozen=True)
@@ -298,23 +305,18 @@ def _resolve_and_check(
     thread = threading.Thread(target=lookup, name="fetch-resolve", daemon=True)
     thread.start()
     thread.join(max(timeout, 0))
-    if not answer:
-        if deadline.expired:
-            raise NameNotResolved(_timed_out(policy, param).message, param=param)
-        raise NameNotResolved(f"resolving {target.host} timed out", param=param)
-    if isinstance(answer[0], BaseException):
-        raise NameNotResolved(f"could not resolve the host {target.host}", param=param)
+    if not answer or isinstance(answer[0], BaseException):
+        # Not resolved (or not in time): the same answer as a private address.
+        raise NameNotResolved(_not_public(param), param=param)
     addresses: list[str] = []
     for family, _, _, _, sockaddr in answer[0]:
         if family in (socket.AF_INET, socket.AF_INET6) and sockaddr[0] not in addresses:
             addresses.append(str(sockaddr[0]))
     if not addresses:
-        raise NameNotResolved(f"could not resolve the host {target.host}", param=param)
+        raise NameNotResolved(_not_public(param), param=param)
     if not target.allowed and any(_refused(address) for address in addresses):
         # Deliberately vague: naming the address would let callers map internal DNS.
-        raise AddressNotAllowed(
-            f"{param} points to a private, local or reserved network address", param=param
-        )
+        raise AddressNotAllowed(_not_public(param), param=param)
     return addresses
 
 

@@ -38,9 +38,9 @@ class TooManyPronunciationRules(InvalidField):
 
 
 class InvalidPls(InvalidField):
-    """The file is not a W3C PLS 1.0 lexicon this service reads (not well-formed XML, a DTD
-    or entity declaration, an unknown alphabet, a lexeme without a grapheme or a
-    pronunciation); the message names the line and column."""
+    """The file is not a W3C PLS 1.0 lexicon this service reads (not well-formed XML, an
+    encoding it does not read, a DTD or entity declaration, an unknown alphabet, a lexeme
+    without a grapheme or a pronunciation); the message names the line and column."""
 
     code = "pls_invalid"
 

@@ -97,6 +97,7 @@ class _Reader(ContentHandler):
         self.open: tuple[str, dict[str, str], tuple[int, int]] | None = None
         self.rules: list[StoredRule] = []
         self.seen: dict[str, int] = {}  # grapheme -> line of its lexeme
+        self.in_prolog = True  # until the root element opens
 
     def setDocumentLocator(self, locator: Locator) -> None:  # noqa: N802 (SAX's name)
         self.locator = locator
@@ -114,6 +115,7 @@ class _Reader(ContentHandler):
         self, name: tuple[str | None, str], qname: str | None, attrs: AttributesNSImpl
     ) -> None:
         uri, local = name
+        self.in_prolog = False
         self.depth += 1
         if self.skip_depth is not None:
             return
@@ -269,6 +271,19 @@ def parse(data: bytes) -> Lexicon:
     except DefusedXmlException as exc:
         problem = "a DTD, an entity or an external reference is not allowed in a PLS file"
         raise reader.fail(problem) from exc
+    except (LookupError, ValueError) as exc:
+        # An encoding expat does not know itself (UTF-8, UTF-16, ISO-8859-1, US-ASCII) is
+        # looked up among Python's codecs while the XML declaration is read, and its failure
+        # escapes expat's error reporting: an unknown name (LookupError), a codec that is not a
+        # single-byte text encoding (ValueError, UnicodeError).
+        if isinstance(exc, PlsError) or not reader.in_prolog:
+            raise
+        raise PlsError(
+            "the XML declaration names an encoding this service does not read "
+            "(use UTF-8, UTF-16 or a single-byte encoding such as ISO-8859-1)",
+            1,
+            1,
+        ) from exc
     return Lexicon(language=reader.language, rules=reader.rules)
 
 

@@ -92,7 +92,7 @@ async def authenticate(websocket: WebSocket, purpose: str) -> Principal:
     token = query.get("token")
     header = websocket.headers.get("authorization")
     principal = await run_in_threadpool(_principal, db, header, token, purpose)
-    decision = await limiter.hit_key(principal.api_key_id, principal.environment)
+    decision = await limiter.hit_account(principal.account_id, principal.environment)
     if not decision.allowed:
         raise decision.error()
     return principal

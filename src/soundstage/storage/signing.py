@@ -85,3 +85,17 @@ def verify(
         raise InvalidMediaSignature("This media URL is not validly signed.")
     if (now if now is not None else time.time()) >= expires:
         raise MediaUrlExpired("This media URL has expired; request a new one.")
+
+
+def is_signed_path(settings: Settings, path: str, raw_query: str) -> bool:
+    """Whether `path` (`/<prefix>/<id>/<filename>`, decoded) with `raw_query` is a validly
+    signed URL not yet expired: the gateway meters those in their own bucket; a tampered or
+    expired one spends the anonymous bucket."""
+    segments = path.split("/")
+    if len(segments) != 4 or not segments[2] or not segments[3]:
+        return False
+    try:
+        verify(settings, segments[2], segments[3], raw_query)
+    except PermissionDenied:
+        return False
+    return True

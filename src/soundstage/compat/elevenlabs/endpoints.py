@@ -5,7 +5,7 @@ and ignored, as their descriptions say."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 from fastapi import APIRouter, File, Form, Path, Query, UploadFile
 from fastapi.responses import FileResponse, Response, StreamingResponse
@@ -36,6 +36,7 @@ from soundstage.core.deps import DatabaseDep, PrincipalDep, SessionDep, Settings
 from soundstage.core.openapi import errors
 from soundstage.core.params import QueryBool, QueryInt
 from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.media import encodings
 
 TAG = "ElevenLabs compatible"
 JOB_ID_HEADER = "Soundstage-Job-Id"
@@ -59,7 +60,22 @@ ANSWERED_WHOLE = (
     "opus_* get MP3 and every other name WAV (the Content-Type says which)."
 )
 
-_AUDIO: dict[str, Any] = {"audio/mpeg": {}, "audio/wav": {}, "audio/pcm": {}, "audio/ogg": {}}
+
+def _format_names(formats: Any) -> list[str]:
+    """The names of an `output_format` type: a Literal, or a union of Literals."""
+    if get_origin(formats) is Literal:
+        return list(get_args(formats))
+    return [name for part in get_args(formats) for name in _format_names(part)]
+
+
+def _content_types(formats: Any) -> dict[str, Any]:
+    """A speech route's answers: the Content-Type of each `output_format` it takes, as
+    `media.encodings` names them (mu-law `audio/basic`, A-law `audio/x-alaw-basic`, …)."""
+    return {encodings.encoding(name).content_type: {} for name in _format_names(formats)}
+
+
+# What the routes answering in a native job's format send (ANSWERED_WHOLE).
+_WHOLE_AUDIO: dict[str, Any] = {"audio/mpeg": {}, "audio/wav": {}}
 
 
 def _speech_response(speech: service.Speech) -> StreamingResponse:
@@ -77,7 +93,7 @@ def _file_response(answer: service.AudioFile) -> Response:
 @router.post(
     "/v1/text-to-speech/{voice_id}",
     response_class=StreamingResponse,
-    responses={200: {"content": _AUDIO}, **errors(402, 404, 409, 504)},
+    responses={200: {"content": _content_types(WholeFormat)}, **errors(402, 404, 409, 504)},
 )
 async def text_to_speech(
     voice_id: VoiceId,
@@ -98,7 +114,7 @@ async def text_to_speech(
 @router.post(
     "/v1/text-to-speech/{voice_id}/stream",
     response_class=StreamingResponse,
-    responses={200: {"content": _AUDIO}, **errors(402, 404, 409, 504)},
+    responses={200: {"content": _content_types(StreamFormat)}, **errors(402, 404, 409, 504)},
 )
 async def text_to_speech_stream(
     voice_id: VoiceId,
@@ -183,7 +199,7 @@ async def speech_to_text(
 @router.post(
     "/v1/sound-generation",
     response_class=FileResponse,
-    responses={200: {"content": _AUDIO}, **errors(402, 409, 504)},
+    responses={200: {"content": _WHOLE_AUDIO}, **errors(402, 409, 504)},
 )
 async def sound_generation(
     body: ElevenLabsSoundGenerationBody,
@@ -254,13 +270,13 @@ async def _speech_to_speech(
 @router.post(
     "/v1/speech-to-speech/{voice_id}",
     response_class=FileResponse,
-    responses={200: {"content": _AUDIO}, **errors(402, 404, 409, 413, 504)},
+    responses={200: {"content": _WHOLE_AUDIO}, **errors(402, 404, 409, 413, 504)},
 )
 # The path the SDK 2.78 calls for `speech_to_speech.convert`: the same operation.
 @router.post(
     "/v1/voice-changer/{voice_id}",
     response_class=FileResponse,
-    responses={200: {"content": _AUDIO}, **errors(402, 404, 409, 413, 504)},
+    responses={200: {"content": _WHOLE_AUDIO}, **errors(402, 404, 409, 413, 504)},
 )
 async def speech_to_speech(
     voice_id: VoiceId,

@@ -35,32 +35,42 @@ _TRANSCRIPT_TYPES: dict[TranscriptFormat, str] = {
     "srt": "application/x-subrip",
     "vtt": "text/vtt",
 }
-_MULTIPART_FORM = {
-    "requestBody": {
-        "required": True,
-        "content": {
-            "multipart/form-data": {
-                "schema": {
-                    "type": "object",
-                    "required": ["file", "model"],
-                    "properties": {
-                        "file": {"type": "string", "format": "binary"},
-                        "model": {"type": "string", "example": "whisper-1"},
-                        "language": {"type": "string", "example": "en"},
-                        "prompt": {"type": "string"},
-                        "response_format": {"type": "string", "enum": list(_TRANSCRIPT_TYPES)},
-                        "temperature": {"type": "number"},
-                        "timestamp_granularities[]": {
-                            "type": "array",
-                            "items": {"type": "string", "enum": ["word", "segment"]},
-                        },
-                        "stream": {"type": "boolean"},
-                    },
-                }
-            }
-        },
-    }
+# The form fields OpenAI's transcription takes, as documented (read by transcriptions.read_form).
+_FORM_FIELDS: dict[str, Any] = {
+    "file": {"type": "string", "format": "binary"},
+    "model": {"type": "string", "example": "whisper-1"},
+    "language": {"type": "string", "example": "en"},
+    "prompt": {"type": "string"},
+    "response_format": {"type": "string", "enum": list(_TRANSCRIPT_TYPES)},
+    "temperature": {"type": "number"},
+    "timestamp_granularities[]": {
+        "type": "array",
+        "items": {"type": "string", "enum": ["word", "segment"]},
+    },
+    "stream": {"type": "boolean"},
 }
+# A translation takes fewer (OpenAI's: no language, granularities or streaming; not diarized).
+_TRANSLATION_FORMATS = [name for name in _TRANSCRIPT_TYPES if name != "diarized_json"]
+_TRANSLATION_FORM_FIELDS: dict[str, Any] = {
+    **{
+        name: kind
+        for name, kind in _FORM_FIELDS.items()
+        if name in transcriptions.TRANSLATION_FIELDS
+    },
+    "response_format": {"type": "string", "enum": _TRANSLATION_FORMATS},
+}
+
+
+def _multipart_form(fields: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI request body of a multipart form with these fields (`file`, `model`
+    required), read by hand in the endpoint."""
+    schema = {"type": "object", "required": ["file", "model"], "properties": fields}
+    return {
+        "requestBody": {
+            "required": True,
+            "content": {"multipart/form-data": {"schema": schema}},
+        }
+    }
 
 
 @router.get("/models", response_model=ModelList)
@@ -163,13 +173,21 @@ _TRANSCRIPT_RESPONSES: dict[int | str, dict[str, Any]] = {
     },
     **errors(402, 404, 413, 504),
 }
+_TRANSLATION_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The English text in `response_format`: JSON (`json`, `verbose_json`) "
+        "or plain text (`text`, `srt`, `vtt`).",
+        "content": {_TRANSCRIPT_TYPES[name]: {} for name in _TRANSLATION_FORMATS},
+    },
+    **errors(402, 404, 413, 504),
+}
 
 
 @router.post(
     "/audio/transcriptions",
     response_class=Response,
     responses=_TRANSCRIPT_RESPONSES,
-    openapi_extra=_MULTIPART_FORM,
+    openapi_extra=_multipart_form(_FORM_FIELDS),
 )
 async def create_transcription(
     request: Request, db: DatabaseDep, settings: SettingsDep, principal: PrincipalDep
@@ -186,8 +204,8 @@ async def create_transcription(
 @router.post(
     "/audio/translations",
     response_class=Response,
-    responses=_TRANSCRIPT_RESPONSES,
-    openapi_extra=_MULTIPART_FORM,
+    responses=_TRANSLATION_RESPONSES,
+    openapi_extra=_multipart_form(_TRANSLATION_FORM_FIELDS),
 )
 async def create_translation(
     request: Request, db: DatabaseDep, settings: SettingsDep, principal: PrincipalDep

@@ -61,9 +61,7 @@ _LIST_FIELDS: Final = frozenset(
     }
 )
 # What a translation's form takes (OpenAI's: no language, granularities or streaming).
-_TRANSLATION_FIELDS: Final = frozenset(
-    {"file", "model", "prompt", "response_format", "temperature"}
-)
+TRANSLATION_FIELDS: Final = frozenset({"file", "model", "prompt", "response_format", "temperature"})
 _MAX_FIELDS: Final = 32
 _BOOLEANS: Final = {"true": True, "false": False}
 # Whisper's names of languages whose ISO 639 name differs.
@@ -99,7 +97,7 @@ async def read_form(request: Request, task: Task) -> Upload:
         name = key.removesuffix("[]")
         if name == "file":
             continue
-        if task == "translate" and name not in _TRANSLATION_FIELDS:
+        if task == "translate" and name not in TRANSLATION_FIELDS:
             raise ParameterUnknown(f"{name}: Unknown field for a translation.", param=name)
         if isinstance(value, UploadFile):
             raise InvalidField(f"{name}: must be text, not a file.", param=name)
