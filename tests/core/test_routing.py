@@ -4,6 +4,7 @@ held while its request waits for a thread (the wedge of issue 36)."""
 
 from __future__ import annotations
 
+import inspect
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -47,6 +48,17 @@ def test_only_endpoints_take_the_request_session(app: FastAPI) -> None:
         if any(inner.call is request_session for inner in sub.dependencies)
     }
     assert takers == set()
+
+
+def test_no_asynchronous_endpoint_takes_the_request_session(app: FastAPI) -> None:
+    """Its unit of work would run on the event loop and never be ended."""
+    takers = [
+        route.path
+        for route in http_routes(app)
+        if inspect.iscoroutinefunction(inspect.unwrap(route.endpoint))
+        and any(sub.call is request_session for sub in route.dependant.dependencies)
+    ]
+    assert takers == []
 
 
 def test_the_endpoint_and_its_commit_run_on_one_thread_and_free_the_connection(

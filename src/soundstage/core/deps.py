@@ -3,11 +3,8 @@ request's session and the caller."""
 
 from __future__ import annotations
 
-import logging
-from collections.abc import AsyncIterator
 from typing import Annotated
 
-import anyio
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
@@ -17,8 +14,6 @@ from soundstage.core.db import Database
 from soundstage.core.errors import MissingApiKey, SandboxOnly
 from soundstage.core.principal import Principal
 from soundstage.core.routing import REQUEST_UNIT
-
-log = logging.getLogger("soundstage")
 
 # Declared for the OpenAPI document; the gateway middleware has already checked the key.
 _bearer = HTTPBearer(auto_error=False, description="Secret key: sk_sandbox_… or sk_live_…")
@@ -39,26 +34,19 @@ async def _app_settings(request: Request) -> Settings:
     return settings
 
 
-async def request_session(request: Request) -> AsyncIterator[Session]:
+async def request_session(request: Request) -> Session:
     """The request's unit of work: a session that takes a pooled connection at its first
-    statement, on the endpoint's thread, and is committed there when the endpoint returns
-    (rolled back if it raises: core.routing). Services only flush. GET requests only read,
-    so on SQLite they take no write lock. Only endpoints take it, never another dependency
-    (tests/core/test_routing.py): a dependency runs on a thread of its own, and the
-    connection it took would be held while the endpoint waits for one."""
+    statement, on the endpoint's thread, and is committed (rolled back if the endpoint
+    raises) and closed there when the endpoint returns (core.routing). Services only flush.
+    GET requests only read, so on SQLite they take no write lock. Only synchronous endpoints
+    take it, never another dependency or an asynchronous endpoint (tests/core/test_routing.py):
+    a dependency runs on a thread hop of its own, and the connection it took would be held
+    while the endpoint waits for one. What the endpoint returns is read after the session
+    closed: build the response (or load what it shows) in the endpoint."""
     db = database(request)
     session = db.new_session(read_only=request.method in ("GET", "HEAD"))
     session.info[REQUEST_UNIT] = True
-    try:
-        yield session
-    finally:
-        if session.in_transaction():
-            # Used outside its endpoint's thread (a bug: logged). Ended on a thread that waits
-            # for no pool token, as FastAPI ends a synchronous dependency.
-            log.error("request session still open after %s %s", request.method, request.url.path)
-            await anyio.to_thread.run_sync(session.close, limiter=anyio.CapacityLimiter(1))
-        else:
-            session.close()
+    return session
 
 
 async def current_principal(
@@ -75,7 +63,7 @@ async def current_principal(
 # work (jobs waited for, uploads, streams) or read configuration.
 DatabaseDep = Annotated[Database, Depends(_app_database)]
 SettingsDep = Annotated[Settings, Depends(_app_settings)]
-SessionDep = Annotated[Session, Depends(request_session, scope="function")]
+SessionDep = Annotated[Session, Depends(request_session)]
 PrincipalDep = Annotated[Principal, Depends(current_principal)]
 
 

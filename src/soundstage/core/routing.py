@@ -66,11 +66,15 @@ def _call_and_end(
     endpoint: Callable[..., Any], values: dict[str, Any], units: list[Session]
 ) -> Any:
     try:
-        result = endpoint(**values)
-    except BaseException:
+        try:
+            result = endpoint(**values)
+        except BaseException:
+            for unit in units:
+                abandon(unit)
+            raise
         for unit in units:
-            abandon(unit)
-        raise
-    for unit in units:
-        finish(unit)
-    return result
+            finish(unit)
+        return result
+    finally:
+        for unit in units:
+            unit.close()
