@@ -15,7 +15,7 @@ Expected (issue 36): no 500 and no hang (a quick `503 overloaded` past capacity 
 counted), p99 under 1 s at 1,000 connections, the request after the burst under 100 ms.
 Prints requests/s against the bare app and the load average while it ran.
 
-    .venv/bin/python bench/load.py [--connections 1000] [--seconds 20]
+    .venv/bin/python bench/load.py [--connections 1000] [--seconds 30]
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def free_port() -> int:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--connections", type=int, default=1000)
-    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--seconds", type=float, default=30.0)
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         sys.exit("wrk is missing: `make install` installs it (Debian package wrk)")
