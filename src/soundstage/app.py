@@ -55,6 +55,7 @@ from soundstage.idempotency import IdempotencyMiddleware, IdempotencyStore
 from soundstage.jobs import endpoints as jobs_endpoints
 from soundstage.ops import endpoints as ops_endpoints
 from soundstage.pronunciation import endpoints as pronunciation_endpoints
+from soundstage.realtime.sending import SendTimeoutMiddleware
 from soundstage.realtime.slots import SlotPool
 from soundstage.speech.dubbing import endpoints as dubbing_endpoints
 from soundstage.speech.isolator import endpoints as isolator_endpoints
@@ -191,6 +192,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return await run_in_threadpool(lookup)
 
     # Added innermost first: the request passes context -> gateway -> idempotency -> routes.
+    # A WebSocket's sends have a deadline (a client that stops reading frees its slot).
+    app.add_middleware(SendTimeoutMiddleware, seconds=settings.realtime.send_timeout_seconds)
     app.add_middleware(
         IdempotencyMiddleware, store=IdempotencyStore(db, settings), settings=settings
     )
