@@ -173,8 +173,8 @@ def test_a_client_leaving_is_charged_the_audio_received_and_frees_its_slot_at_on
         ws.send_json({"commit": True})
         until(ws, "final")  # every frame was received; then the client vanishes
     began = time.monotonic()
-    # One slot: the next session gets it at once.
-    with one_slot.websocket_connect(PATH, headers=customer.auth()) as ws:
+    # One slot: the next session (another account's) gets it at once.
+    with one_slot.websocket_connect(PATH, headers=create_customer(db, 1000).auth()) as ws:
         ws.send_json({"language": "en"})
         assert ws.receive_json()["type"] == "session.started"
         waited = time.monotonic() - began
