@@ -203,7 +203,8 @@ class RealtimeSettings(BaseModel):
     # session that finds every slot taken is refused (4503), never queued.
     processes: int = Field(default=2, ge=1, le=64)
     # Sessions one account (and environment) may hold at once on an API process; never more
-    # than the slots minus one (with 2 slots: 1), so one tenant never takes every slot.
+    # than the slots minus one (with 2 slots: 1; with a single slot, that one), so one tenant
+    # never takes every slot.
     max_sessions_per_account: int = Field(default=2, ge=1)
     # Credits a session is charged at least per started minute it is open (captured at its
     # end when its use comes to less): a held slot is never free. 25 is a tenth of a minute
