@@ -34,18 +34,22 @@ TCP_ESTABLISHED = 1
 
 
 @pytest.fixture(scope="module")
-def ws_url(settings: Settings, demo_catalog: CatalogCounts) -> Iterator[str]:
-    """A server with one realtime slot, short send and ping timeouts, and an idle timeout
-    (60 s) longer than any test waits: only the pings and the send timeout free a slot."""
+def ws_url(settings: Settings, db: Database, demo_catalog: CatalogCounts) -> Iterator[str]:
+    """A server with one realtime slot (its voice loaded by a first session), a short send
+    timeout, pings every 5 s (the stalled client's buffers fill well before the first ping
+    goes unanswered, so the send timeout is what frees it) and an idle timeout (60 s) longer
+    than any test waits: only the pings and the send timeout free a slot."""
     for base in serve(
         settings,
         SOUNDSTAGE_REALTIME__PROCESSES="1",
         SOUNDSTAGE_REALTIME__IDLE_TIMEOUT_SECONDS="60",
         SOUNDSTAGE_REALTIME__SEND_TIMEOUT_SECONDS="2",
-        SOUNDSTAGE_REALTIME__PING_INTERVAL_SECONDS="2",
+        SOUNDSTAGE_REALTIME__PING_INTERVAL_SECONDS="5",
         SOUNDSTAGE_REALTIME__PING_TIMEOUT_SECONDS="2",
     ):
-        yield base.replace("http://", "ws://") + PATH
+        url = base.replace("http://", "ws://") + PATH
+        asyncio.run(open_when_free(url, create_customer(db, 1_000), within=30))
+        yield url
 
 
 async def open_when_free(url: str, customer: Customer, within: float) -> float:
