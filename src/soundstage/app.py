@@ -62,6 +62,7 @@ from soundstage.jobs import endpoints as jobs_endpoints
 from soundstage.ops import endpoints as ops_endpoints
 from soundstage.ops import readiness
 from soundstage.pronunciation import endpoints as pronunciation_endpoints
+from soundstage.realtime.sending import SendTimeoutMiddleware
 from soundstage.realtime.slots import SlotPool
 from soundstage.speech.dubbing import endpoints as dubbing_endpoints
 from soundstage.speech.isolator import endpoints as isolator_endpoints
@@ -230,7 +231,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return principal
 
     # Added innermost first: the request passes context -> admission -> gateway ->
-    # idempotency -> routes.
+    # idempotency -> routes. A WebSocket's sends have a deadline (a client that stops
+    # reading frees its slot).
+    app.add_middleware(SendTimeoutMiddleware, seconds=settings.realtime.send_timeout_seconds)
     app.add_middleware(
         IdempotencyMiddleware, store=IdempotencyStore(db, settings), settings=settings
     )

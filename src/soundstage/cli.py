@@ -115,6 +115,11 @@ def serve(host: str, port: int, processes: int, no_worker: bool) -> None:
                 # do, then are cut (a session's use is still captured): a client that hangs
                 # on never keeps a stopping server alive.
                 timeout_graceful_shutdown=max(1, round(settings.jobs.shutdown_timeout_seconds)),
+                # WebSockets (realtime sessions): a frame over the message bound is refused
+                # (1009) from its header, before it is read; pings find clients gone.
+                ws_max_size=settings.realtime.max_message_bytes,
+                ws_ping_interval=settings.realtime.ping_interval_seconds,
+                ws_ping_timeout=settings.realtime.ping_timeout_seconds,
             )
         finally:
             if embedded is not None:

@@ -260,17 +260,34 @@ class RealtimeSettings(BaseModel):
     # Slot processes per API process (each loads the models its sessions use, once). A
     # session that finds every slot taken is refused (4503), never queued.
     processes: int = Field(default=2, ge=1, le=64)
-    # Sessions one account (and environment) may hold at once on an API process, so one
-    # tenant never takes every slot.
+    # Sessions one account (and environment) may hold at once on an API process; never more
+    # than the slots minus one (with 2 slots: 1; with a single slot, that one), so one tenant
+    # never takes every slot.
     max_sessions_per_account: int = Field(default=2, ge=1)
+    # Credits a session is charged at least per started minute it is open (captured at its
+    # end when its use comes to less): a held slot is never free. 25 is a tenth of a minute
+    # of realtime transcription, 25 characters of speech; 0 turns the minimum off.
+    minimum_credits_per_minute: int = Field(default=25, ge=0)
     # The longest a session lasts (it is then closed with 4408); and how long it may stay
     # silent (no message from the client) before it is closed the same way.
     max_session_seconds: float = Field(default=1800.0, gt=0)
     idle_timeout_seconds: float = Field(default=20.0, gt=0)
     # How long a token from .../realtime/tokens may wait before it is used (once).
     token_ttl_seconds: int = Field(default=60, ge=1, le=3600)
-    # The largest client message (a text chunk, an audio frame), in bytes.
+    # The largest client message (a text chunk, an audio frame), in bytes. `soundstage serve`
+    # gives it to uvicorn as the WebSocket's own limit: a larger frame is refused (close 1009)
+    # from its header, before its payload is read.
     max_message_bytes: int = Field(default=64 * 1024, ge=1024)
+    # The server pings every session this often and drops a client that does not answer
+    # within the timeout (gone without a word); and a message it sends that the client does
+    # not take within `send_timeout_seconds` (it stopped reading) ends the session. Together
+    # a client that vanishes or stops reading frees its slot within 20 s at most.
+    ping_interval_seconds: float = Field(default=10.0, gt=0)
+    ping_timeout_seconds: float = Field(default=10.0, gt=0)
+    send_timeout_seconds: float = Field(default=10.0, gt=0)
+    # How often an open session checks that its key is still valid: revoking a key ends its
+    # sessions within this (close 4401 `api_key_revoked`).
+    key_check_seconds: float = Field(default=2.0, gt=0)
 
 
 class SttSettings(BaseModel):

@@ -1,10 +1,13 @@
 """The realtime core end to end through a WebSocket route of its own (tests only): keys and
-single-use tokens, slots held and freed, credits reserved in blocks and captured as used,
-errors as close codes, a slot process killed mid-session."""
+single-use tokens, slots held and freed, credits reserved in blocks and captured as used (at
+least a minimum per started minute), errors as close codes, a slot process killed
+mid-session, a revoked key's session ended, keys in URLs refused and failed openings rate
+limited."""
 
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import time
 from collections.abc import Iterator
@@ -20,15 +23,20 @@ from soundstage.app import create_app
 from soundstage.config import RealtimeSettings, Settings
 from soundstage.core.db import Database
 from soundstage.core.errors import AppError
+from soundstage.core.timeutil import travel
 from soundstage.jobs import live as live_jobs
 from soundstage.realtime import gate, live
 from soundstage.realtime.slots import SlotPool
 from tests.support.credits import wallet_sums
-from tests.support.factories import Customer, create_customer, principal_of
+from tests.support.factories import Customer, create_api_key, create_customer, principal_of
 from tests.support.realtime import job_of, wallets
+
+pytestmark = pytest.mark.services
 
 KIND = "shout_realtime"
 BLOCK = 10
+MINIMUM = RealtimeSettings().minimum_credits_per_minute
+PATH = "/api/v1/test/shout"
 live_jobs.register_lost_kind(KIND)
 
 
@@ -69,18 +77,29 @@ async def shout(websocket: WebSocket) -> None:
 
 def realtime_app(settings: Settings, **realtime: Any) -> FastAPI:
     app = create_app(settings.model_copy(update={"realtime": RealtimeSettings(**realtime)}))
-    app.add_api_websocket_route("/api/v1/test/shout", shout)
+    app.add_api_websocket_route(PATH, shout)
     return app
 
 
 @pytest.fixture(scope="module")
 def one_slot(settings: Settings) -> Iterator[TestClient]:
-    with TestClient(realtime_app(settings, processes=1, idle_timeout_seconds=2)) as client:
+    """One slot, a short idle timeout, no minimum charge (its own tests below set it)."""
+    app = realtime_app(settings, processes=1, idle_timeout_seconds=2, minimum_credits_per_minute=0)
+    with TestClient(app) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def guarded(settings: Settings) -> Iterator[TestClient]:
+    """One slot, the default minimum charge, an idle timeout (30 s) longer than any test
+    here waits, and a key checked every half second."""
+    app = realtime_app(settings, processes=1, idle_timeout_seconds=30, key_check_seconds=0.5)
+    with TestClient(app) as client:
         yield client
 
 
 def connect(client: TestClient, customer: Customer, query: str = "") -> Any:
-    return client.websocket_connect(f"/api/v1/test/shout{query}", headers=customer.auth())
+    return client.websocket_connect(f"{PATH}{query}", headers=customer.auth())
 
 
 def closed_with(ws: Any) -> tuple[dict[str, Any], int]:
@@ -163,7 +182,8 @@ def test_every_slot_taken_is_4503_and_a_leaving_client_frees_its_slot_at_once(
 
 
 def test_one_account_cannot_take_every_slot(settings: Settings, db: Database) -> None:
-    app = realtime_app(settings, processes=2, max_sessions_per_account=1)
+    # Two slots, and the default of two sessions per account: one account gets one.
+    app = realtime_app(settings, processes=2)
     customer = create_customer(db, 100)
     with TestClient(app) as client, connect(client, customer) as ws:
         ws.send_json({})
@@ -305,3 +325,106 @@ def test_the_pool_starts_no_process_until_a_session_needs_one(settings: Settings
     pool = SlotPool(settings)
     assert (pool.free, pool.pids()) == (settings.realtime.processes, [])
     assert timedelta(seconds=settings.realtime.token_ttl_seconds) <= timedelta(hours=1)
+
+
+def test_a_session_kept_open_with_empty_messages_is_charged_the_minimum_per_started_minute(
+    guarded: TestClient, db: Database
+) -> None:
+    customer = create_customer(db, 100)
+    with connect(guarded, customer) as ws:
+        ws.send_json({})
+        job_id = ws.receive_json()["job_id"]
+        ws.send_json({"text": ""})  # a keep-alive: nothing to say
+        with travel(timedelta(seconds=61)):  # its second minute has begun
+            ws.send_json({"text": ""})
+            ws.send_json({"close": True})
+            assert ws.receive_json() == {"words": 0}
+            assert ws.receive_json()["type"] == "closed"
+    job = job_of(db, job_id)
+    assert (job.status, job.credits_used) == ("completed", 2 * MINIMUM)
+    assert wallets(db, customer) == {
+        "available": 100 - 2 * MINIMUM,
+        "reserved": 0,
+        "consumed": 2 * MINIMUM,
+    }
+
+
+def key_id_of(client: TestClient, secret: str) -> str:
+    listed = client.get("/api/v1/keys", headers={"Authorization": f"Bearer {secret}"})
+    return str(next(key["id"] for key in listed.json()["data"] if key["current"]))
+
+
+def test_revoking_its_key_ends_an_open_session_within_5_s(
+    guarded: TestClient, db: Database
+) -> None:
+    customer = create_customer(db, 100)
+    secret = create_api_key(db, customer)
+    with guarded.websocket_connect(PATH, headers={"Authorization": f"Bearer {secret}"}) as ws:
+        ws.send_json({})
+        job_id = ws.receive_json()["job_id"]
+        ws.send_json({"text": "still here"})
+        assert [ws.receive_json()["word"] for _ in range(2)] == ["STILL", "HERE"]
+        revoked = guarded.post(
+            f"/api/v1/keys/{key_id_of(guarded, secret)}/revoke", headers=customer.auth()
+        )
+        assert revoked.status_code == 200, revoked.text
+        began = time.monotonic()
+        error, code = closed_with(ws)
+        ended_in = time.monotonic() - began
+    assert (code, error["error"]["code"]) == (4401, "api_key_revoked")
+    assert ended_in < 5
+    job = job_of(db, job_id)
+    assert (job.status, job.credits_used) == ("failed", max(2, MINIMUM))
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "?token={key}&token=rt_x",  # a repeated parameter
+        "?token=Bearer%20{key}",  # behind a prefix
+        "?authorization=Bearer+{key}",  # any parameter's name
+        "?{key}",  # a parameter's name
+        "?token=%2573{rest}",  # percent-encoded twice
+    ],
+)
+def test_an_api_key_anywhere_in_the_url_is_refused(
+    guarded: TestClient, db: Database, query: str
+) -> None:
+    customer = create_customer(db, 100)
+    key = customer.sandbox_key
+    url = PATH + query.format(key=key, rest=key.removeprefix("s"))
+    # Sent with a valid header too: the key in the URL alone refuses the opening.
+    with guarded.websocket_connect(url, headers=customer.auth()) as ws:
+        ws.send_json({})  # the opening message, were the session let in
+        error = ws.receive_json()
+        assert error["type"] == "error", error
+        assert error["error"]["code"] == "malformed_request"
+        assert ws.receive()["code"] == 4400
+
+
+def test_failed_openings_spend_the_address_anonymous_rate_limit(
+    settings: Settings, db: Database
+) -> None:
+    limited = settings.model_copy(
+        update={
+            "rate_limits": settings.rate_limits.model_copy(update={"anonymous": "3/minute"}),
+            "redis_namespace": f"{settings.redis_namespace}-{secrets.token_hex(4)}",
+        }
+    )
+    customer = create_customer(db, 100)
+    failures = [
+        ({"Authorization": "Bearer sk_sandbox_not_a_key"}, ""),
+        ({}, "?token=rt_unknown"),
+        (customer.auth(), f"?token={customer.sandbox_key}"),
+    ]
+    with TestClient(realtime_app(limited, processes=1, minimum_credits_per_minute=0)) as client:
+        codes = []
+        for headers, query in failures + failures[:1]:
+            with client.websocket_connect(PATH + query, headers=headers) as ws:
+                codes.append(closed_with(ws)[1])
+        # The fourth failure in a minute from this address is over its bucket.
+        assert codes == [4401, 4401, 4400, 4429]
+        # A valid key from the same address still opens (it spends its own bucket).
+        with connect(client, customer) as ws:
+            ws.send_json({})
+            assert ws.receive_json()["type"] == "opened"

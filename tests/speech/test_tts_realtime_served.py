@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import select
 from websockets.asyncio.client import ClientConnection, connect
 
-from soundstage.config import Settings
+from soundstage.config import RealtimeSettings, Settings
 from soundstage.core.db import Database
 from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.models import Job
@@ -24,30 +24,18 @@ from soundstage.voices.service import CatalogCounts
 from tests.speech.audio_fixtures import word_error_rate
 from tests.support.factories import Customer, create_customer
 from tests.support.processes import serve
-from tests.support.realtime import job_of, pcm_audio, wallets
+from tests.support.realtime import LIGHTHOUSE, job_of, pcm_audio, wallets
 
 pytestmark = pytest.mark.services
 
-TEXT = (
-    "The old lighthouse stood at the edge of the cliff, its white paint peeling in the salt "
-    "wind. Every evening the keeper climbed the spiral stairs, counted the steps out of habit, "
-    "and lit the great lamp that swept across the dark water. Ships passing in the night "
-    "never saw him, but they trusted the light. One winter a storm tore the shutters from "
-    "the windows and flooded the lower rooms. The keeper worked through the night, bailing "
-    "water and keeping the flame alive. By morning the sea had calmed, and a fishing boat "
-    "that had been lost in the fog found its way home. The captain climbed the hill to thank "
-    "him, carrying a basket of bread and smoked fish. They sat together on the bench by the "
-    "door and watched the gulls circle above the harbor. Neither of them said much, but both "
-    "understood that the light had mattered more than words ever could on such a long night. "
-    "In spring the keeper painted the tower again, and children from the village came to "
-    "watch, asking about the storm until he told the story one more time."
-)[:1000]
+TEXT = LIGHTHOUSE[:1000]
 WORDS_PER_SECOND = 20
 # Generous: the bench (bench/tts_realtime.py) measures the real figure.
 FIRST_AUDIO_BUDGET_SECONDS = 2.0
 # Words the vanishing client sends at once: the first clause and a sentence and a half more,
 # fewer messages than the session reads ahead (so it sees the client leave at once).
 SENT_WORDS = 25
+MINIMUM = RealtimeSettings().minimum_credits_per_minute
 
 
 @pytest.fixture(scope="module")
@@ -190,8 +178,10 @@ def test_a_client_that_vanishes_is_charged_what_it_was_sent_and_frees_its_slot(
     # sentence, had to end first).
     assert reopened_in < 3.0
     assert got == ["The old lighthouse stood at the edge of the cliff,"]
+    # A session is charged at least the minimum of its minute (25 credits).
+    hello = max(len("Hello again. "), MINIMUM)
     second = job_of(db, second_job)
-    assert (second.status, second.credits_used) == ("completed", len("Hello again. "))
+    assert (second.status, second.credits_used) == ("completed", hello)
     vanished = ended_job(db, customer, other_than=second_job)
     assert vanished.status == "completed"
     assert vanished.result is not None
@@ -200,7 +190,7 @@ def test_a_client_that_vanishes_is_charged_what_it_was_sent_and_frees_its_slot(
     assert vanished.credits_used == sent
     assert len(got[0]) < sent < len(" ".join(TEXT.split(" ")[:SENT_WORDS]))
     assert wallets(db, customer) == {
-        "available": 5_000 - sent - len("Hello again. "),
+        "available": 5_000 - sent - hello,
         "reserved": 0,
-        "consumed": sent + len("Hello again. "),
+        "consumed": sent + hello,
     }

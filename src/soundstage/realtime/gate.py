@@ -1,7 +1,9 @@
 """Who may open a realtime session: an API key in the `Authorization` header, or a
 single-use token minted with a key (for browsers, which cannot set WebSocket headers); never
-a key in the URL. Each opening spends one request of the key's rate limit. Errors are sent
-as an `error` message in the API's envelope, then a close frame with code 4000 + status."""
+a key anywhere in the URL. Each opening spends one request of the key's rate limit; a failed
+one (no valid key or token, a key in the URL) one of the client address's anonymous bucket,
+as an unauthenticated HTTP request does. Errors are sent as an `error` message in the API's
+envelope, then a close frame with code 4000 + status."""
 
 from __future__ import annotations
 
@@ -9,10 +11,11 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from urllib.parse import unquote_plus
 
 from fastapi import WebSocket
 from starlette.concurrency import run_in_threadpool
-from starlette.websockets import WebSocketState
+from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from soundstage.accounts import service as accounts
 from soundstage.config import Settings
@@ -78,24 +81,50 @@ def _principal(db: Database, header: str | None, token: str | None, purpose: str
         return accounts.principal_of_key(session, used)
 
 
+def carries_key(query_string: str) -> bool:
+    """Whether an API key appears anywhere in a query string: in any parameter's value or
+    name, repeated or not, behind a `Bearer ` or any other text, percent-encoded or not."""
+    text = query_string
+    for _ in range(4):  # each level of percent-encoding a client may have applied
+        if any(prefix in text for prefix in accounts.KEY_PREFIXES.values()):
+            return True
+        decoded = unquote_plus(text)
+        if decoded == text:
+            return False
+        text = decoded
+    return False
+
+
 async def authenticate(websocket: WebSocket, purpose: str) -> Principal:
     """The caller of a WebSocket about to open a `purpose` session (raises AppError)."""
-    db: Database = websocket.app.state.db
     limiter: RateLimiter = websocket.app.state.limiter
-    query = websocket.query_params
-    if any(value.startswith(("sk_sandbox_", "sk_live_")) for value in query.values()):
+    try:
+        principal = await _caller(websocket, purpose)
+    except AppError as exc:
+        if exc.status not in (400, 401):  # not the caller's failure (the database is down)
+            raise
+        client = websocket.client
+        failed = await limiter.hit_anonymous(client.host if client else "unknown")
+        if not failed.allowed:
+            raise failed.error() from None
+        raise
+    decision = await limiter.hit_account(principal.account_id, principal.environment)
+    if not decision.allowed:
+        raise decision.error()
+    return principal
+
+
+async def _caller(websocket: WebSocket, purpose: str) -> Principal:
+    db: Database = websocket.app.state.db
+    if carries_key(websocket.scope.get("query_string", b"").decode("latin-1")):
         raise MalformedRequest(
             "API keys are never accepted in a URL: send `Authorization: Bearer <key>`, or a "
             "token from the endpoint's /tokens.",
             param="token",
         )
-    token = query.get("token")
+    token = websocket.query_params.get("token")
     header = websocket.headers.get("authorization")
-    principal = await run_in_threadpool(_principal, db, header, token, purpose)
-    decision = await limiter.hit_account(principal.account_id, principal.environment)
-    if not decision.allowed:
-        raise decision.error()
-    return principal
+    return await run_in_threadpool(_principal, db, header, token, purpose)
 
 
 def close_code(error: AppError) -> int:
@@ -122,5 +151,5 @@ async def refuse(websocket: WebSocket, error: AppError) -> None:
     try:
         await websocket.send_json(body)
         await websocket.close(close_code(error), error.code)
-    except (RuntimeError, OSError):  # the client has gone
+    except (RuntimeError, OSError, WebSocketDisconnect):  # the client has gone, or stalled
         pass

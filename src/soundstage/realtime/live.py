@@ -1,13 +1,15 @@
 """A realtime session on the API side: its slot, its job record (processing under this
 process's lease, renewed while it lasts), its credits (reserved in blocks as its use grows,
-captured once when it ends, however it ends), and the client's messages read within the
-idle timeout and the session's longest length."""
+at least a minimum per started minute it is open, captured once when it ends, however it
+ends), its key (checked while it lasts: revoking it ends the session), and the client's
+messages read within the idle timeout and the session's longest length."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
+import math
 import os
 import secrets
 import socket
@@ -15,6 +17,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, TypeVar
 
 import anyio
@@ -23,10 +26,18 @@ from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocketDisconnect
 
+from soundstage.accounts import service as accounts
 from soundstage.config import Settings
 from soundstage.core.db import Database
-from soundstage.core.errors import AppError, MalformedRequest, PayloadTooLarge
+from soundstage.core.errors import (
+    AppError,
+    AuthenticationError,
+    InsufficientCredits,
+    MalformedRequest,
+    PayloadTooLarge,
+)
 from soundstage.core.principal import Principal
+from soundstage.core.timeutil import utcnow
 from soundstage.jobs import live as live_jobs
 from soundstage.models import Job
 from soundstage.realtime.errors import SessionTimeout
@@ -42,7 +53,9 @@ class LiveSession:
     """What a feature's endpoint drives once the session is open: `receive` the client's
     messages (read from the socket from then on by the session itself), `stream` each
     through the handler, `cover` the credits its use has reached before delivering it, and
-    set `used` (what to capture at the end) and `result` (the job's result)."""
+    set `used` (what its use came to) and `result` (the job's result). At the end `captured`
+    is what was charged: `used`, or the minimum for the minutes the session was open when
+    that is more."""
 
     websocket: WebSocket
     job: Job
@@ -53,9 +66,15 @@ class LiveSession:
     started: float = field(default_factory=time.monotonic)
     used: int = 0
     result: dict[str, Any] = field(default_factory=dict)
+    captured: int = 0
+    # Set once the handler is open: the session's minutes count from then.
+    opened_at: datetime | None = None
     _block: int = 0
     _inbox: asyncio.Queue[dict[str, Any]] = field(default_factory=lambda: asyncio.Queue(32))
     _gone: asyncio.Event = field(default_factory=asyncio.Event)
+    # Set when the server ends the session (its key revoked), with the error to end it with.
+    _stopped: asyncio.Event = field(default_factory=asyncio.Event)
+    _stop_error: AppError | None = None
 
     @property
     def job_id(self) -> str:
@@ -75,12 +94,15 @@ class LiveSession:
 
     async def _unless_gone(self, outputs: AsyncIterator[Any]) -> AsyncIterator[Any]:
         gone = asyncio.ensure_future(self._gone.wait())
+        stopped = asyncio.ensure_future(self._stopped.wait())
         try:
             while True:
                 step = asyncio.ensure_future(anext(outputs))
-                await asyncio.wait({step, gone}, return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait({step, gone, stopped}, return_when=asyncio.FIRST_COMPLETED)
                 if not step.done():
                     step.cancel()
+                    if self._stop_error is not None:
+                        raise self._stop_error
                     raise WebSocketDisconnect(1001, "the client left")
                 try:
                     yield step.result()
@@ -88,11 +110,28 @@ class LiveSession:
                     return
         finally:
             gone.cancel()
+            stopped.cancel()
+
+    def stop(self, error: AppError) -> None:
+        """End the session from outside its endpoint (its key was revoked): what it waits
+        for (the client's next message, the handler's next output) raises `error`."""
+        self._stop_error = error
+        self._stopped.set()
+
+    def minimum(self) -> int:
+        """What the session costs at least so far: the minimum per started minute since it
+        opened (0 before its handler is open)."""
+        if self.opened_at is None:
+            return 0
+        per_minute = self.settings.realtime.minimum_credits_per_minute
+        seconds = (utcnow() - self.opened_at).total_seconds()
+        return per_minute * max(1, math.ceil(seconds / 60))
 
     async def cover(self, credits: int) -> None:
-        """Make sure `credits` are held, reserving more blocks if needed (402 when the
-        balance cannot cover them: end the session then)."""
-        missing = credits - self.job.credits_reserved
+        """Make sure `credits` (and the minimum of the minutes started so far) are held,
+        reserving more blocks if needed (402 when the balance cannot cover them: end the
+        session then)."""
+        missing = max(credits, self.minimum()) - self.job.credits_reserved
         if missing <= 0:
             return
         more = -(-missing // self._block) * self._block if self._block else missing
@@ -114,8 +153,11 @@ class LiveSession:
             raise SessionTimeout(
                 f"The session reached its longest length, {limits.max_session_seconds:g} s."
             )
+        # Each minute the session is open costs at least the minimum: held before it goes on
+        # (a client keeping a session open with empty messages pays for it).
+        await self.cover(self.used)
         try:
-            message = await asyncio.wait_for(self._inbox.get(), timeout)
+            message = await self._next_message(timeout)
         except TimeoutError:
             if timeout < limits.idle_timeout_seconds:
                 raise SessionTimeout(
@@ -133,6 +175,24 @@ class LiveSession:
                 f"held {size}."
             )
         return message
+
+    async def _next_message(self, timeout: float) -> dict[str, Any]:
+        """The next message read (queued ones first), unless the session is stopped first
+        (its error raised) or `timeout` passes (TimeoutError)."""
+        if not self._inbox.empty():
+            return self._inbox.get_nowait()
+        got = asyncio.ensure_future(self._inbox.get())
+        stopped = asyncio.ensure_future(self._stopped.wait())
+        try:
+            await asyncio.wait({got, stopped}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+        if got.done():
+            return got.result()
+        got.cancel()
+        if self._stop_error is not None:
+            raise self._stop_error
+        raise TimeoutError
 
     async def _read(self) -> None:
         """Reads the client's messages as they come, a few ahead of the session (a client
@@ -225,7 +285,8 @@ async def session(
                     principal,
                     kind,
                     request,
-                    credits_needed=block_credits,
+                    # The first block, and at least the first minute's minimum.
+                    credits_needed=max(block_credits, settings.realtime.minimum_credits_per_minute),
                     owner=owner,
                     lease_seconds=lease,
                 )
@@ -236,10 +297,12 @@ async def session(
         tasks = [
             loop.create_task(_renew(db, job.id, owner, settings)),
             loop.create_task(live._read()),
+            loop.create_task(_watch_key(live, principal)),
         ]
         error: AppError | None = None
         try:
             await slot.open(factory, params)
+            live.opened_at = utcnow()
             yield live
         except AppError as exc:
             error = exc
@@ -260,16 +323,52 @@ def _end(live: LiveSession, error: AppError | None) -> None:
         held = live.job.credits_reserved
         log.error("realtime job %s used %d credits, held %d", live.job.id, used, held)
         used = held
+    live.captured = _with_minimum(live, used, error)
     with live.db.session() as unit:
         live_jobs.finish(
             unit,
             live.settings,
             live.job,
             live.owner,
-            credits_used=used,
+            credits_used=live.captured,
             result=live.result,
             error=error,
         )
+
+
+def _with_minimum(live: LiveSession, used: int, error: AppError | None) -> int:
+    """What the session is charged: its use, or the minimum for the minutes it was open when
+    that is more (held first; what the balance cannot hold is not charged). A session that
+    failed on the server's side (5xx) is charged its use only."""
+    if error is not None and error.status >= 500:
+        return used
+    charged = max(used, live.minimum())
+    shortfall = charged - live.job.credits_reserved
+    if shortfall > 0:
+        try:
+            with live.db.session() as unit:
+                live_jobs.grow(unit, live.settings, live.job, live.owner, shortfall)
+        except InsufficientCredits:
+            return live.job.credits_reserved
+    return charged
+
+
+async def _watch_key(live: LiveSession, principal: Principal) -> None:
+    """Ends the session (401 `api_key_revoked`) once its key is revoked."""
+
+    def check() -> None:
+        with live.db.read_session() as unit:
+            accounts.principal_of_key(unit, principal.api_key_id)
+
+    while True:
+        await asyncio.sleep(live.settings.realtime.key_check_seconds)
+        try:
+            await run_in_threadpool(check)
+        except AuthenticationError as exc:
+            live.stop(exc)
+            return
+        except Exception:  # the database is down: the next check tries again
+            log.warning("realtime job %s: key not checked", live.job.id, exc_info=True)
 
 
 async def _renew(db: Database, job_id: str, owner: str, settings: Settings) -> None:

@@ -210,7 +210,8 @@ class Slot:
 
 class SlotPool:
     """The slots of one API process. A session takes a free one or is refused (never
-    queued), and an account may hold at most `max_sessions_per_account` of them."""
+    queued), and an account may hold at most `max_sessions_per_account` of them, and never
+    every slot (the slots minus one, when there are several)."""
 
     def __init__(self, settings: Settings) -> None:
         context = multiprocessing.get_context("spawn")
@@ -224,16 +225,24 @@ class SlotPool:
     def free(self) -> int:
         return len(self._free)
 
+    @property
+    def per_account(self) -> int:
+        """The sessions one account may hold at once here."""
+        limit = self._settings.realtime.max_sessions_per_account
+        return min(limit, max(1, len(self._slots) - 1))
+
     def pids(self) -> list[int]:
         return [slot.pid for slot in self._slots if slot.pid is not None]
 
     @asynccontextmanager
     async def hold(self, account: tuple[str, str]) -> AsyncIterator[Slot]:
         """A slot for one session; freed when the session ends, whatever ended it."""
-        limit = self._settings.realtime.max_sessions_per_account
+        limit = self.per_account
         if self._held[account] >= limit:
+            sessions = "session" if limit == 1 else "sessions"
             raise TooManySessions(
-                f"This account already holds {limit} realtime sessions; close one first."
+                f"This account already holds {limit} realtime {sessions} on this server, "
+                "as many as it may; close one first."
             )
         if not self._free:
             await self._wait_for_recycling()

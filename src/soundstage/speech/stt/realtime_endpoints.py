@@ -116,7 +116,9 @@ async def _transcribe(
             "type": "session.closed",
             "job_id": session.job_id,
             "duration_ms": duration_ms,
-            "credits_used": session.used,
+            # What was charged: the audio received, or the minimum for the minutes the
+            # session was open when that is more.
+            "credits_used": session.captured,
             # The slot's time on this session's audio: processing_ms / duration_ms is the
             # session's real-time factor.
             "processing_ms": processing_ms,

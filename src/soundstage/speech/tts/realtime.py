@@ -132,8 +132,19 @@ class Conversation:
         session = self._session
         charged = session.used + rates.for_characters(Operation.TTS, chunk.characters)
         await session.cover(charged)
-        await self._send_audio(chunk.audio, _alignment(chunk))
-        # Delivered: charged, whatever happens next.
+        alignment = _alignment(chunk)
+        if self._base64:
+            await self._send_audio(chunk.audio, alignment)
+            self._delivered(chunk, charged)
+            return
+        if chunk.audio:
+            await self._websocket.send_bytes(chunk.audio)
+        # The audio is the client's: charged, whatever happens to the alignment after it.
+        self._delivered(chunk, charged)
+        await self._websocket.send_json({"type": "alignment", **alignment})
+
+    def _delivered(self, chunk: SpokenChunk, charged: int) -> None:
+        session = self._session
         session.used = charged
         self._chunks += 1
         self._characters += chunk.characters
