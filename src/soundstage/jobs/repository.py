@@ -3,14 +3,16 @@ can never move a job that another worker owns or that has already ended."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Select, func, or_, select, update
+from sqlalchemy import ColumnElement, Select, and_, case, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from soundstage.core.tenancy import select_owned
-from soundstage.models import Job
+from soundstage.config import RunningJobCaps
+from soundstage.core.tenancy import select_owned, update_owned
+from soundstage.models import Job, JobTurn
 from soundstage.models.jobs import ACTIVE_STATUSES, JobStatus
 
 ACTIVE = ACTIVE_STATUSES
@@ -39,27 +41,118 @@ def _changed(session: Session, stmt: Any) -> bool:
     return bool(result.rowcount == 1)  # type: ignore[attr-defined]
 
 
-def claim(session: Session, job_id: str, owner: str, now: datetime, lease: timedelta) -> bool:
-    """Take a queued job, or one whose worker's lease ran out."""
-    stmt = (
-        update(Job)
+# Claims take turns under one lock: SQLite's write lock (every unit of work begins IMMEDIATE)
+# or, on PostgreSQL, this transaction-scoped advisory lock. So every worker, on any machine,
+# sees the running jobs the claim before it started, and an owner's cap holds exactly.
+CLAIM_LOCK = 0x50_756E_6453  # any constant: the key of that advisory lock
+
+
+def _claimable(now: datetime) -> ColumnElement[bool]:
+    """A job a worker may take: queued, or running in a worker whose lease ran out."""
+    return or_(
+        Job.status == JobStatus.QUEUED,
+        (Job.status == JobStatus.PROCESSING) & (Job.lease_expires_at < now),
+    )
+
+
+def claim_next(
+    session: Session,
+    owner: str,
+    now: datetime,
+    lease: timedelta,
+    caps: RunningJobCaps,
+    uncounted_kinds: Collection[str],
+) -> Job | None:
+    """Take the next job in the fair order for the worker `owner`, or None if no job may
+    start now (none waits, or every owner with work waiting is at its cap). The order:
+    of the owners (an account in one environment) with a job waiting and fewer jobs running
+    than their cap, the one with the fewest running, then the one whose last job started
+    longest ago (`JobTurn`), then the one whose oldest job has waited longest; its oldest
+    job. Jobs of `uncounted_kinds` (live jobs, run by their caller) count for no cap."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(select(func.pg_advisory_xact_lock(CLAIM_LOCK)))
+    while True:
+        job_id = session.scalar(_next_in_turn(now, caps, uncounted_kinds))
+        if job_id is None:
+            return None
+        stmt = (
+            update(Job)
+            .where(Job.id == job_id, _claimable(now))  # a cancel may have come first
+            .values(
+                status=JobStatus.PROCESSING,
+                attempts=Job.attempts + 1,
+                lease_owner=owner,
+                lease_expires_at=now + lease,
+                updated_at=now,
+                started_at=func.coalesce(Job.started_at, now),
+            )
+            .returning(Job)
+            .execution_options(synchronize_session=False)
+        )
+        job = session.scalars(stmt).first()
+        if job is not None:
+            _served(session, (job.account_id, job.environment), now)
+            return job
+
+
+def _next_in_turn(
+    now: datetime, caps: RunningJobCaps, uncounted_kinds: Collection[str]
+) -> Select[tuple[str]]:
+    """The id of the job claim_next takes: one statement, so that it reads one state."""
+    place = func.row_number().over(
+        partition_by=(Job.account_id, Job.environment), order_by=(Job.created_at, Job.id)
+    )
+    heads = (
+        select(Job.id, Job.account_id, Job.environment, Job.created_at, place.label("place"))
+        .where(_claimable(now))
+        .subquery("heads")
+    )
+    running = (
+        select(Job.account_id, Job.environment, func.count().label("jobs"))
         .where(
-            Job.id == job_id,
-            or_(
-                Job.status == JobStatus.QUEUED,
-                (Job.status == JobStatus.PROCESSING) & (Job.lease_expires_at < now),
+            Job.status == JobStatus.PROCESSING,
+            Job.lease_expires_at >= now,
+            Job.kind.not_in(list(uncounted_kinds)),
+        )
+        .group_by(Job.account_id, Job.environment)
+        .subquery("running")
+    )
+    jobs_running = func.coalesce(running.c.jobs, 0)
+    cap = case((heads.c.environment == "sandbox", caps.sandbox), else_=caps.production)
+    return (
+        select(heads.c.id)
+        .select_from(heads)
+        .outerjoin(
+            running,
+            and_(
+                running.c.account_id == heads.c.account_id,
+                running.c.environment == heads.c.environment,
             ),
         )
-        .values(
-            status=JobStatus.PROCESSING,
-            attempts=Job.attempts + 1,
-            lease_owner=owner,
-            lease_expires_at=now + lease,
-            updated_at=now,
-            started_at=func.coalesce(Job.started_at, now),
+        .outerjoin(
+            JobTurn,
+            and_(
+                JobTurn.account_id == heads.c.account_id,
+                JobTurn.environment == heads.c.environment,
+            ),
         )
+        .where(heads.c.place == 1, jobs_running < cap)
+        .order_by(
+            jobs_running,
+            JobTurn.served_at.asc().nulls_first(),
+            heads.c.created_at,
+            heads.c.id,
+        )
+        .limit(1)
     )
-    return _changed(session, stmt)
+
+
+def _served(session: Session, job_owner: tuple[str, str], now: datetime) -> None:
+    """Record that `job_owner` was served now (claims are serialized: no two insert it)."""
+    if not _changed(session, update_owned(JobTurn, job_owner).values(served_at=now)):
+        account_id, environment = job_owner
+        session.add(JobTurn(account_id=account_id, environment=environment, served_at=now))
+        session.flush()
 
 
 def renew_lease(session: Session, job_id: str, owner: str, until: datetime) -> bool:
@@ -165,12 +258,22 @@ def lease_owners(session: Session, job_ids: list[str]) -> dict[str, str | None]:
     return {job_id: owner for job_id, owner in session.execute(stmt)}
 
 
-def stale_job_ids(session: Session, now: datetime, requeue_before: datetime) -> list[str]:
-    stmt = select(Job.id).where(
-        or_(
-            (Job.status == JobStatus.PROCESSING) & (Job.lease_expires_at < now),
-            (Job.status == JobStatus.QUEUED) & (Job.updated_at < requeue_before),
+def stale_job_ids(
+    session: Session, now: datetime, requeue_before: datetime, limit: int
+) -> list[str]:
+    """Up to `limit` jobs that no worker holds and none took lately: running in a worker
+    whose lease ran out, or queued and untouched since `requeue_before`; the longest
+    untouched first."""
+    stmt = (
+        select(Job.id)
+        .where(
+            or_(
+                (Job.status == JobStatus.PROCESSING) & (Job.lease_expires_at < now),
+                (Job.status == JobStatus.QUEUED) & (Job.updated_at < requeue_before),
+            )
         )
+        .order_by(Job.updated_at)
+        .limit(limit)
     )
     return list(session.scalars(stmt))
 

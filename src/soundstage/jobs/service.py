@@ -99,10 +99,11 @@ def record(
 
 
 def _enqueue(settings: Settings, job_id: str) -> None:
-    """Hand a committed job to the queue. The row is the truth: if the queue is down, the
-    job stays queued and the sweeper hands it over again once it is back."""
+    """Wake a worker for a committed job (it runs the next in the fair order). The row is
+    the truth: if the queue is down, the job stays queued and the sweeper wakes one once
+    it is back."""
     try:
-        get_queue(settings).enqueue_job(job_id)
+        get_queue(settings).wake_worker(job_id)
     except Exception:
         log.warning("could not enqueue job %s; the sweeper will", job_id, exc_info=True)
 
@@ -234,10 +235,15 @@ def cancel_if_active(db: Database, settings: Settings, job_id: str) -> JobOut:
 def _cancel(session: Session, settings: Settings, job: Job) -> bool:
     # The reservation to release is the one the cancelling statement found on the row, not
     # `job.reservation_id` as read before: a worker may have reserved in between.
+    was_running = job.status == JobStatus.PROCESSING
     cancelled, reservation_id = repository.cancel(session, job.id, utcnow())
     if cancelled and reservation_id:
         wiring.billing(settings).release(session, reservation_id)
     session.refresh(job)
+    if cancelled and was_running:
+        # Its account may start another job now, but its worker claims again only once it
+        # notices (at its next heartbeat): wake another.
+        after_commit(session, lambda: _enqueue(settings, job.id))
     if cancelled:
         emit_end(session, settings, job.id, _cancelled_event(settings, job.kind))
     return cancelled
