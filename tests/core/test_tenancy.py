@@ -55,7 +55,7 @@ ALLOWED = {
         "the talent side: licenses addressed to the creators an account speaks for "
         "(Creator.account_id) in its key's environment; the license's owner is the buyer"
     ),
-    ("jobs/repository.py", "_next_in_turn"): (
+    ("jobs/repository.py", "_claim_statements"): (
         "the workers serve every tenant; they group waiting and running jobs by owner only to "
         "take turns between owners and cap each owner's running jobs"
     ),

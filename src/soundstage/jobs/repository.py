@@ -5,13 +5,26 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import datetime, timedelta
+from functools import cache
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, case, func, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Integer,
+    Select,
+    and_,
+    bindparam,
+    case,
+    func,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from soundstage.config import RunningJobCaps
 from soundstage.core.tenancy import select_owned, update_owned
+from soundstage.core.timeutil import UTCDateTime
 from soundstage.models import Job, JobTurn
 from soundstage.models.jobs import ACTIVE_STATUSES, JobStatus
 
@@ -25,6 +38,10 @@ def add(session: Session, job: Job) -> None:
 
 def get(session: Session, job_id: str) -> Job | None:
     return session.get(Job, job_id, populate_existing=True)
+
+
+def status_of(session: Session, job_id: str) -> str | None:
+    return session.scalar(select(Job.status).where(Job.id == job_id))
 
 
 def get_owned(session: Session, account_id: str, environment: str, job_id: str) -> Job | None:
@@ -47,7 +64,7 @@ def _changed(session: Session, stmt: Any) -> bool:
 CLAIM_LOCK = 0x50_756E_6453  # any constant: the key of that advisory lock
 
 
-def _claimable(now: datetime) -> ColumnElement[bool]:
+def _claimable(now: Any) -> ColumnElement[bool]:
     """A job a worker may take: queued, or running in a worker whose lease ran out."""
     return or_(
         Job.status == JobStatus.QUEUED,
@@ -71,34 +88,25 @@ def claim_next(
     job. Jobs of `uncounted_kinds` (live jobs, run by their caller) count for no cap."""
     if session.get_bind().dialect.name == "postgresql":
         session.execute(select(func.pg_advisory_xact_lock(CLAIM_LOCK)))
+    turn, take = _claim_statements()
+    params = {"now": now, "sandbox_cap": caps.sandbox, "production_cap": caps.production}
     while True:
-        job_id = session.scalar(_next_in_turn(now, caps, uncounted_kinds))
+        job_id = session.scalar(turn, {**params, "uncounted": list(uncounted_kinds)})
         if job_id is None:
             return None
-        stmt = (
-            update(Job)
-            .where(Job.id == job_id, _claimable(now))  # a cancel may have come first
-            .values(
-                status=JobStatus.PROCESSING,
-                attempts=Job.attempts + 1,
-                lease_owner=owner,
-                lease_expires_at=now + lease,
-                updated_at=now,
-                started_at=func.coalesce(Job.started_at, now),
-            )
-            .returning(Job)
-            .execution_options(synchronize_session=False)
-        )
-        job = session.scalars(stmt).first()
+        # Conditional: a cancel may have come first (PostgreSQL; SQLite holds it off).
+        claimed = {"job_id": job_id, "now": now, "owner": owner, "until": now + lease}
+        job: Job | None = session.scalars(take, claimed).first()
         if job is not None:
             _served(session, (job.account_id, job.environment), now)
             return job
 
 
-def _next_in_turn(
-    now: datetime, caps: RunningJobCaps, uncounted_kinds: Collection[str]
-) -> Select[tuple[str]]:
-    """The id of the job claim_next takes: one statement, so that it reads one state."""
+@cache
+def _claim_statements() -> tuple[Select[tuple[str]], Any]:
+    """The statements of claim_next, built once (with parameters): which job is next (one
+    statement, so that it reads one state), and taking it."""
+    now = bindparam("now", type_=UTCDateTime())
     place = func.row_number().over(
         partition_by=(Job.account_id, Job.environment), order_by=(Job.created_at, Job.id)
     )
@@ -112,14 +120,17 @@ def _next_in_turn(
         .where(
             Job.status == JobStatus.PROCESSING,
             Job.lease_expires_at >= now,
-            Job.kind.not_in(list(uncounted_kinds)),
+            Job.kind.not_in(bindparam("uncounted", expanding=True)),
         )
         .group_by(Job.account_id, Job.environment)
         .subquery("running")
     )
     jobs_running = func.coalesce(running.c.jobs, 0)
-    cap = case((heads.c.environment == "sandbox", caps.sandbox), else_=caps.production)
-    return (
+    cap = case(
+        (heads.c.environment == "sandbox", bindparam("sandbox_cap", type_=Integer())),
+        else_=bindparam("production_cap", type_=Integer()),
+    )
+    turn = (
         select(heads.c.id)
         .select_from(heads)
         .outerjoin(
@@ -145,6 +156,21 @@ def _next_in_turn(
         )
         .limit(1)
     )
+    take = (
+        update(Job)
+        .where(Job.id == bindparam("job_id"), _claimable(now))
+        .values(
+            status=JobStatus.PROCESSING,
+            attempts=Job.attempts + 1,
+            lease_owner=bindparam("owner"),
+            lease_expires_at=bindparam("until", type_=UTCDateTime()),
+            updated_at=now,
+            started_at=func.coalesce(Job.started_at, now),
+        )
+        .returning(Job)
+        .execution_options(synchronize_session=False)
+    )
+    return turn, take
 
 
 def _served(session: Session, job_owner: tuple[str, str], now: datetime) -> None:
