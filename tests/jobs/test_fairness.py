@@ -18,6 +18,7 @@ from sqlalchemy import func, select
 from soundstage.config import RunningJobCaps, Settings
 from soundstage.core.db import Database
 from soundstage.core.principal import Principal
+from soundstage.jobs import live
 from soundstage.jobs import service as jobs
 from soundstage.models import Job
 from soundstage.models.jobs import ACTIVE_STATUSES
@@ -146,7 +147,6 @@ def test_one_accounts_burst_does_not_delay_another_accounts_job(
         loaded = latency(client, db, settings, other_customer, seconds, timeout=bound + 5)
     finally:
         cancel_all(db, settings, burst)
-    print(f"FAIRNESS loaded {loaded:.2f} baseline {baseline:.2f}")
     assert loaded <= bound, f"{loaded:.2f} s against an idle baseline of {baseline:.2f} s"
 
 
@@ -222,3 +222,30 @@ def test_a_job_waiting_at_its_accounts_cap_runs_when_the_running_one_ends(
     wait_for(client, customer, second, "completed", timeout=30)
     (_, first_ended), (second_began, _) = spans(a_spans)
     assert first_ended <= second_began
+
+
+def test_a_live_job_counts_for_no_cap(
+    client: TestClient, db: Database, settings: Settings, customer: Customer
+) -> None:
+    """A realtime session's job (run by its caller, not by a worker) is no queued work: at
+    the sandbox cap of 1, the account's job runs while its session's job is open."""
+    wait_until_idle(db)
+    who = principal_of(customer)
+    owner = "api-test:1:live"
+    with db.session() as session:
+        session_job = live.start(
+            session,
+            settings,
+            who,
+            "shout_realtime",
+            {},
+            credits_needed=0,
+            owner=owner,
+            lease_seconds=60,
+        )
+    try:
+        queued = submit(db, settings, who, "test.sleep", {"seconds": 0.1})
+        wait_for(client, customer, queued, "completed", timeout=30)
+    finally:
+        with db.session() as session:
+            live.finish(session, settings, session_job, owner, credits_used=0, result={})
