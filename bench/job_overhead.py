@@ -31,7 +31,8 @@ def main() -> None:
         SOUNDSTAGE_JOBS='{"plugins": ["bench.empty_job"], "worker_processes": 1}',
         SOUNDSTAGE_LOG_LEVEL="warning",
         BENCH_BARE_DB=str(Path(tmp) / "bare.db"),
-        PYTHONPATH=str(ROOT),
+        # src first: a checkout other than the installed one (a git worktree) runs its own code.
+        PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT)]),
     )
     os.environ.pop("SOUNDSTAGE_DATABASE_URL", None)
     os.environ.pop("SOUNDSTAGE_REDIS_URL", None)

@@ -78,6 +78,23 @@ class ServerSettings(BaseModel):
     fetch_threads: int = Field(default=32, ge=1, le=1000)
 
 
+class RunningJobCaps(BaseModel):
+    """Jobs of one account (in one environment) that workers run at once; its other jobs
+    wait, and other accounts' jobs take the free workers (jobs.repository.claim_next).
+    Sandbox is for building an integration, not for throughput: two at once let a client
+    try its own concurrency (a synchronous call beside an asynchronous job), and a test
+    suite against the sandbox never holds more than two worker processes. Production binds
+    only on deployments of more than 8 worker processes, where one account's batch then
+    leaves the rest to others; on smaller ones a single account may use every worker, and
+    the fair order alone makes another account's job the next to start."""
+
+    sandbox: int = Field(default=2, ge=1)
+    production: int = Field(default=8, ge=1)
+
+    def of(self, environment: str) -> int:
+        return self.sandbox if environment == "sandbox" else self.production
+
+
 class JobSettings(BaseModel):
     """The job queue and its workers."""
 
@@ -92,6 +109,10 @@ class JobSettings(BaseModel):
     # A job whose worker died this many times fails (and is not charged).
     max_attempts: int = 3
     worker_processes: int = 2
+    # Workers take turns between accounts (each account in an environment counts alone):
+    # the one with the fewest jobs running, then the one served longest ago, then its
+    # oldest queued job; an account at its cap waits (see RunningJobCaps).
+    max_running_per_account: RunningJobCaps = Field(default_factory=RunningJobCaps)
     # On SIGTERM a worker takes no new job and lets the running ones finish for this long;
     # a job still running then is interrupted and put back in the queue at once (another
     # worker reruns it; its credits stay reserved and are captured once, by the run that

@@ -55,6 +55,10 @@ ALLOWED = {
         "the talent side: licenses addressed to the creators an account speaks for "
         "(Creator.account_id) in its key's environment; the license's owner is the buyer"
     ),
+    ("jobs/repository.py", "_claim_statements"): (
+        "the workers serve every tenant; they group waiting and running jobs by owner only to "
+        "take turns between owners and cap each owner's running jobs"
+    ),
     ("webhooks/repository.py", "due_endpoints"): (
         "the delivery loop serves every tenant; it reads each due delivery's account only to "
         "cap one account's share"

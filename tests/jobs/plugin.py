@@ -29,6 +29,9 @@ class EchoResult(JobResult):
 class SleepRequest(JobRequest):
     seconds: float
     marker: str | None = None
+    # A file to which the handler appends when it began and ended (time.monotonic(), the
+    # same clock in every process of the machine), one line per run.
+    spans: str | None = None
     credits: int = 0
 
 
@@ -65,7 +68,9 @@ def echo(ctx: JobContext[EchoRequest]) -> JobOutcome[EchoResult]:
 
 @register("test.sleep", request=SleepRequest, result=SleepResult)
 def sleep(ctx: JobContext[SleepRequest]) -> JobOutcome[SleepResult]:
-    """Sleeps `seconds` in small steps, appending this attempt's pid to `marker` first."""
+    """Sleeps `seconds` in small steps, appending this attempt's pid to `marker` first, and
+    its span to `spans` at the end."""
+    began = time.monotonic()
     marker = ctx.request.marker
     if marker:
         with open(marker, "a") as out:
@@ -74,6 +79,9 @@ def sleep(ctx: JobContext[SleepRequest]) -> JobOutcome[SleepResult]:
     for step in range(steps):
         time.sleep(0.05)
         ctx.progress((step + 1) / steps, "sleeping")
+    if ctx.request.spans:
+        with open(ctx.request.spans, "a") as out:
+            out.write(f"{began:.6f} {time.monotonic():.6f}\n")
     return JobOutcome(SleepResult(slept_ms=int(ctx.request.seconds * 1000)), ctx.request.credits)
 
 

@@ -10,6 +10,7 @@ from datetime import timedelta
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import update
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
@@ -17,6 +18,8 @@ from soundstage.core.timeutil import utcnow
 from soundstage.credits import service as credits
 from soundstage.jobs import repository
 from soundstage.jobs import service as jobs
+from soundstage.models import Job
+from soundstage.models.jobs import JobStatus
 from tests.support.api import Answer
 from tests.support.credits import wallet_sums
 from tests.support.factories import Customer, principal_of
@@ -34,7 +37,19 @@ def test_a_cancel_racing_a_workers_reservation_leaves_nothing_reserved(
         ).id
     owner = "race-test:1:abcd"
     with db.session() as session:
-        assert repository.claim(session, job_id, owner, utcnow(), timedelta(seconds=60))
+        # The worker's claim of this very job (a worker takes the next in the fair order
+        # between accounts, which may be another test's job left queued).
+        claimed = session.execute(
+            update(Job)
+            .where(Job.id == job_id, Job.status == JobStatus.QUEUED)
+            .values(
+                status=JobStatus.PROCESSING,
+                attempts=1,
+                lease_owner=owner,
+                lease_expires_at=utcnow() + timedelta(seconds=60),
+            )
+        )
+        assert claimed.rowcount == 1  # type: ignore[attr-defined]
 
     answers: list[Answer] = []
     started = threading.Event()

@@ -112,8 +112,18 @@ class SessionLost(AppError):
     code = "session_lost"
 
 
+_KINDS: set[str] = set()
+
+
+def kinds() -> frozenset[str]:
+    """The live jobs' kinds registered in this process: their jobs are no queued work, so
+    they count for no account's cap on running jobs (jobs.repository.claim_next)."""
+    return frozenset(_KINDS)
+
+
 def register_lost_kind(kind: str) -> None:
     """Register `kind` as a live job's kind: a worker given one (its process died) fails it."""
+    _KINDS.add(kind)
 
     @register(kind, request=JobRequest, result=JobResult)
     def lost(ctx: JobContext[JobRequest]) -> JobOutcome[JobResult]:

@@ -20,16 +20,21 @@ class MessageRunner(Protocol):
     the queue when it starts consuming (`JobQueue.consume`), so the queue, which submitters
     import too, never imports the worker."""
 
-    def run_job(self, settings: Settings, job_id: str) -> None: ...
+    def run_jobs(self, settings: Settings) -> None: ...
 
     def run_task(self, settings: Settings, name: str, *args: str) -> None: ...
 
 
 class JobQueue:
-    """Two kinds of message: run a job, and run a declared background task (jobs.tasks) by
+    """Two kinds of message: a job waits, and run a declared background task (jobs.tasks) by
     name. Each carries only ids: the database is the source of truth, so a lost or repeated
     message is harmless. (Webhook deliveries are not here: `webhooks.loop` sends them, so
-    that they never take an audio worker.)"""
+    that they never take an audio worker.)
+
+    A job's message only wakes a worker: which job it runs is the database's choice, the
+    next in the fair order between accounts (jobs.repository.claim_next), and it goes on
+    taking jobs in that order until none may start. So a burst of one account's messages
+    ahead in the queue never puts another account's job behind the burst."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -37,14 +42,18 @@ class JobQueue:
         self._runner: MessageRunner | None = None
 
         def run_job(job_id: str) -> None:
-            self._running().run_job(settings, job_id)
+            # The name and the argument (the job that woke the worker) are those of the
+            # messages of old, which ran that very job: queued ones are still understood.
+            self._running().run_jobs(settings)
 
-        self._run_job = self.huey.task(name="soundstage.run_job")(run_job)
+        self._wake = self.huey.task(name="soundstage.run_job")(run_job)
         self._tasks: dict[str, Any] = {}
         self._tasks_lock = threading.Lock()
 
-    def enqueue_job(self, job_id: str) -> None:
-        self._run_job(job_id)
+    def wake_worker(self, job_id: str) -> None:
+        """Tell the workers that `job_id` (committed) waits: one of them takes the next job
+        in the fair order, this one or another."""
+        self._wake(job_id)
 
     def enqueue(self, name: str, *args: str) -> None:
         """Ask a worker to run the declared task `name` with `args` (ids)."""

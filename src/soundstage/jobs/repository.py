@@ -3,14 +3,29 @@ can never move a job that another worker owns or that has already ended."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime, timedelta
+from functools import cache
 from typing import Any
 
-from sqlalchemy import Select, func, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Integer,
+    Select,
+    and_,
+    bindparam,
+    case,
+    func,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.orm import Session
 
-from soundstage.core.tenancy import select_owned
-from soundstage.models import Job
+from soundstage.config import RunningJobCaps
+from soundstage.core.tenancy import select_owned, update_owned
+from soundstage.core.timeutil import UTCDateTime
+from soundstage.models import Job, JobTurn
 from soundstage.models.jobs import ACTIVE_STATUSES, JobStatus
 
 ACTIVE = ACTIVE_STATUSES
@@ -23,6 +38,10 @@ def add(session: Session, job: Job) -> None:
 
 def get(session: Session, job_id: str) -> Job | None:
     return session.get(Job, job_id, populate_existing=True)
+
+
+def status_of(session: Session, job_id: str) -> str | None:
+    return session.scalar(select(Job.status).where(Job.id == job_id))
 
 
 def get_owned(session: Session, account_id: str, environment: str, job_id: str) -> Job | None:
@@ -39,27 +58,127 @@ def _changed(session: Session, stmt: Any) -> bool:
     return bool(result.rowcount == 1)  # type: ignore[attr-defined]
 
 
-def claim(session: Session, job_id: str, owner: str, now: datetime, lease: timedelta) -> bool:
-    """Take a queued job, or one whose worker's lease ran out."""
-    stmt = (
-        update(Job)
+# Claims take turns under one lock: SQLite's write lock (every unit of work begins IMMEDIATE)
+# or, on PostgreSQL, this transaction-scoped advisory lock. So every worker, on any machine,
+# sees the running jobs the claim before it started, and an owner's cap holds exactly.
+CLAIM_LOCK = 0x50_756E_6453  # any constant: the key of that advisory lock
+
+
+def _claimable(now: Any) -> ColumnElement[bool]:
+    """A job a worker may take: queued, or running in a worker whose lease ran out."""
+    return or_(
+        Job.status == JobStatus.QUEUED,
+        (Job.status == JobStatus.PROCESSING) & (Job.lease_expires_at < now),
+    )
+
+
+def claim_next(
+    session: Session,
+    owner: str,
+    now: datetime,
+    lease: timedelta,
+    caps: RunningJobCaps,
+    uncounted_kinds: Collection[str],
+) -> Job | None:
+    """Take the next job in the fair order for the worker `owner`, or None if no job may
+    start now (none waits, or every owner with work waiting is at its cap). The order:
+    of the owners (an account in one environment) with a job waiting and fewer jobs running
+    than their cap, the one with the fewest running, then the one whose last job started
+    longest ago (`JobTurn`), then the one whose oldest job has waited longest; its oldest
+    job. Jobs of `uncounted_kinds` (live jobs, run by their caller) count for no cap."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(select(func.pg_advisory_xact_lock(CLAIM_LOCK)))
+    turn, take = _claim_statements()
+    params = {"now": now, "sandbox_cap": caps.sandbox, "production_cap": caps.production}
+    while True:
+        job_id = session.scalar(turn, {**params, "uncounted": list(uncounted_kinds)})
+        if job_id is None:
+            return None
+        # Conditional: a cancel may have come first (PostgreSQL; SQLite holds it off).
+        claimed = {"job_id": job_id, "now": now, "owner": owner, "until": now + lease}
+        job: Job | None = session.scalars(take, claimed).first()
+        if job is not None:
+            _served(session, (job.account_id, job.environment), now)
+            return job
+
+
+@cache
+def _claim_statements() -> tuple[Select[tuple[str]], Any]:
+    """The statements of claim_next, built once (with parameters): which job is next (one
+    statement, so that it reads one state), and taking it."""
+    now = bindparam("now", type_=UTCDateTime())
+    place = func.row_number().over(
+        partition_by=(Job.account_id, Job.environment), order_by=(Job.created_at, Job.id)
+    )
+    heads = (
+        select(Job.id, Job.account_id, Job.environment, Job.created_at, place.label("place"))
+        .where(_claimable(now))
+        .subquery("heads")
+    )
+    running = (
+        select(Job.account_id, Job.environment, func.count().label("jobs"))
         .where(
-            Job.id == job_id,
-            or_(
-                Job.status == JobStatus.QUEUED,
-                (Job.status == JobStatus.PROCESSING) & (Job.lease_expires_at < now),
+            Job.status == JobStatus.PROCESSING,
+            Job.lease_expires_at >= now,
+            Job.kind.not_in(bindparam("uncounted", expanding=True)),
+        )
+        .group_by(Job.account_id, Job.environment)
+        .subquery("running")
+    )
+    jobs_running = func.coalesce(running.c.jobs, 0)
+    cap = case(
+        (heads.c.environment == "sandbox", bindparam("sandbox_cap", type_=Integer())),
+        else_=bindparam("production_cap", type_=Integer()),
+    )
+    turn = (
+        select(heads.c.id)
+        .select_from(heads)
+        .outerjoin(
+            running,
+            and_(
+                running.c.account_id == heads.c.account_id,
+                running.c.environment == heads.c.environment,
             ),
         )
+        .outerjoin(
+            JobTurn,
+            and_(
+                JobTurn.account_id == heads.c.account_id,
+                JobTurn.environment == heads.c.environment,
+            ),
+        )
+        .where(heads.c.place == 1, jobs_running < cap)
+        .order_by(
+            jobs_running,
+            JobTurn.served_at.asc().nulls_first(),
+            heads.c.created_at,
+            heads.c.id,
+        )
+        .limit(1)
+    )
+    take = (
+        update(Job)
+        .where(Job.id == bindparam("job_id"), _claimable(now))
         .values(
             status=JobStatus.PROCESSING,
             attempts=Job.attempts + 1,
-            lease_owner=owner,
-            lease_expires_at=now + lease,
+            lease_owner=bindparam("owner"),
+            lease_expires_at=bindparam("until", type_=UTCDateTime()),
             updated_at=now,
             started_at=func.coalesce(Job.started_at, now),
         )
+        .returning(Job)
+        .execution_options(synchronize_session=False)
     )
-    return _changed(session, stmt)
+    return turn, take
+
+
+def _served(session: Session, job_owner: tuple[str, str], now: datetime) -> None:
+    """Record that `job_owner` was served now (claims are serialized: no two insert it)."""
+    if not _changed(session, update_owned(JobTurn, job_owner).values(served_at=now)):
+        account_id, environment = job_owner
+        session.add(JobTurn(account_id=account_id, environment=environment, served_at=now))
+        session.flush()
 
 
 def renew_lease(session: Session, job_id: str, owner: str, until: datetime) -> bool:
@@ -184,12 +303,22 @@ def lease_owners(session: Session, job_ids: list[str]) -> dict[str, str | None]:
     return {job_id: owner for job_id, owner in session.execute(stmt)}
 
 
-def stale_job_ids(session: Session, now: datetime, requeue_before: datetime) -> list[str]:
-    stmt = select(Job.id).where(
-        or_(
-            (Job.status == JobStatus.PROCESSING) & (Job.lease_expires_at < now),
-            (Job.status == JobStatus.QUEUED) & (Job.updated_at < requeue_before),
+def stale_job_ids(
+    session: Session, now: datetime, requeue_before: datetime, limit: int
+) -> list[str]:
+    """Up to `limit` jobs that no worker holds and none took lately: running in a worker
+    whose lease ran out, or queued and untouched since `requeue_before`; the longest
+    untouched first."""
+    stmt = (
+        select(Job.id)
+        .where(
+            or_(
+                (Job.status == JobStatus.PROCESSING) & (Job.lease_expires_at < now),
+                (Job.status == JobStatus.QUEUED) & (Job.updated_at < requeue_before),
+            )
         )
+        .order_by(Job.updated_at)
+        .limit(limit)
     )
     return list(session.scalars(stmt))
 

@@ -100,10 +100,11 @@ def record(
 
 
 def _enqueue(settings: Settings, job_id: str) -> None:
-    """Hand a committed job to the queue. The row is the truth: if the queue is down, the
-    job stays queued and the sweeper hands it over again once it is back."""
+    """Wake a worker for a committed job (it runs the next in the fair order). The row is
+    the truth: if the queue is down, the job stays queued and the sweeper wakes one once
+    it is back."""
     try:
-        get_queue(settings).enqueue_job(job_id)
+        get_queue(settings).wake_worker(job_id)
     except Exception:
         log.warning("could not enqueue job %s; the sweeper will", job_id, exc_info=True)
 
@@ -180,19 +181,26 @@ async def wait(db: Database, settings: Settings, job_id: str) -> JobOut:
     request only waits from here on: it stops counting against the API process's capacity."""
     admission.step_aside()
     deadline = time.monotonic() + settings.jobs.sync_timeout_seconds
-    delay = 0.01
+    # Polls come close together at first and ever further apart (1.2 times the wait so far,
+    # at most 0.2 s): the job is seen at most about a fifth of its time after it ends. Each
+    # poll reads the status alone; the job is read whole once it has ended.
+    delay = 0.002
     while True:
-        job = await run_in_threadpool(read, db, settings, job_id)
-        if job.status in TERMINAL:
-            return job
+        if await run_in_threadpool(_has_ended, db, job_id):
+            return await run_in_threadpool(read, db, settings, job_id)
         if time.monotonic() >= deadline:
             break
         await asyncio.sleep(delay)
-        delay = min(delay * 1.5, 0.2)
+        delay = min(delay * 1.2, 0.2)
     cancelled = await run_in_threadpool(cancel_if_active, db, settings, job_id)
     if cancelled.status == JobStatus.COMPLETED:  # it finished as we gave up: keep the result
         return cancelled
     raise timeout_error(settings, job_id)
+
+
+def _has_ended(db: Database, job_id: str) -> bool:
+    with db.read_session() as session:
+        return repository.status_of(session, job_id) in TERMINAL
 
 
 def timeout_error(settings: Settings, job_id: str) -> JobTimeout:
@@ -241,6 +249,7 @@ def _cancel(session: Session, settings: Settings, job: Job) -> bool:
     # The reservation to settle is the one the cancelling statement found on the row, not
     # `job.reservation_id` as read before: a worker may have reserved in between. What the
     # job had handed over (a stream's audio sent before the client hung up) is captured.
+    was_running = job.status == JobStatus.PROCESSING
     cancelled, reservation_id, delivered = repository.cancel(session, job.id, utcnow())
     if cancelled and reservation_id:
         billing = wiring.billing(settings)
@@ -249,6 +258,10 @@ def _cancel(session: Session, settings: Settings, job: Job) -> bool:
         else:
             billing.release(session, reservation_id)
     session.refresh(job)
+    if cancelled and was_running:
+        # Its account may start another job now, but its worker claims again only once it
+        # notices (at its next heartbeat): wake another.
+        after_commit(session, lambda: _enqueue(settings, job.id))
     if cancelled:
         emit_end(session, settings, job.id, _cancelled_event(settings, job.kind))
     return cancelled

@@ -1,7 +1,7 @@
-"""Job execution in worker processes: claim with a lease, heartbeat, run the handler, then
-complete + capture credits + announce the end (jobs.events) in one transaction. Declared
-background tasks (jobs.tasks). And the sweeper, and the consumer that runs companions (the
-webhook delivery loop) in the main process."""
+"""Job execution in worker processes: claim the next job in the fair order between accounts
+with a lease, heartbeat, run the handler, then complete + capture credits + announce the end
+(jobs.events) in one transaction. Declared background tasks (jobs.tasks). And the sweeper,
+and the consumer that runs companions (the webhook delivery loop) in the main process."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from soundstage.core.errors import AppError, InternalError, StorageFull, is_disk
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.idempotency import IdempotencyStore
-from soundstage.jobs import repository, streams, tasks, wiring, workdirs
+from soundstage.jobs import live, repository, streams, tasks, wiring, workdirs
 from soundstage.jobs.errors import JobCancelled, WorkerLost
 from soundstage.jobs.handlers import JobContext, JobKind, get_kind
 from soundstage.jobs.queue import get_queue
@@ -66,22 +66,45 @@ def environment(settings: Settings) -> WorkerEnvironment:
         return env
 
 
-def run_job(env: WorkerEnvironment, job_id: str) -> None:
-    with logs.job_context(job_id):
-        _run_job(env, job_id)
+def run_jobs(env: WorkerEnvironment, stopping: Callable[[], bool] = lambda: False) -> int:
+    """What a worker does when a message wakes it: take the next job in the fair order
+    between accounts (jobs.repository.claim_next) and run it, and again, until no job may
+    start now or `stopping()` (a graceful stop takes no new job). How many it ran.
+
+    A job left waiting (its account at its cap) is taken by the worker of a job that ends
+    (it claims again), or on the sweeper's wake-up; never stranded."""
+    ran = 0
+    while not stopping():
+        claimed = _claim_next(env)
+        if claimed is None:
+            return ran
+        job, owner = claimed
+        with logs.job_context(job.id):
+            _run_claimed(env, job, owner)
+        ran += 1
+    return ran
 
 
-def _run_job(env: WorkerEnvironment, job_id: str) -> None:
+def _claim_next(env: WorkerEnvironment) -> tuple[Job, str] | None:
     jobs = env.settings.jobs
     owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
     with env.db.session() as session:
-        if not repository.claim(
-            session, job_id, owner, utcnow(), timedelta(seconds=jobs.lease_seconds)
-        ):
-            return  # ended, or alive in another worker: a redelivery is a no-op
-        job = repository.get(session, job_id)
-        assert job is not None
+        job = repository.claim_next(
+            session,
+            owner,
+            utcnow(),
+            timedelta(seconds=jobs.lease_seconds),
+            jobs.max_running_per_account,
+            live.kinds(),
+        )
+        if job is None:
+            return None
         session.expunge(job)
+    return job, owner
+
+
+def _run_claimed(env: WorkerEnvironment, job: Job, owner: str) -> None:
+    jobs = env.settings.jobs
     kind = get_kind(job.kind)
     if job.attempts > jobs.max_attempts:
         lost = (
@@ -114,7 +137,7 @@ def _requeue(env: WorkerEnvironment, job: Job, owner: str) -> None:
         with env.db.session() as session:
             released = repository.release(session, job.id, owner, utcnow())
         if released:
-            get_queue(env.settings).enqueue_job(job.id)
+            get_queue(env.settings).wake_worker(job.id)
             log.warning("job %s (%s) interrupted by shutdown; re-queued", job.id, job.kind)
     except Exception:
         # Its lease runs out and the sweeper re-queues it: later, but never lost.
@@ -339,13 +362,16 @@ def run_task(env: WorkerEnvironment, name: str, *args: str) -> None:
         log.warning("task %s %s failed: %s", name, " ".join(args), exc.message)
 
 
-def sweep(env: WorkerEnvironment) -> int:
-    """Re-queue jobs whose worker died (lease ran out) and queued jobs nobody took, then the
-    housekeeping: leftover streams, work directories and temporary files, expired media and
-    idempotency keys. Each step runs even when another fails (Redis down must not stop the
-    disk from being swept). Repeated messages are harmless: claiming is conditional. (Webhook
-    deliveries need no sweeping: the delivery loop finds due ones in the database.)"""
-    requeued = _step("re-queueing", lambda: _requeue_stale(env)) or 0
+def sweep(env: WorkerEnvironment, wake_up_to: int = 1) -> int:
+    """Wake workers for jobs whose worker died (lease ran out) and queued jobs nobody took
+    (their message was lost, or their account's running job was cancelled while its worker
+    still ran it), at most `wake_up_to` (this machine's worker processes): each woken worker
+    runs jobs until none may start. Then the housekeeping: leftover streams, work
+    directories and temporary files, expired media and idempotency keys. Each step runs even
+    when another fails (Redis down must not stop the disk from being swept). Repeated
+    messages are harmless: claiming is conditional. (Webhook deliveries need no sweeping:
+    the delivery loop finds due ones in the database.)"""
+    requeued = _step("re-queueing", lambda: _requeue_stale(env, wake_up_to)) or 0
     _step("stream files", lambda: streams.remove_stale(env.db, env.settings))
     _step("work directories", lambda: workdirs.remove_orphans(env.db, env.settings))
     _step("temporary files", lambda: workdirs.remove_stale_tmp(env.settings))
@@ -354,18 +380,18 @@ def sweep(env: WorkerEnvironment) -> int:
     return requeued
 
 
-def _requeue_stale(env: WorkerEnvironment) -> int:
+def _requeue_stale(env: WorkerEnvironment, wake_up_to: int) -> int:
     jobs = env.settings.jobs
     now = utcnow()
     with env.db.session() as session:
         stale = repository.stale_job_ids(
-            session, now, now - timedelta(seconds=jobs.requeue_after_seconds)
+            session, now, now - timedelta(seconds=jobs.requeue_after_seconds), wake_up_to
         )
         repository.touch(session, stale, now)
     queue = get_queue(env.settings)
     for job_id in stale:
-        log.info("sweeper re-queues job %s", job_id)
-        queue.enqueue_job(job_id)
+        log.info("sweeper wakes a worker for job %s", job_id)
+        queue.wake_worker(job_id)
     return len(stale)
 
 
@@ -378,15 +404,15 @@ def _step(name: str, work: Callable[[], int]) -> int | None:
 
 
 class Sweeper(threading.Thread):
-    def __init__(self, env: WorkerEnvironment) -> None:
+    def __init__(self, env: WorkerEnvironment, processes: int) -> None:
         super().__init__(daemon=True, name="sweeper")
-        self.env = env
+        self.env, self.processes = env, processes
         self._stop_event = threading.Event()
 
     def run(self) -> None:
         while not self._stop_event.wait(self.env.settings.jobs.sweep_interval_seconds):
             try:
-                sweep(self.env)
+                sweep(self.env, self.processes)
             except Exception:
                 log.exception("sweep failed")
 
@@ -425,10 +451,15 @@ class _Consumer(Consumer):  # type: ignore[misc]  # huey has no type hints
 
 
 class _MessageRunner:
-    """The queue's messages, run in this worker process (jobs.queue.MessageRunner)."""
+    """The queue's messages, run in this worker process (jobs.queue.MessageRunner);
+    `stopping` tells whether the consumer is stopping (its stop flag, shared with the
+    processes it forks)."""
 
-    def run_job(self, settings: Settings, job_id: str) -> None:
-        run_job(environment(settings), job_id)
+    def __init__(self, stopping: Callable[[], bool]) -> None:
+        self.stopping = stopping
+
+    def run_jobs(self, settings: Settings) -> None:
+        run_jobs(environment(settings), self.stopping)
 
     def run_task(self, settings: Settings, name: str, *args: str) -> None:
         run_task(environment(settings), name, *args)
@@ -444,7 +475,6 @@ def run_worker(settings: Settings, processes: int, companions: Sequence[Companio
     at once, re-queueing the running jobs the same way."""
     tasks.load_modules(settings)
     queue = get_queue(settings)
-    queue.consume(_MessageRunner())
     consumer = _Consumer(
         queue.huey,
         companions,
@@ -458,12 +488,13 @@ def run_worker(settings: Settings, processes: int, companions: Sequence[Companio
         graceful_signal="TERM",
         shutdown_timeout=settings.jobs.shutdown_timeout_seconds,
     )
+    queue.consume(_MessageRunner(consumer.stop_flag.is_set))
     env = WorkerEnvironment(settings, Database(settings), os.getpid())
     # What a worker killed before this start left behind (inputs fetched for its jobs, the
     # streams of its jobs) goes at once; the sweeper repeats it for other machines' workers.
     workdirs.remove_orphans(env.db, settings)
     streams.remove_stale(env.db, settings)
-    sweeper = Sweeper(env)
+    sweeper = Sweeper(env, processes)
     sweeper.start()
     try:
         consumer.run()

@@ -10,7 +10,7 @@ from soundstage.models.credits import (
     CreditTransaction,
 )
 from soundstage.models.idempotency import IdempotencyRecord
-from soundstage.models.jobs import Job
+from soundstage.models.jobs import Job, JobTurn
 from soundstage.models.media import MediaObject, StorageUsage
 from soundstage.models.pronunciation import PronunciationDictionary, PronunciationDictionaryVersion
 from soundstage.models.realtime import RealtimeToken
@@ -58,6 +58,7 @@ __all__ = [
     "Event",
     "IdempotencyRecord",
     "Job",
+    "JobTurn",
     "License",
     "LicensedMedia",
     "MediaObject",

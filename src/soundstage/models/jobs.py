@@ -61,3 +61,16 @@ class Job(CustomerOwned, Timestamped, Base):
     updated_at: Mapped[datetime]
     started_at: Mapped[datetime | None] = mapped_column(default=None)
     completed_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class JobTurn(Base):
+    """When a job of an owner (an account in one environment) last started in a worker: of
+    the owners with as few jobs running, workers serve the one served longest ago first
+    (jobs.repository.claim_next), so that owners with work waiting take turns. Written only
+    by the claim, under its lock."""
+
+    __tablename__ = "job_turn"
+
+    account_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    environment: Mapped[str] = mapped_column(String(16), primary_key=True)
+    served_at: Mapped[datetime]
