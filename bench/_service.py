@@ -17,10 +17,19 @@ from pathlib import Path
 import httpx
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int) -> None:
+    """Until something listens on 127.0.0.1:`port` (30 s at most)."""
+    for _ in range(600):
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
 
 
 @contextmanager
@@ -52,14 +61,10 @@ def served(
     key = json.loads(
         subprocess.run([*cli, "demo", "--json"], env=env, check=True, capture_output=True).stdout
     )["key"]
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen([*cli, "serve", "--port", str(port)], env=env)
     try:
-        for _ in range(600):
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
+        wait_for_port(port)
         client = httpx.Client(
             base_url=f"http://127.0.0.1:{port}",
             headers={"Authorization": f"Bearer {key}"},

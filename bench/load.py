@@ -25,7 +25,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -36,7 +35,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _service import served
+from _service import free_port, served, wait_for_port
 
 SCRIPT = Path(__file__).resolve().parent / "load" / "wrk.lua"
 REFERENCE_APP = """
@@ -137,12 +136,6 @@ def bare_app(port: int, folder: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen([*command, "--log-level", "warning"], cwd=folder)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--connections", type=int, default=1000)
@@ -160,11 +153,7 @@ def main() -> None:
         port = free_port()
         bare = bare_app(port, Path(tmp))
         try:
-            for _ in range(600):
-                with socket.socket() as sock:
-                    if sock.connect_ex(("127.0.0.1", port)) == 0:
-                        break
-                time.sleep(0.05)
+            wait_for_port(port)
             print("bare FastAPI (same JSON; its TTS path is a 404):")
             bare_phases = run_phases(f"http://127.0.0.1:{port}", "", args)
         finally:

@@ -32,7 +32,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import httpx
-from _service import _free_port as free_port
+from _service import free_port
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 

@@ -112,7 +112,9 @@ def test_speech_to_text_tells_two_voices_apart(live_url: str, rich: Customer) ->
     third = next(i for i, w in enumerate(words) if w.text.startswith("There"))
     turns = (words[:second], words[second:third], words[third:])
     majority = [max(("speaker_0", "speaker_1"), key=[w.speaker_id for w in t].count) for t in turns]
-    assert majority == ["speaker_0", "speaker_1", "speaker_0"]
+    # Joe, Kal, Joe again: told apart whichever label each cluster got (labels follow the
+    # first word heard, and an edge word may fall to the other voice: seen once in CI).
+    assert majority[0] == majority[2] != majority[1], majority
     assert all(
         sum(w.speaker_id == speaker for w in turn) >= len(turn) - 2
         for turn, speaker in zip(turns, majority, strict=True)

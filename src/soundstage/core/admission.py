@@ -6,7 +6,8 @@ clients beyond capacity a quick refusal, never a hang, and the process never tak
 than it can finish promptly.
 
 A request stops counting once it only waits: when its response starts (a download, a stream
-relayed) or when it waits for its job (`step_aside`, called by jobs.service.wait). It never
+relayed) or when it waits for its job or for other servers (`step_aside`, called by
+jobs.service.wait and jobs.inputs.in_fetch_thread). It never
 waits for a turn again, so work already done is never refused. WebSockets (realtime slots
 bound those) and the probes (which must answer whatever the load) are not admitted here.
 """

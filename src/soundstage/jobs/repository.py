@@ -216,35 +216,27 @@ def set_reservation(
     return _changed(session, stmt)
 
 
+def _running_uncharged(job_id: str, owner: str) -> tuple[Any, ...]:
+    """The job, running and held by `owner`, not yet charged in full."""
+    return (
+        Job.id == job_id,
+        Job.lease_owner == owner,
+        Job.status == JobStatus.PROCESSING,
+        Job.credits_used.is_(None),
+    )
+
+
 def charge(session: Session, job_id: str, owner: str, credits_used: int) -> bool:
     """Record that a running job held by `owner` has been charged (before it ends: a stream
     whose audio is complete). Such a job can no longer be cancelled."""
-    stmt = (
-        update(Job)
-        .where(
-            Job.id == job_id,
-            Job.lease_owner == owner,
-            Job.status == JobStatus.PROCESSING,
-            Job.credits_used.is_(None),
-        )
-        .values(credits_used=credits_used)
-    )
+    stmt = update(Job).where(*_running_uncharged(job_id, owner)).values(credits_used=credits_used)
     return _changed(session, stmt)
 
 
 def charge_at_least(session: Session, job_id: str, owner: str, amount: int) -> bool:
     """Record the least a running job held by `owner` will be charged however it ends (what
     it has handed over costs), unless it was cancelled or charged in full first."""
-    stmt = (
-        update(Job)
-        .where(
-            Job.id == job_id,
-            Job.lease_owner == owner,
-            Job.status == JobStatus.PROCESSING,
-            Job.credits_used.is_(None),
-        )
-        .values(credits_delivered=amount)
-    )
+    stmt = update(Job).where(*_running_uncharged(job_id, owner)).values(credits_delivered=amount)
     return _changed(session, stmt)
 
 
