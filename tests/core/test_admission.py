@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import text
+from sqlalchemy import select, text
 from sqlalchemy.engine import make_url
 
 from soundstage.app import create_app
@@ -25,6 +25,7 @@ from soundstage.config import DatabaseSettings, ServerSettings, Settings
 from soundstage.core.db import Database
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.jobs import service as jobs
+from soundstage.models import Job
 from tests.support.api import assert_error
 from tests.support.factories import Customer
 from tests.support.processes import serve
@@ -129,22 +130,38 @@ def test_a_waiting_request_gets_the_next_turn_or_gives_up_in_bounded_time(
 
 
 def test_a_request_waiting_for_its_job_does_not_hold_a_turn(
-    settings: Settings, customer: Customer, worker: Any
+    settings: Settings, db: Database, customer: Customer, worker: Any
 ) -> None:
-    app = app_with(settings, max_active_requests=1, max_waiting_requests=0)
+    app = app_with(
+        settings, max_active_requests=1, max_waiting_requests=1, admission_wait_seconds=10
+    )
 
     @app.post("/api/v1/test-sleep")
     async def sleep(db: DatabaseDep, settings: SettingsDep, principal: PrincipalDep) -> Any:
         return await jobs.run(
-            db, settings, principal, "test.sleep", {"seconds": 1.5}, credits_needed=0
+            db, settings, principal, "test.sleep", {"seconds": 4.0}, credits_needed=0
         )
+
+    def submitted() -> bool:
+        with db.read_session() as session:
+            return (
+                session.scalar(select(Job.id).where(Job.account_id == customer.account_id))
+                is not None
+            )
 
     async def scenario(client: httpx.AsyncClient) -> None:
         sleeping = asyncio.create_task(client.post("/api/v1/test-sleep", headers=customer.auth()))
-        await asyncio.sleep(0.5)  # submitted; now waiting for the worker
-        assert not sleeping.done()
+        deadline = time.monotonic() + 30
+        while not await asyncio.to_thread(submitted):  # it holds the one turn meanwhile
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.02)
+        began = time.monotonic()
         served = await client.get("/api/v1/credits", headers=customer.auth())
+        # Served while the job sleeps (4 s), not once it is over: the waiting request
+        # gave its turn back.
         assert served.status_code == 200
+        assert not sleeping.done()
+        assert time.monotonic() - began < 3
         assert (await sleeping).status_code == 200
 
     run(app, scenario)
