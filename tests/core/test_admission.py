@@ -264,4 +264,10 @@ def test_a_burst_of_300_never_wedges_the_api(server: str, customer: Customer) ->
         assert after.status_code == 200
         topped_up = sum(1 for response in answers[::10] if response.status_code == 200)
         assert after.json()["balance"] == 1000 + topped_up
-        assert client.get("/readyz").status_code == 200
+        # Ready again once the burst has left the loop-lag window (the burst itself may
+        # have lagged the event loop past the limit: readiness said so while it lasted).
+        deadline = time.monotonic() + 30
+        while (ready := client.get("/readyz")).status_code != 200 and time.monotonic() < deadline:
+            assert set(ready.json()["checks"]) >= {"database", "event_loop"}
+            time.sleep(0.5)
+        assert ready.status_code == 200, ready.text
