@@ -42,6 +42,7 @@ def isolate(client: TestClient, customer: Customer, url: str, **options: Any) ->
     return dict(response.json())
 
 
+@pytest.mark.measures
 def test_voice_is_isolated_from_music_and_the_stems_add_up(
     client: TestClient, settings: Settings, files: FileServer, rich: Customer
 ) -> None:
@@ -66,6 +67,7 @@ def test_voice_is_isolated_from_music_and_the_stems_add_up(
     assert float(np.max(np.abs(vocals.samples + rest.samples - made.mixture.samples))) < 1e-3
 
 
+@pytest.mark.measures
 def test_noise_stereo_and_telephone_inputs(
     client: TestClient, settings: Settings, files: FileServer, rich: Customer
 ) -> None:
@@ -119,6 +121,7 @@ RATES = [
 ]
 
 
+@pytest.mark.measures
 @pytest.mark.parametrize("fmt", ["wav", "mp3", "flac"])
 def test_stems_keep_the_input_rate_in_every_format(
     client: TestClient, settings: Settings, files: FileServer, rich: Customer, fmt: str

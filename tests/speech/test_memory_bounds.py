@@ -39,6 +39,7 @@ from tests.support.servers import FileServer
 
 pytestmark = [
     pytest.mark.services,
+    pytest.mark.measures,
     pytest.mark.usefixtures("worker", "demo_catalog"),
     pytest.mark.skipif(os.geteuid() != 0, reason="resetting a process's peak RSS needs root"),
 ]

@@ -31,6 +31,7 @@ def tone(seconds: float = SECONDS, rate: int = 16_000) -> Audio:
     ("path", "operation"),
     [("/api/v1/speech/isolator", Operation.ISOLATION), ("/api/v1/speech/stt", Operation.STT)],
 )
+@pytest.mark.measures
 def test_a_header_saying_no_length_is_charged_the_decoded_length(
     client: TestClient, files: FileServer, db: Database, path: str, operation: Operation
 ) -> None:

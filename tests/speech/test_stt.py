@@ -68,6 +68,7 @@ def test_librivox_clips_are_transcribed_accurately(
         assert body["language"] == "en"
 
 
+@pytest.mark.measures
 def test_word_timestamps_follow_the_forced_alignment(
     client: TestClient, files: FileServer, rich: Customer, clips: list[Clip]
 ) -> None:

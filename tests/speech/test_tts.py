@@ -117,6 +117,7 @@ def duration_of(client: TestClient, customer: Customer, **body: Any) -> int:
     return int(response.json()["duration_ms"])
 
 
+@pytest.mark.measures
 @pytest.mark.parametrize("voice_id", ["voice_joe", "voice_kal", "voice_richard", "voice_es_lucia"])
 def test_double_speed_is_half_as_long(client: TestClient, rich: Customer, voice_id: str) -> None:
     normal = duration_of(client, rich, voice_id=voice_id)

@@ -45,6 +45,7 @@ def assert_mastered(audio: Audio, seconds: int) -> None:
     assert float(np.max(np.abs(audio.samples))) < 0.999
 
 
+@pytest.mark.measures
 def test_duration_cadence_fade_loudness_and_price(
     client: TestClient, settings: Settings, db: Database
 ) -> None:

@@ -79,6 +79,7 @@ def test_a_sound_is_generated_charged_and_described(
     assert (job["kind"], job["status"], job["credits_used"]) == ("sound", "completed", 150)
 
 
+@pytest.mark.measures
 @pytest.mark.parametrize(("fmt", "seconds"), [("mp3", 1), ("flac", 30), ("wav", 7)])
 def test_formats_and_durations_are_exact(
     client: TestClient, settings: Settings, rich: Customer, fmt: str, seconds: int

@@ -66,6 +66,7 @@ def test_media_longer_than_the_limit_is_refused_at_submit(
     assert balance(client, rich) == (20_000, 0)
 
 
+@pytest.mark.measures
 def test_media_whose_header_understates_it_is_refused_once_decoded(
     client: TestClient, files: FileServer, rich: Customer
 ) -> None:
@@ -79,6 +80,7 @@ def test_media_whose_header_understates_it_is_refused_once_decoded(
     assert balance(client, rich) == (20_000, 0)
 
 
+@pytest.mark.measures
 @pytest.mark.slow
 def test_media_as_long_as_the_limit_passes_both_checks(
     client: TestClient, files: FileServer, rich: Customer
