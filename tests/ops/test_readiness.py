@@ -160,9 +160,9 @@ def test_an_exhausted_connection_pool_is_not_ready_within_the_timeout(settings: 
     """Every connection of the process's pool held (by requests stuck on something): the
     probe says so, in time, instead of hanging or saying ready."""
     sizing = DatabaseSettings(pool_size=2, wait_seconds=30)
-    app = create_app(settings.model_copy(update={"database": sizing, "redis_url": None}))
-    db: Database = app.state.db
-    with TestClient(app) as client, db.engine.connect(), db.engine.connect():
+    client = ready_client(settings, database=sizing, redis_url=None)
+    db: Database = client.app.state.db  # type: ignore[attr-defined]
+    with client, db.engine.connect(), db.engine.connect():
         began = time.monotonic()
         response = client.get("/readyz")
         elapsed = time.monotonic() - began
