@@ -27,12 +27,12 @@ from soundstage.engines.conversion.timing import (
     KeyFrame,
     bounded_key_frames,
 )
+from soundstage.engines.errors import UnknownVoice
 from soundstage.engines.speakers.audio16k import SAMPLE_RATE, mono_16k
 from soundstage.engines.speakers.embeddings import Embedding, embed, similarity
 from soundstage.engines.transcribers import sphinx
 from soundstage.engines.transcribers.base import Transcriber, Word
 from soundstage.engines.transcribers.registry import get_transcriber
-from soundstage.engines.tts.base import UnknownVoice
 from soundstage.engines.tts.registry import get_engine
 from soundstage.media.audio import Audio
 from tests.speech.audio_fixtures import librivox_clips, word_error_rate

@@ -12,8 +12,8 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from soundstage.engines.errors import EngineUnavailable
 from soundstage.engines.registry import Registry
-from soundstage.engines.tts.base import EngineUnavailable
 
 Embeddings = npt.NDArray[np.float32]
 

@@ -7,8 +7,8 @@ from typing import Final
 
 from soundstage.core.errors import AppError
 from soundstage.engines.conversion.base import VoiceConverter
+from soundstage.engines.errors import EngineUnavailable
 from soundstage.engines.registry import Registry
-from soundstage.engines.tts.base import EngineUnavailable
 
 ConverterFactory = Callable[[], VoiceConverter]
 

@@ -1,4 +1,5 @@
-"""What every text-to-speech engine offers: the SpeechSynthesizer protocol, voices and errors."""
+"""What every text-to-speech engine offers: the SpeechSynthesizer protocol and voices (the
+errors it raises are every engine's: `engines.errors`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any, Final, Literal, Protocol, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from soundstage.core.errors import AppError
+from soundstage.engines.errors import SynthesisFailed, UnknownVoice
 from soundstage.media.audio import Audio
 
 Gender = Literal["female", "male"]
@@ -114,28 +115,6 @@ class SpeechSynthesizer(Protocol):
         bounds (the endpoint validates it first).
         """
         ...
-
-
-class EngineUnavailable(AppError):
-    """The engine (its program or model) is missing or did not answer: not the user's fault."""
-
-    status = 503
-    type = "api_error"
-    code = "engine_unavailable"
-
-
-class SynthesisFailed(AppError):
-    """The engine could not speak this text (nothing speakable in it, or it failed on it)."""
-
-    status = 422
-    code = "synthesis_failed"
-
-
-class UnknownVoice(SynthesisFailed):
-    """The voice's speech engine has no such voice on this server (a catalog voice whose
-    engine voice is not installed)."""
-
-    code = "voice_unavailable"
 
 
 def check_rate(rate: float) -> None:

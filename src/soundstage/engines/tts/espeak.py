@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from soundstage.engines.errors import EngineUnavailable, SynthesisFailed
 from soundstage.engines.tts._process import (
     read_speech,
     require_binary,
@@ -25,11 +26,9 @@ from soundstage.engines.tts._process import (
     scratch_dir,
 )
 from soundstage.engines.tts.base import (
-    EngineUnavailable,
     EngineVoice,
     Gender,
     Part,
-    SynthesisFailed,
     check_rate,
     check_text,
     find_voice,

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from soundstage.engines.errors import EngineUnavailable, SynthesisFailed
 from soundstage.engines.tts._process import (
     latin1_text,
     lexicon_text,
@@ -34,15 +35,7 @@ from soundstage.engines.tts._process import (
     scratch_dir,
     stretch,
 )
-from soundstage.engines.tts.base import (
-    EngineUnavailable,
-    EngineVoice,
-    Part,
-    SynthesisFailed,
-    check_rate,
-    check_text,
-    find_voice,
-)
+from soundstage.engines.tts.base import EngineVoice, Part, check_rate, check_text, find_voice
 from soundstage.engines.tts.phonemes import Syllable, ipa_to_italian
 from soundstage.media.audio import Audio
 

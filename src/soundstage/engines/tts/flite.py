@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from soundstage.engines.errors import EngineUnavailable, SynthesisFailed
 from soundstage.engines.tts._process import (
     lexicon_text,
     read_speech,
@@ -19,15 +20,7 @@ from soundstage.engines.tts._process import (
     scratch_dir,
     stretch,
 )
-from soundstage.engines.tts.base import (
-    EngineUnavailable,
-    EngineVoice,
-    Part,
-    SynthesisFailed,
-    check_rate,
-    check_text,
-    find_voice,
-)
+from soundstage.engines.tts.base import EngineVoice, Part, check_rate, check_text, find_voice
 from soundstage.engines.tts.phonemes import CMU_VOWELS, Syllable
 from soundstage.media.audio import Audio
 

@@ -27,12 +27,11 @@ import numpy as np
 import numpy.typing as npt
 import ttspico  # type: ignore[import-untyped]
 
+from soundstage.engines.errors import EngineUnavailable, SynthesisFailed
 from soundstage.engines.tts.base import (
-    EngineUnavailable,
     EngineVoice,
     Part,
     Phonemes,
-    SynthesisFailed,
     check_rate,
     check_text,
     find_voice,

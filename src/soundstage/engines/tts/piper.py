@@ -38,8 +38,8 @@ from piper.config import PiperConfig
 
 from soundstage.config import Settings
 from soundstage.engines.cache import MODELS
+from soundstage.engines.errors import EngineUnavailable
 from soundstage.engines.tts.base import (
-    EngineUnavailable,
     EngineVoice,
     Gender,
     Part,

@@ -7,8 +7,9 @@ import logging
 from collections.abc import Callable
 
 from soundstage.config import get_settings
+from soundstage.engines.errors import EngineUnavailable
 from soundstage.engines.registry import Registry
-from soundstage.engines.tts.base import EngineUnavailable, EngineVoice, SpeechSynthesizer
+from soundstage.engines.tts.base import EngineVoice, SpeechSynthesizer
 
 log = logging.getLogger(__name__)
 
