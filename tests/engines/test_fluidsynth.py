@@ -10,16 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from soundstage.creative.music.arrangement import arrange
-from soundstage.creative.music.composition import compose
-from soundstage.creative.music.prompt import read_prompt
-from soundstage.creative.music.rendering import (
-    DEFAULT_RENDERER,
-    fluidsynth_renderer,
-    get_renderer,
-    register_renderer,
-    renderer_names,
-)
 from soundstage.creative.sound import gm
 from soundstage.engines import fluidsynth
 from soundstage.engines.fluidsynth import (
@@ -28,6 +18,16 @@ from soundstage.engines.fluidsynth import (
     RendererUnavailable,
     Synth,
     find_soundfont,
+)
+from soundstage.engines.music.arrangement import arrange
+from soundstage.engines.music.composition import compose
+from soundstage.engines.music.prompt import read_prompt
+from soundstage.engines.music.rendering import (
+    DEFAULT_RENDERER,
+    fluidsynth_renderer,
+    get_renderer,
+    register_renderer,
+    renderer_names,
 )
 
 RATE = 44_100

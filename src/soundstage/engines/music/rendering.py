@@ -7,7 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final, Protocol
 
-from soundstage.creative.music.score import Score
 from soundstage.engines.fluidsynth import (
     DRUM_BANK,
     Played,
@@ -15,6 +14,7 @@ from soundstage.engines.fluidsynth import (
     Synth,
     find_soundfont,
 )
+from soundstage.engines.music.score import Score
 from soundstage.engines.registry import Registry
 from soundstage.media.audio import Audio
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 from typing import Final
 
-from soundstage.creative.music.genres import CRASH, DRUM_NAMES, KICK, LOW_TOM, MID_TOM, SNARE, Genre
-from soundstage.creative.music.theory import Chord
+from soundstage.engines.music.genres import CRASH, DRUM_NAMES, KICK, LOW_TOM, MID_TOM, SNARE, Genre
+from soundstage.engines.music.theory import Chord
 
 Hit = tuple[float, float, tuple[int, ...], int]  # onset step, length, pitches, velocity
 

@@ -14,10 +14,10 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from soundstage.creative.music import lyrics
-from soundstage.creative.music.composition import STEPS_PER_BAR, Composition, Section
-from soundstage.creative.music.melody import Motif, realize
-from soundstage.creative.music.score import Note, Track
+from soundstage.engines.music import lyrics
+from soundstage.engines.music.composition import STEPS_PER_BAR, Composition, Section
+from soundstage.engines.music.melody import Motif, realize
+from soundstage.engines.music.score import Note, Track
 from soundstage.engines.tts.base import SpeechSynthesizer
 from soundstage.media.audio import Audio
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from soundstage.creative.music.composition import STEPS_PER_BAR, Composition, Section
-from soundstage.creative.music.theory import Chord, Key
+from soundstage.engines.music.composition import STEPS_PER_BAR, Composition, Section
+from soundstage.engines.music.theory import Chord, Key
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,9 @@ import random
 from dataclasses import dataclass
 from typing import Final
 
-from soundstage.creative.music.genres import Genre
-from soundstage.creative.music.prompt import MusicBrief
-from soundstage.creative.music.theory import Chord, Key, Mode, chord, parse_note_name
+from soundstage.engines.music.genres import Genre
+from soundstage.engines.music.prompt import MusicBrief
+from soundstage.engines.music.theory import Chord, Key, Mode, chord, parse_note_name
 
 BEATS_PER_BAR: Final = 4
 STEPS_PER_BAR: Final = 16

@@ -12,13 +12,13 @@ from typing import Final
 
 import numpy as np
 
-from soundstage.creative.music.arrangement import arrange
-from soundstage.creative.music.composition import Composition, compose
-from soundstage.creative.music.mastering import Master, master
-from soundstage.creative.music.prompt import MusicBrief, read_prompt
-from soundstage.creative.music.rendering import SAMPLE_RATE, get_renderer
-from soundstage.creative.music.score import Score
-from soundstage.creative.music.vocals import (
+from soundstage.engines.music.arrangement import arrange
+from soundstage.engines.music.composition import Composition, compose
+from soundstage.engines.music.mastering import Master, master
+from soundstage.engines.music.prompt import MusicBrief, read_prompt
+from soundstage.engines.music.rendering import SAMPLE_RATE, get_renderer
+from soundstage.engines.music.score import Score
+from soundstage.engines.music.vocals import (
     RANGES,
     LyricLine,
     VocalPart,

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import Final
 
 from soundstage.core.errors import InvalidField
-from soundstage.creative.music.genres import DEFAULT_GENRE, GENRES, Genre, genre_named
-from soundstage.creative.music.instruments import INSTRUMENTS, Instrument
-from soundstage.creative.music.theory import Key, Mode, parse_note_name
+from soundstage.engines.music.genres import DEFAULT_GENRE, GENRES, Genre, genre_named
+from soundstage.engines.music.instruments import INSTRUMENTS, Instrument
+from soundstage.engines.music.theory import Key, Mode, parse_note_name
 
 MIN_BPM: Final = 40
 MAX_BPM: Final = 240

@@ -9,7 +9,7 @@ from typing import Final
 import mido
 
 from soundstage.core.errors import InvalidField
-from soundstage.creative.music.theory import NOTE_NAMES, Key
+from soundstage.engines.music.theory import NOTE_NAMES, Key
 
 DRUM_CHANNEL: Final = 9
 # The channels of the pitched parts (and the sung line): General MIDI keeps 10 for drums.

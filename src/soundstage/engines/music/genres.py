@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
-from soundstage.creative.music.theory import Mode
+from soundstage.engines.music.theory import Mode
 
 # General MIDI percussion keys (channel 10).
 KICK, SIDE_STICK, SNARE, CLAP = 36, 37, 38, 39

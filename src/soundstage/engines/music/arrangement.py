@@ -7,14 +7,14 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from soundstage.creative.music import parts
-from soundstage.creative.music.composition import STEPS_PER_BAR, Composition
-from soundstage.creative.music.genres import CRASH, KICK
-from soundstage.creative.music.instruments import Instrument, Role, program_name
-from soundstage.creative.music.melody import Motif, inverted, make_motif, section_melody
-from soundstage.creative.music.prompt import MusicBrief
-from soundstage.creative.music.score import DRUM_CHANNEL, Channels, Note, Score, Track
-from soundstage.creative.music.theory import voicing
+from soundstage.engines.music import parts
+from soundstage.engines.music.composition import STEPS_PER_BAR, Composition
+from soundstage.engines.music.genres import CRASH, KICK
+from soundstage.engines.music.instruments import Instrument, Role, program_name
+from soundstage.engines.music.melody import Motif, inverted, make_motif, section_melody
+from soundstage.engines.music.prompt import MusicBrief
+from soundstage.engines.music.score import DRUM_CHANNEL, Channels, Note, Score, Track
+from soundstage.engines.music.theory import voicing
 
 CHORD_RANGE = (52, 76)
 PAD_RANGE = (48, 72)
