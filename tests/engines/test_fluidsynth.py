@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from soundstage.creative.sound import gm
 from soundstage.engines import fluidsynth
 from soundstage.engines.fluidsynth import (
     SOUNDFONTS,
@@ -29,6 +28,7 @@ from soundstage.engines.music.rendering import (
     register_renderer,
     renderer_names,
 )
+from soundstage.engines.sound import gm
 
 RATE = 44_100
 

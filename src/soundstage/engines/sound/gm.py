@@ -1,5 +1,5 @@
 """General MIDI sound-effect programs (telephone ring, gunshot) played by FluidSynth from the
-GM soundfont (creative.fluidsynth): recorded samples, where they are more convincing than
+GM soundfont (engines.fluidsynth): recorded samples, where they are more convincing than
 synthesis. Reverb and chorus are off (the scene adds the space)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Final
 
 import numpy as np
 
-from soundstage.creative.sound.dsp import RATE, Signal
 from soundstage.engines.fluidsynth import Played, Synth
+from soundstage.engines.sound.dsp import RATE, Signal
 
 _GAIN: Final = 0.6
 

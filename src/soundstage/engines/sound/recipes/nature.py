@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from soundstage.creative.sound import dsp
-from soundstage.creative.sound.dsp import Signal
-from soundstage.creative.sound.recipes.base import Take, recipe
+from soundstage.engines.sound import dsp
+from soundstage.engines.sound.dsp import Signal
+from soundstage.engines.sound.recipes.base import Take, recipe
 
 
 def bubble(rng: np.random.Generator, radius_mm: float, length: float = 0.06) -> Signal:

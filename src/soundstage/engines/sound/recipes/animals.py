@@ -3,10 +3,10 @@ source-filter voices with each species' pitch contour, formants, roughness and r
 
 from __future__ import annotations
 
-from soundstage.creative.sound import dsp
-from soundstage.creative.sound.dsp import Signal
-from soundstage.creative.sound.recipes.base import Take, recipe
-from soundstage.creative.sound.recipes.voice import Call, vocalize
+from soundstage.engines.sound import dsp
+from soundstage.engines.sound.dsp import Signal
+from soundstage.engines.sound.recipes.base import Take, recipe
+from soundstage.engines.sound.recipes.voice import Call, vocalize
 
 
 @recipe(

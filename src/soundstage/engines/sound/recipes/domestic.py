@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from soundstage.creative.sound import dsp, gm
-from soundstage.creative.sound.dsp import Signal
-from soundstage.creative.sound.recipes.base import Take, recipe
+from soundstage.engines.sound import dsp, gm
+from soundstage.engines.sound.dsp import Signal
+from soundstage.engines.sound.recipes.base import Take, recipe
 
 
 def knock(rng: np.random.Generator, panel: float) -> Signal:

@@ -11,11 +11,11 @@ from typing import Final
 import numpy as np
 from scipy import signal as sps
 
-from soundstage.creative.sound import dsp
-from soundstage.creative.sound.dsp import RATE, Signal
-from soundstage.creative.sound.interpret import Element
-from soundstage.creative.sound.recipes import Recipe, Take
-from soundstage.creative.sound.steering import Steering
+from soundstage.engines.sound import dsp
+from soundstage.engines.sound.dsp import RATE, Signal
+from soundstage.engines.sound.interpret import Element
+from soundstage.engines.sound.recipes import Recipe, Take
+from soundstage.engines.sound.steering import Steering
 from soundstage.media.audio import Audio
 
 # Each element is brought to this level (RMS of its loudest 50 ms) before steering, with its

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from soundstage.creative.sound.recipes import (  # noqa: F401  (imported to register)
+from soundstage.engines.sound.recipes import (  # noqa: F401  (imported to register)
     animals,
     domestic,
     human,
@@ -12,6 +12,6 @@ from soundstage.creative.sound.recipes import (  # noqa: F401  (imported to regi
     scifi,
     urban,
 )
-from soundstage.creative.sound.recipes.base import RECIPES, Recipe, Take
+from soundstage.engines.sound.recipes.base import RECIPES, Recipe, Take
 
 __all__ = ["RECIPES", "Recipe", "Take"]

@@ -9,7 +9,7 @@ from typing import Final, Literal
 
 import numpy as np
 
-from soundstage.creative.sound.dsp import RATE, Signal
+from soundstage.engines.sound.dsp import RATE, Signal
 
 Family = Literal[
     "animals", "nature", "human", "domestic", "urban", "production", "scifi", "interface"

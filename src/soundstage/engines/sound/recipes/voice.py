@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from soundstage.creative.sound import dsp
-from soundstage.creative.sound.dsp import Signal
+from soundstage.engines.sound import dsp
+from soundstage.engines.sound.dsp import Signal
 
 Band = tuple[float, float, float]
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from soundstage.creative.sound import dsp
-from soundstage.creative.sound.dsp import Signal
-from soundstage.creative.sound.recipes.base import Take, recipe
-from soundstage.creative.sound.recipes.voice import Call, vocalize
+from soundstage.engines.sound import dsp
+from soundstage.engines.sound.dsp import Signal
+from soundstage.engines.sound.recipes.base import Take, recipe
+from soundstage.engines.sound.recipes.voice import Call, vocalize
 
 # Formants of an open "a" for an adult, and of a baby's shorter vocal tract.
 _ADULT_A = [(750, 130, 1.0), (1200, 150, 0.6), (2500, 250, 0.3), (3400, 350, 0.15)]

@@ -14,9 +14,9 @@ from typing import Final
 
 import numpy as np
 
-from soundstage.creative.sound.recipes import RECIPES, Recipe
-from soundstage.creative.sound.steering import SPACES, Steering, find_modifiers, strip_modifiers
 from soundstage.engines.embedder import Embeddings, TextEmbedder
+from soundstage.engines.sound.recipes import RECIPES, Recipe
+from soundstage.engines.sound.steering import SPACES, Steering, find_modifiers, strip_modifiers
 
 MAX_LAYERS: Final = 4
 # A piece of a prompt becomes a layer of its own when it matches a recipe at least this well;

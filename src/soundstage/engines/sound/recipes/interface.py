@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from soundstage.creative.sound import dsp
-from soundstage.creative.sound.dsp import Signal
-from soundstage.creative.sound.recipes.base import Take, recipe
+from soundstage.engines.sound import dsp
+from soundstage.engines.sound.dsp import Signal
+from soundstage.engines.sound.recipes.base import Take, recipe
 
 
 def chip(pitch: Signal | float, frames: int, duty_harmonics: int = 12) -> Signal:
