@@ -16,8 +16,8 @@ import numpy.typing as npt
 import soxr
 
 from soundstage.core.errors import InvalidField
-from soundstage.creative.daw.bwf import BroadcastInfo, BwfWriter, WaveLayout, max_frames
 from soundstage.creative.daw.errors import ExportTooLarge, StemTooLarge
+from soundstage.formats.bwf import BroadcastInfo, BwfWriter, WaveLayout, max_frames
 from soundstage.media.audio import Samples, iter_decode
 from soundstage.media.input_limits import within_duration
 

@@ -13,7 +13,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from soundstage.creative.daw.bwf import WaveLayout, plain_wave_header
+from soundstage.formats.bwf import WaveLayout, plain_wave_header
 
 # Frames read at once: at most 8 channels of 24-bit audio, 1.5 MiB a block.
 _BLOCK_FRAMES: Final = 1 << 16

@@ -42,10 +42,10 @@ from fractions import Fraction
 from typing import BinaryIO, Final
 
 from soundstage import __version__
-from soundstage.creative.daw.bento import BentoWriter
-from soundstage.creative.daw.bwf import plain_wave_header
-from soundstage.creative.daw.errors import OmfTooLarge
-from soundstage.creative.daw.session import Session, SessionTrack
+from soundstage.formats.bento import BentoWriter
+from soundstage.formats.bwf import plain_wave_header
+from soundstage.formats.errors import OmfTooLarge
+from soundstage.formats.session import Session, SessionTrack
 
 # Pro Tools and most OMF readers fail on files past 2 GiB (32-bit signed offsets).
 MAX_OMF_BYTES: Final = (1 << 31) - 1

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from soundstage.creative.daw.bwf import WaveLayout
-from soundstage.creative.daw.timecode import FrameRate
+from soundstage.formats.bwf import WaveLayout
+from soundstage.formats.timecode import FrameRate
 
 Media = Literal["embedded", "linked"]
 

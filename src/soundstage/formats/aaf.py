@@ -77,8 +77,8 @@ import aaf2
 from aaf2.auid import AUID
 
 from soundstage import __version__
-from soundstage.creative.daw.channels import channel_bytes, channel_file_name, mono_wave_header
-from soundstage.creative.daw.session import Session, SessionTrack
+from soundstage.formats.channels import channel_bytes, channel_file_name, mono_wave_header
+from soundstage.formats.session import Session, SessionTrack
 
 # OperationDef_MonoAudioGain and ParameterDef_Amplitude of the AAF object specification.
 _AUDIO_GAIN: Final = "9d2ea894-0968-11d3-8a38-0050040ef7d2"
