@@ -3,6 +3,7 @@ errors it raises are every engine's: `engines.errors`)."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol, TypeAlias
@@ -117,6 +118,49 @@ class SpeechSynthesizer(Protocol):
         ...
 
 
+class BaseSynthesizer(ABC):
+    """A SpeechSynthesizer whose `synthesize` makes the checks every engine needs, once: the
+    rate in bounds (ValueError), something to say (SynthesisFailed), a voice of the engine
+    (UnknownVoice); then `speak` does the engine's own work. An engine gives `name`,
+    `voices` and `speak`, and `has_voice` when it speaks more than the voices it lists."""
+
+    name: str
+    supports_rate: bool = True
+    honours_phonemes: bool = True
+
+    @abstractmethod
+    def voices(self) -> list[EngineVoice]:
+        """The voices this engine can speak with on this machine."""
+
+    def has_voice(self, voice: str) -> bool:
+        return any(known.voice == voice for known in self.voices())
+
+    def synthesize(
+        self,
+        text: str | Sequence[Part],
+        voice: str,
+        *,
+        rate: float = 1.0,
+        deterministic: bool = False,
+    ) -> Audio:
+        """SpeechSynthesizer.synthesize: the checks, then `speak`."""
+        self.check(text, voice, rate)
+        return self.speak(text, voice, rate=rate, deterministic=deterministic)
+
+    def check(self, text: str | Sequence[Part], voice: str, rate: float) -> None:
+        check_rate(rate)
+        check_text(text)
+        if not self.has_voice(voice):
+            raise _unknown_voice(self.name, voice)
+
+    @abstractmethod
+    def speak(
+        self, text: str | Sequence[Part], voice: str, *, rate: float, deterministic: bool
+    ) -> Audio:
+        """Speak text already checked (something to say, a voice of the engine, the rate in
+        bounds), as SpeechSynthesizer.synthesize does."""
+
+
 def check_rate(rate: float) -> None:
     if not MIN_RATE <= rate <= MAX_RATE:
         raise ValueError(f"rate must be {MIN_RATE}..{MAX_RATE}, not {rate}")
@@ -132,7 +176,11 @@ def find_voice(voices: Iterable[EngineVoice], voice: str, engine: str) -> Engine
     for candidate in voices:
         if candidate.voice == voice:
             return candidate
-    raise UnknownVoice(f"The {engine} engine has no voice {voice!r}.", param="voice_id")
+    raise _unknown_voice(engine, voice)
+
+
+def _unknown_voice(engine: str, voice: str) -> UnknownVoice:
+    return UnknownVoice(f"The {engine} engine has no voice {voice!r}.", param="voice_id")
 
 
 def spoken(samples: npt.NDArray[Any], sample_rate: int, engine: str) -> Audio:
