@@ -1,9 +1,8 @@
-"""Playing a score: the ScoreRenderer protocol, its FluidSynth implementation with the General
-MIDI soundfont (creative.fluidsynth), one stereo stem per track, and the renderers by name."""
+"""Playing a score: the ScoreRenderer protocol and its FluidSynth implementation with the
+General MIDI soundfont (engines.fluidsynth), one stereo stem per track."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Final, Protocol
 
@@ -15,7 +14,7 @@ from soundstage.engines.fluidsynth import (
     find_soundfont,
 )
 from soundstage.engines.music.score import Score
-from soundstage.engines.registry import Registry
+from soundstage.engines.registry import load_once
 from soundstage.media.audio import Audio
 
 SAMPLE_RATE: Final = 44_100
@@ -61,37 +60,15 @@ class FluidSynthRenderer:
             }
 
 
-RendererFactory = Callable[[], ScoreRenderer]
-
-DEFAULT_RENDERER: Final = "fluidsynth"
-
-
 def fluidsynth_renderer() -> ScoreRenderer:
     """FluidSynth with the first General MIDI soundfont found; it makes a synthesizer for
     each render."""
     return FluidSynthRenderer(find_soundfont())
 
 
-_RENDERERS: Registry[ScoreRenderer] = Registry(
-    "score renderer",
-    {DEFAULT_RENDERER: fluidsynth_renderer},
-    unknown=RendererUnavailable,
-    unavailable=RendererUnavailable,
-)
-
-
-def renderer_names() -> list[str]:
-    return _RENDERERS.names()
-
-
-def register_renderer(name: str, factory: RendererFactory) -> None:
-    """Add or replace a renderer (e.g. a sampler with a bigger soundfont, from a deployment's
-    plugin module); replacing one drops the instance made by the old factory."""
-    _RENDERERS.register(name, factory)
-
-
-def get_renderer(name: str | None = None) -> ScoreRenderer:
-    """The process's one instance of the named renderer (default: fluidsynth); raises
-    RendererUnavailable (503) if there is none of that name or it cannot run here (a failure
-    is not remembered: the next call tries again)."""
-    return _RENDERERS.get(name or DEFAULT_RENDERER)
+def get_renderer() -> ScoreRenderer:
+    """The process's one renderer, FluidSynth; raises RendererUnavailable (503) if it cannot
+    run here (a failure is not remembered: the next call tries again)."""
+    return load_once(
+        "score renderer", "fluidsynth", fluidsynth_renderer, unavailable=RendererUnavailable
+    )

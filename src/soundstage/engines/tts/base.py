@@ -68,10 +68,6 @@ def plain_text(text: str | Sequence[Part]) -> str:
     return joined
 
 
-def has_phonemes(text: str | Sequence[Part]) -> bool:
-    return not isinstance(text, str) and any(isinstance(part, Phonemes) for part in text)
-
-
 def honours_phonemes(engine: SpeechSynthesizer) -> bool:
     """engine.honours_phonemes, False for an engine written before it (a deployment's plugin):
     such an engine is given plain text (plain_text), never parts."""
