@@ -88,7 +88,7 @@ def main() -> None:
             midi = httpx.get(answer["midi_url"]).content
             reference.append(fluidsynth_cli(midi, seconds))
 
-    from soundstage.creative.music.generator import Singer, generate
+    from soundstage.engines.music.generator import Singer, generate
     from soundstage.engines.tts.registry import get_engine
 
     singer = Singer(get_engine("piper"), "en_US-joe-medium", "male") if args.vocals else None

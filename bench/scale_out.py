@@ -274,9 +274,9 @@ def reference_worker(mixes: int, audio_path: str) -> None:
     service around them (TTS of TEXT by Piper, the 10 s of speech transcribed by whisper-base
     with its defaults, the 3 s sound effect rendered), after one warm-up mix."""
     from soundstage.config import Settings
-    from soundstage.creative.sound import scene
-    from soundstage.creative.sound.interpret import index_for, interpret
     from soundstage.engines.embedder import get_embedder
+    from soundstage.engines.sound import scene
+    from soundstage.engines.sound.interpret import index_for, interpret
     from soundstage.engines.transcribers.registry import get_transcriber
     from soundstage.engines.tts.registry import get_engine
     from soundstage.media.audio import Audio

@@ -68,9 +68,9 @@ def main() -> None:
                 service.append(time.perf_counter() - start)
                 assert abs(answer.json()["duration_ms"] - SECONDS * 1000) <= 10
 
-    from soundstage.creative.sound import scene
-    from soundstage.creative.sound.interpret import index_for, interpret
     from soundstage.engines.embedder import get_embedder
+    from soundstage.engines.sound import scene
+    from soundstage.engines.sound.interpret import index_for, interpret
 
     index = index_for(get_embedder())
     bare: list[float] = []

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from soundstage.engines import dsp
-from soundstage.engines.tts.base import EngineUnavailable
+from soundstage.engines.errors import EngineUnavailable
 from soundstage.media.audio import Audio
 from tests.support.processes import stand_in_program
 

@@ -12,11 +12,7 @@ import numpy as np
 import pytest
 
 from soundstage.config import Settings
-from soundstage.engines.tts.base import (
-    EngineUnavailable,
-    SynthesisFailed,
-    UnknownVoice,
-)
+from soundstage.engines.errors import EngineUnavailable, SynthesisFailed, UnknownVoice
 from soundstage.engines.tts.pico import MAX_TEXT_BYTES
 from soundstage.engines.tts.piper import PiperEngine
 from soundstage.engines.tts.registry import all_voices, engine_names, get_engine

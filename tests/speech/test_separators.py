@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from soundstage.engines.separators.base import Separation, Separator, SeparatorUnavailable
+from soundstage.engines.separators.base import Separation, Separator
 from soundstage.engines.separators.deepfilter import DeepFilterSeparator
 from soundstage.engines.separators.registry import get_separator
 from soundstage.media.audio import Audio
@@ -70,10 +70,8 @@ def assert_stems_of(stems: Separation, source: Audio) -> None:
     assert float(np.max(np.abs(total - source.samples), initial=0.0)) < 1e-4
 
 
-def test_the_registry_keeps_one_instance() -> None:
-    assert get_separator() is get_separator("deepfilternet")
-    with pytest.raises(SeparatorUnavailable):
-        get_separator("demucs")
+def test_one_instance_per_process() -> None:
+    assert get_separator() is get_separator()
 
 
 def test_speech_is_separated_from_music(separator: Separator, with_music: Mixture) -> None:

@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 
 from soundstage.config import Settings
+from soundstage.engines.errors import SynthesisFailed
 from soundstage.engines.transcribers.base import Transcriber
 from soundstage.engines.transcribers.models import TINY_EN
 from soundstage.engines.transcribers.registry import get_transcriber
-from soundstage.engines.tts.base import Phonemes, SynthesisFailed, check_text, plain_text
+from soundstage.engines.tts.base import Phonemes, check_text, plain_text
 from soundstage.engines.tts.phonemes import (
     MAX_PHONEME_CHARACTERS,
     Syllable,

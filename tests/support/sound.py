@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from soundstage.creative.sound import scene
-from soundstage.creative.sound.interpret import Element
-from soundstage.creative.sound.recipes import RECIPES
-from soundstage.creative.sound.steering import Steering
+from soundstage.engines.sound import scene
+from soundstage.engines.sound.interpret import Element
+from soundstage.engines.sound.recipes import RECIPES
+from soundstage.engines.sound.steering import Steering
 
 RATE = 44_100
 

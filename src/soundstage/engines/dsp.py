@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from soundstage.engines.tts.base import EngineUnavailable, SynthesisFailed
+from soundstage.engines.errors import EngineUnavailable, SynthesisFailed
 from soundstage.media.audio import Audio, decode, encode
 
 RUBBERBAND = "rubberband"

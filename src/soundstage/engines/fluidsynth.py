@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from soundstage.engines.cache import MODELS
-from soundstage.engines.tts.base import EngineUnavailable
+from soundstage.engines.errors import EngineUnavailable
 
 # Debian's fluid-soundfont-gm, then whichever General MIDI soundfont the system's default is.
 SOUNDFONTS: Final = (

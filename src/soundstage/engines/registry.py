@@ -1,7 +1,8 @@
 """Engines by name (text-to-speech, isolation, conversion, translation...): each created on
 first use and kept for the life of the process in the model cache (engines.cache), so that a
 model loads once per worker process, never per request. A deployment adds or replaces one
-from its plugin module."""
+from its plugin module. An engine that is the only one of its kind is loaded with
+`load_once` instead."""
 
 from __future__ import annotations
 
@@ -67,9 +68,29 @@ class Registry(Generic[T]):
             factory = self._factories.get(name)
         if factory is None:
             raise self._unknown(f"There is no {self._what} named {name!r}.")
-        try:
-            return factory()
-        except ImportError as exc:
-            raise self._unavailable(f"The {name} {self._what} is not installed: {exc}.") from exc
-        except OSError as exc:
-            raise self._unavailable(f"The {name} {self._what} could not be loaded: {exc}.") from exc
+        return _made(self._what, name, factory, self._unavailable)
+
+
+def load_once(
+    what: str,
+    name: str,
+    factory: Callable[[], T],
+    *,
+    unavailable: Callable[[str], AppError],
+    cache: ModelCache = MODELS,
+) -> T:
+    """The process's one instance of an engine that has no other to choose from (no registry),
+    kept in the cache under (what, name) as a Registry keeps its engines, with the same
+    `unavailable` error when its factory cannot run here (not remembered)."""
+    return cache.get(what, name, lambda: _made(what, name, factory, unavailable))
+
+
+def _made(
+    what: str, name: str, factory: Callable[[], T], unavailable: Callable[[str], AppError]
+) -> T:
+    try:
+        return factory()
+    except ImportError as exc:
+        raise unavailable(f"The {name} {what} is not installed: {exc}.") from exc
+    except OSError as exc:
+        raise unavailable(f"The {name} {what} could not be loaded: {exc}.") from exc

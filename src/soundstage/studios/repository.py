@@ -222,11 +222,6 @@ def get_studio(session: Session, studio_id: str) -> Studio | None:
     ).first()
 
 
-def studios_by_id(session: Session, studio_ids: Iterable[str]) -> dict[str, Studio]:
-    ids = list(set(studio_ids))
-    return {s.id: s for s in session.scalars(select(Studio).where(Studio.id.in_(ids)))}
-
-
 def active_rooms(session: Session, studio_id: str) -> list[Room]:
     return list(
         session.scalars(

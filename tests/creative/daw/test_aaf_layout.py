@@ -21,12 +21,12 @@ import opentimelineio as otio
 import pytest
 
 from soundstage import __version__
-from soundstage.creative.daw import aaf as aaf_writer
-from soundstage.creative.daw.bwf import BroadcastInfo, BwfWriter
-from soundstage.creative.daw.channels import split_channels
 from soundstage.creative.daw.limits import estimated_bytes
-from soundstage.creative.daw.session import Media, Session, SessionTrack
-from soundstage.creative.daw.timecode import FRAME_RATES
+from soundstage.formats import aaf as aaf_writer
+from soundstage.formats.bwf import BroadcastInfo, BwfWriter
+from soundstage.formats.channels import split_channels
+from soundstage.formats.session import Media, Session, SessionTrack
+from soundstage.formats.timecode import FRAME_RATES
 from tests.support.daw import Wave, parse_wave
 
 RATE = 48_000

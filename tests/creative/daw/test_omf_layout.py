@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from soundstage import __version__
-from soundstage.creative.daw.bwf import WaveLayout
-from soundstage.creative.daw.omf import product_version, write_omf
-from soundstage.creative.daw.session import Media, Session, SessionTrack
-from soundstage.creative.daw.timecode import FRAME_RATES
+from soundstage.formats.bwf import WaveLayout
+from soundstage.formats.omf import product_version, write_omf
+from soundstage.formats.session import Media, Session, SessionTrack
+from soundstage.formats.timecode import FRAME_RATES
 from tests.creative.daw.importer_model import AvidStyleImporter
 from tests.creative.daw.omf_reader import STD, Bento, OmfFile, read_composition
 

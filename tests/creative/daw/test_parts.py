@@ -14,17 +14,7 @@ import pytest
 import soundfile
 
 from soundstage.core.errors import InvalidField
-from soundstage.creative.daw.bwf import (
-    HEADER_ALLOWANCE,
-    MAX_RIFF_BYTES,
-    BroadcastInfo,
-    BwfWriter,
-    WaveLayout,
-    max_frames,
-)
-from soundstage.creative.daw.omf import write_omf
 from soundstage.creative.daw.package import TrackSheetRow, track_sheet, tracks_csv
-from soundstage.creative.daw.session import Session, SessionTrack
 from soundstage.creative.daw.stems import (
     MAX_EXPORT_BYTES,
     Quantiser,
@@ -33,7 +23,17 @@ from soundstage.creative.daw.stems import (
     expected_frames,
     render_stem,
 )
-from soundstage.creative.daw.timecode import FRAME_RATES, frame_count, samples_at, timecode_at
+from soundstage.formats.bwf import (
+    HEADER_ALLOWANCE,
+    MAX_RIFF_BYTES,
+    BroadcastInfo,
+    BwfWriter,
+    WaveLayout,
+    max_frames,
+)
+from soundstage.formats.omf import write_omf
+from soundstage.formats.session import Session, SessionTrack
+from soundstage.formats.timecode import FRAME_RATES, frame_count, samples_at, timecode_at
 from tests.creative.daw.omf_reader import Bento, OmfFile
 from tests.support.daw import parse_wave
 

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from soundstage.core.errors import InvalidField
-from soundstage.creative.music import lyrics
-from soundstage.creative.music.arrangement import arrange
-from soundstage.creative.music.composition import MIN_FINAL_SECONDS, compose, plan_sections
-from soundstage.creative.music.generator import generate, write_score
-from soundstage.creative.music.genres import GENRES, genre_named
-from soundstage.creative.music.prompt import MAX_INSTRUMENTS, read_prompt
-from soundstage.creative.music.score import MELODIC_CHANNELS, Channels
+from soundstage.engines.music import lyrics
+from soundstage.engines.music.arrangement import arrange
+from soundstage.engines.music.composition import MIN_FINAL_SECONDS, compose, plan_sections
+from soundstage.engines.music.generator import generate, write_score
+from soundstage.engines.music.genres import GENRES, genre_named
+from soundstage.engines.music.prompt import MAX_INSTRUMENTS, read_prompt
+from soundstage.engines.music.score import MELODIC_CHANNELS, Channels
 from tests.creative.music import analysis
 from tests.support.music import ELEVEN_LOW, ELEVEN_MELODIC
 

@@ -10,7 +10,7 @@ import weakref
 import numpy as np
 import pyloudnorm
 
-from soundstage.creative.music.mastering import (
+from soundstage.engines.music.mastering import (
     PEAK_CEILING_DB,
     TARGET_LUFS,
     loudness_master,

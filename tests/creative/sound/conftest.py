@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from soundstage.creative.sound.interpret import RecipeIndex, index_for
 from soundstage.engines.embedder import get_embedder
+from soundstage.engines.sound.interpret import RecipeIndex, index_for
 
 
 @pytest.fixture(scope="session")

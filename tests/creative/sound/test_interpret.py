@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from soundstage.creative.sound.interpret import (
+from soundstage.engines.sound.interpret import (
     MAX_LAYERS,
     SURE_SIMILARITY,
     RecipeIndex,
     confidence,
     interpret,
 )
-from soundstage.creative.sound.recipes import RECIPES
-from soundstage.creative.sound.steering import MODIFIER_WORDS, find_modifiers, strip_modifiers
+from soundstage.engines.sound.recipes import RECIPES
+from soundstage.engines.sound.steering import MODIFIER_WORDS, find_modifiers, strip_modifiers
 from tests.creative.sound.paraphrases import BEYOND_ESC50_PARAPHRASES, ESC50_PARAPHRASES
 
 pytestmark = pytest.mark.slow

@@ -11,10 +11,10 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from soundstage.creative.sound import dsp, scene
-from soundstage.creative.sound.interpret import Element
-from soundstage.creative.sound.recipes import RECIPES
-from soundstage.creative.sound.steering import Steering
+from soundstage.engines.sound import dsp, scene
+from soundstage.engines.sound.interpret import Element
+from soundstage.engines.sound.recipes import RECIPES
+from soundstage.engines.sound.steering import Steering
 from tests.support.sound import RATE, band_db, centroid_hz, level_db, render
 
 Features = npt.NDArray[np.float64]

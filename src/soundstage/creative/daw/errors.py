@@ -21,9 +21,3 @@ class StemTooLarge(InvalidField):
     """One stem would pass what a WAVE file holds (4 GiB)."""
 
     code = "stem_too_large"
-
-
-class OmfTooLarge(InvalidField):
-    """An OMF with this much embedded audio would pass 2 GiB; use AAF or linked media."""
-
-    code = "omf_too_large"

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Final, cast
 
-from soundstage.creative.daw.session import Session, SessionTrack
-from soundstage.creative.daw.timecode import timecode_at
+from soundstage.formats.session import Session, SessionTrack
+from soundstage.formats.timecode import timecode_at
 
 _HOW_TO_OPEN = """\
 How to open

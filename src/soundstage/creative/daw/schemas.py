@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field, ValidationInfo, field_validator
 
 from soundstage.core.schemas import MediaUrl, RequestModel
-from soundstage.creative.daw.timecode import FRAME_RATES, FrameRateName, check_timecode
+from soundstage.formats.timecode import FRAME_RATES, FrameRateName, check_timecode
 
 MAX_TRACKS = 64
 # The schema's ceiling; the session's end is bounded by the `daw.max_session_ms` setting

@@ -16,8 +16,8 @@ import numpy.typing as npt
 import soxr
 
 from soundstage.core.errors import InvalidField
-from soundstage.creative.daw.bwf import BroadcastInfo, BwfWriter, WaveLayout, max_frames
 from soundstage.creative.daw.errors import ExportTooLarge, StemTooLarge
+from soundstage.formats.bwf import BroadcastInfo, BwfWriter, max_frames
 from soundstage.media.audio import Samples, iter_decode
 from soundstage.media.input_limits import within_duration
 
@@ -218,7 +218,3 @@ class Quantiser:
             rounded = np.rint(scaled)
         np.clip(rounded, -self.scale, self.scale - 1, out=rounded)
         return rounded.astype(np.int32)
-
-
-def finish_all(writers: list[BwfWriter], total_frames: int) -> list[WaveLayout]:
-    return [writer.finish(total_frames) for writer in writers]

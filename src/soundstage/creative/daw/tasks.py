@@ -12,11 +12,6 @@ from typing import Any, BinaryIO, Literal
 
 from soundstage.config import Settings
 from soundstage.creative.daw import limits, package
-from soundstage.creative.daw.aaf import write_aaf
-from soundstage.creative.daw.bwf import BroadcastInfo, BwfWriter
-from soundstage.creative.daw.channels import split_channels
-from soundstage.creative.daw.omf import check_size, write_omf
-from soundstage.creative.daw.session import Media, Session, SessionTrack
 from soundstage.creative.daw.stems import (
     OPERATION,
     RenderedStem,
@@ -25,9 +20,14 @@ from soundstage.creative.daw.stems import (
     check_sizes,
     render_stem,
 )
-from soundstage.creative.daw.timecode import FRAME_RATES, FrameRateName, frame_count, samples_at
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
+from soundstage.formats.aaf import write_aaf
+from soundstage.formats.bwf import BroadcastInfo, BwfWriter
+from soundstage.formats.channels import split_channels
+from soundstage.formats.omf import check_size, write_omf
+from soundstage.formats.session import Media, Session, SessionTrack
+from soundstage.formats.timecode import FRAME_RATES, FrameRateName, frame_count, samples_at
 from soundstage.jobs import inputs
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef

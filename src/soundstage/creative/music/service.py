@@ -12,7 +12,6 @@ from soundstage.core.db import Database
 from soundstage.core.errors import InvalidField
 from soundstage.core.principal import Principal
 from soundstage.creative.music.errors import VoiceNotSupported
-from soundstage.creative.music.prompt import read_prompt
 from soundstage.creative.music.schemas import (
     DEFAULT_SINGER,
     MAX_SEED,
@@ -22,6 +21,7 @@ from soundstage.creative.music.schemas import (
 from soundstage.creative.music.tasks import KIND
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
+from soundstage.engines.music.prompt import read_prompt
 from soundstage.jobs import service as jobs
 from soundstage.voices import service as voices
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from soundstage.creative.music.generator import Piece, Singer, generate
-from soundstage.creative.music.instruments import program_name
 from soundstage.creative.music.schemas import MusicLicense, music_license
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
+from soundstage.engines.music.generator import Piece, Singer, generate
+from soundstage.engines.music.instruments import program_name
 from soundstage.engines.tts.base import Gender
 from soundstage.engines.tts.registry import get_engine
 from soundstage.jobs.handlers import JobContext, JobOutcome, register

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from soundstage.core.schemas import RequestModel
-from soundstage.creative.sound.recipes.base import Family
+from soundstage.engines.sound.recipes.base import Family
 from soundstage.jobs.schemas import CompletedJob
 
 MAX_PROMPT_CHARACTERS = 500

@@ -9,7 +9,6 @@ from typing import Any
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.principal import Principal
-from soundstage.creative.sound.recipes import RECIPES
 from soundstage.creative.sound.schemas import (
     MAX_SEED,
     SoundRecipe,
@@ -20,6 +19,7 @@ from soundstage.creative.sound.schemas import (
 from soundstage.creative.sound.tasks import KIND
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
+from soundstage.engines.sound.recipes import RECIPES
 from soundstage.jobs import service as jobs
 
 

@@ -3,11 +3,11 @@ process), render the scene, encode and store it."""
 
 from __future__ import annotations
 
-from soundstage.creative.sound import scene
-from soundstage.creative.sound.interpret import Element, confidence, index_for, interpret
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.engines.embedder import get_embedder
+from soundstage.engines.sound import scene
+from soundstage.engines.sound.interpret import Element, confidence, index_for, interpret
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
 from soundstage.media.audio import EncodeFormat

@@ -27,18 +27,12 @@ from soundstage.engines.conversion.timing import (
     trim_silence,
     warp,
 )
+from soundstage.engines.errors import SynthesisFailed, UnknownVoice
 from soundstage.engines.speakers.audio16k import mono_16k_audio
 from soundstage.engines.transcribers import sphinx
 from soundstage.engines.transcribers.base import Segment, Transcriber, Transcript, Word
 from soundstage.engines.transcribers.registry import get_transcriber
-from soundstage.engines.tts.base import (
-    MAX_RATE,
-    MIN_RATE,
-    SpeechSynthesizer,
-    SynthesisFailed,
-    UnknownVoice,
-    find_voice,
-)
+from soundstage.engines.tts.base import MAX_RATE, MIN_RATE, SpeechSynthesizer, find_voice
 from soundstage.engines.tts.registry import get_engine
 from soundstage.media.audio import Audio, Samples
 

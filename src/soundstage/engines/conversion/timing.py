@@ -14,7 +14,7 @@ import numpy as np
 import soxr
 
 from soundstage.engines.dsp import RUBBERBAND
-from soundstage.engines.tts.base import EngineUnavailable
+from soundstage.engines.errors import EngineUnavailable
 from soundstage.media.audio import Audio, Samples, decode, encode
 
 # Frames quieter than this below the loudest 10 ms frame are silence at a clip's edges.

@@ -18,9 +18,9 @@ import numpy as np
 import numpy.typing as npt
 
 from soundstage.engines.cache import MODELS
+from soundstage.engines.errors import EngineUnavailable
 from soundstage.engines.speakers.audio16k import SAMPLE_RATE, Mono, mono_16k, mono_blocks
 from soundstage.engines.speakers.base import NoSpeech, Progress, Region
-from soundstage.engines.tts.base import EngineUnavailable
 from soundstage.media.audio import Audio
 
 EMBEDDING_SIZE: Final = 256

@@ -9,9 +9,9 @@ from typing import Any, Final
 import numpy as np
 
 from soundstage.engines.cache import MODELS
+from soundstage.engines.errors import EngineUnavailable
 from soundstage.engines.speakers.audio16k import SAMPLE_RATE, mono_blocks
 from soundstage.engines.speakers.base import Progress, Region
-from soundstage.engines.tts.base import EngineUnavailable
 from soundstage.media.audio import Audio
 
 # silero-vad's frame at 16 kHz.

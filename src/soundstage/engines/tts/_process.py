@@ -12,13 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from soundstage.engines.tts.base import (
-    EngineUnavailable,
-    Part,
-    Phonemes,
-    SynthesisFailed,
-    spoken,
-)
+from soundstage.engines.errors import EngineUnavailable, SynthesisFailed
+from soundstage.engines.tts.base import Part, Phonemes, spoken
 from soundstage.engines.tts.phonemes import Syllable, ipa_to_cmu
 from soundstage.media.audio import Audio, InvalidMedia, decode
 

@@ -1,7 +1,9 @@
-"""What every text-to-speech engine offers: the SpeechSynthesizer protocol, voices and errors."""
+"""What every text-to-speech engine offers: the SpeechSynthesizer protocol and voices (the
+errors it raises are every engine's: `engines.errors`)."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol, TypeAlias
@@ -9,7 +11,7 @@ from typing import Any, Final, Literal, Protocol, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from soundstage.core.errors import AppError
+from soundstage.engines.errors import SynthesisFailed, UnknownVoice
 from soundstage.media.audio import Audio
 
 Gender = Literal["female", "male"]
@@ -66,10 +68,6 @@ def plain_text(text: str | Sequence[Part]) -> str:
     return joined
 
 
-def has_phonemes(text: str | Sequence[Part]) -> bool:
-    return not isinstance(text, str) and any(isinstance(part, Phonemes) for part in text)
-
-
 def honours_phonemes(engine: SpeechSynthesizer) -> bool:
     """engine.honours_phonemes, False for an engine written before it (a deployment's plugin):
     such an engine is given plain text (plain_text), never parts."""
@@ -116,26 +114,47 @@ class SpeechSynthesizer(Protocol):
         ...
 
 
-class EngineUnavailable(AppError):
-    """The engine (its program or model) is missing or did not answer: not the user's fault."""
+class BaseSynthesizer(ABC):
+    """A SpeechSynthesizer whose `synthesize` makes the checks every engine needs, once: the
+    rate in bounds (ValueError), something to say (SynthesisFailed), a voice of the engine
+    (UnknownVoice); then `speak` does the engine's own work. An engine gives `name`,
+    `voices` and `speak`, and `has_voice` when it speaks more than the voices it lists."""
 
-    status = 503
-    type = "api_error"
-    code = "engine_unavailable"
+    name: str
+    supports_rate: bool = True
+    honours_phonemes: bool = True
 
+    @abstractmethod
+    def voices(self) -> list[EngineVoice]:
+        """The voices this engine can speak with on this machine."""
 
-class SynthesisFailed(AppError):
-    """The engine could not speak this text (nothing speakable in it, or it failed on it)."""
+    def has_voice(self, voice: str) -> bool:
+        return any(known.voice == voice for known in self.voices())
 
-    status = 422
-    code = "synthesis_failed"
+    def synthesize(
+        self,
+        text: str | Sequence[Part],
+        voice: str,
+        *,
+        rate: float = 1.0,
+        deterministic: bool = False,
+    ) -> Audio:
+        """SpeechSynthesizer.synthesize: the checks, then `speak`."""
+        self.check(text, voice, rate)
+        return self.speak(text, voice, rate=rate, deterministic=deterministic)
 
+    def check(self, text: str | Sequence[Part], voice: str, rate: float) -> None:
+        check_rate(rate)
+        check_text(text)
+        if not self.has_voice(voice):
+            raise _unknown_voice(self.name, voice)
 
-class UnknownVoice(SynthesisFailed):
-    """The voice's speech engine has no such voice on this server (a catalog voice whose
-    engine voice is not installed)."""
-
-    code = "voice_unavailable"
+    @abstractmethod
+    def speak(
+        self, text: str | Sequence[Part], voice: str, *, rate: float, deterministic: bool
+    ) -> Audio:
+        """Speak text already checked (something to say, a voice of the engine, the rate in
+        bounds), as SpeechSynthesizer.synthesize does."""
 
 
 def check_rate(rate: float) -> None:
@@ -153,7 +172,11 @@ def find_voice(voices: Iterable[EngineVoice], voice: str, engine: str) -> Engine
     for candidate in voices:
         if candidate.voice == voice:
             return candidate
-    raise UnknownVoice(f"The {engine} engine has no voice {voice!r}.", param="voice_id")
+    raise _unknown_voice(engine, voice)
+
+
+def _unknown_voice(engine: str, voice: str) -> UnknownVoice:
+    return UnknownVoice(f"The {engine} engine has no voice {voice!r}.", param="voice_id")
 
 
 def spoken(samples: npt.NDArray[Any], sample_rate: int, engine: str) -> Audio:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from soundstage.engines.errors import EngineUnavailable, SynthesisFailed
 from soundstage.engines.tts._process import (
     read_speech,
     require_binary,
@@ -25,14 +26,10 @@ from soundstage.engines.tts._process import (
     scratch_dir,
 )
 from soundstage.engines.tts.base import (
-    EngineUnavailable,
+    BaseSynthesizer,
     EngineVoice,
     Gender,
     Part,
-    SynthesisFailed,
-    check_rate,
-    check_text,
-    find_voice,
 )
 from soundstage.engines.tts.phonemes import ipa_to_espeak
 from soundstage.media.audio import Audio
@@ -110,12 +107,10 @@ def _catalog_voices() -> list[EngineVoice]:
     ]
 
 
-class EspeakEngine:
+class EspeakEngine(BaseSynthesizer):
     """espeak-ng run once per call; output at its native 22.05 kHz."""
 
     name = ENGINE
-    supports_rate = True
-    honours_phonemes = True
 
     def __init__(self) -> None:
         self._binary = require_binary("espeak-ng", ENGINE)
@@ -140,10 +135,20 @@ class EspeakEngine:
         """Beyond the protocol, word_gap_ms of silence between words (espeak's -g, in steps
         of 10 ms): dubbing's lines are understood better with 30 (see dubbing.fitting).
         Deterministic anyway: `deterministic` changes nothing."""
-        check_rate(rate)
-        check_text(text)
-        if not self._speaks(voice):
-            find_voice(self._voices, voice, ENGINE)  # raises UnknownVoice
+        self.check(text, voice, rate)
+        return self.speak(
+            text, voice, rate=rate, deterministic=deterministic, word_gap_ms=word_gap_ms
+        )
+
+    def speak(
+        self,
+        text: str | Sequence[Part],
+        voice: str,
+        *,
+        rate: float,
+        deterministic: bool,
+        word_gap_ms: int = 0,
+    ) -> Audio:
         with scratch_dir() as workdir:
             wav = workdir / "speech.wav"
             # Text on stdin, UTF-8 (-b 1), not SSML (no -m). espeak still reads [[...]] as
@@ -167,7 +172,7 @@ class EspeakEngine:
             )
             return read_speech(wav, ENGINE)
 
-    def _speaks(self, voice: str) -> bool:
+    def has_voice(self, voice: str) -> bool:
         """A voice of the catalog, or a variant (VARIANTS) of one."""
         base, _, variant = voice.partition("+")
         if variant in VARIANTS:

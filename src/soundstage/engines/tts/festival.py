@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from soundstage.engines.errors import EngineUnavailable, SynthesisFailed
 from soundstage.engines.tts._process import (
     latin1_text,
     lexicon_text,
@@ -34,15 +35,7 @@ from soundstage.engines.tts._process import (
     scratch_dir,
     stretch,
 )
-from soundstage.engines.tts.base import (
-    EngineUnavailable,
-    EngineVoice,
-    Part,
-    SynthesisFailed,
-    check_rate,
-    check_text,
-    find_voice,
-)
+from soundstage.engines.tts.base import BaseSynthesizer, EngineVoice, Part, check_text
 from soundstage.engines.tts.phonemes import Syllable, ipa_to_italian
 from soundstage.media.audio import Audio
 
@@ -113,12 +106,10 @@ _CATALOG: Final = (
 _SYMBOL: Final = re.compile(r"[A-Za-z0-9_]+")
 
 
-class FestivalEngine:
+class FestivalEngine(BaseSynthesizer):
     """text2wave per call; output at the voice's rate (32 kHz slt-hts, 16 kHz the others)."""
 
     name = ENGINE
-    supports_rate = True
-    honours_phonemes = True
 
     def __init__(self) -> None:
         self._text2wave = require_binary("text2wave", ENGINE)
@@ -130,18 +121,11 @@ class FestivalEngine:
     def voices(self) -> list[EngineVoice]:
         return [entry.voice for entry in self._catalog.values()]
 
-    def synthesize(
-        self,
-        text: str | Sequence[Part],
-        voice: str,
-        *,
-        rate: float = 1.0,
-        deterministic: bool = False,
+    def speak(
+        self, text: str | Sequence[Part], voice: str, *, rate: float, deterministic: bool
     ) -> Audio:
         # Deterministic anyway: `deterministic` changes nothing.
-        check_rate(rate)
-        check_text(text)
-        entry = self._catalog[find_voice(self.voices(), voice, ENGINE).voice]
+        entry = self._catalog[voice]
         readable = (
             lexicon_text(text, readable=latin1_text, syllables_of=ipa_to_italian)
             if entry.italian

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from soundstage.engines.errors import EngineUnavailable, SynthesisFailed
 from soundstage.engines.tts._process import (
     lexicon_text,
     read_speech,
@@ -19,15 +20,7 @@ from soundstage.engines.tts._process import (
     scratch_dir,
     stretch,
 )
-from soundstage.engines.tts.base import (
-    EngineUnavailable,
-    EngineVoice,
-    Part,
-    SynthesisFailed,
-    check_rate,
-    check_text,
-    find_voice,
-)
+from soundstage.engines.tts.base import BaseSynthesizer, EngineVoice, Part, check_text
 from soundstage.engines.tts.phonemes import CMU_VOWELS, Syllable
 from soundstage.media.audio import Audio
 
@@ -72,12 +65,10 @@ _CATALOG: Final = (
 _PACE: Final = {"awb": 0.86}
 
 
-class FliteEngine:
+class FliteEngine(BaseSynthesizer):
     """flite per call (about 10 ms to start: the voices are compiled in)."""
 
     name = ENGINE
-    supports_rate = True
-    honours_phonemes = True
 
     def __init__(self) -> None:
         self._binary = require_binary("flite", ENGINE)
@@ -87,18 +78,10 @@ class FliteEngine:
     def voices(self) -> list[EngineVoice]:
         return list(self._voices)
 
-    def synthesize(
-        self,
-        text: str | Sequence[Part],
-        voice: str,
-        *,
-        rate: float = 1.0,
-        deterministic: bool = False,
+    def speak(
+        self, text: str | Sequence[Part], voice: str, *, rate: float, deterministic: bool
     ) -> Audio:
         # Deterministic anyway: `deterministic` changes nothing.
-        check_rate(rate)
-        check_text(text)
-        find_voice(self._voices, voice, ENGINE)
         readable = lexicon_text(text)
         check_text(readable.text)
         with scratch_dir() as workdir:

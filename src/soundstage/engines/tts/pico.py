@@ -27,15 +27,13 @@ import numpy as np
 import numpy.typing as npt
 import ttspico  # type: ignore[import-untyped]
 
+from soundstage.engines.errors import EngineUnavailable, SynthesisFailed
 from soundstage.engines.tts.base import (
-    EngineUnavailable,
+    BaseSynthesizer,
     EngineVoice,
     Part,
     Phonemes,
-    SynthesisFailed,
-    check_rate,
     check_text,
-    find_voice,
     spoken,
 )
 from soundstage.engines.tts.phonemes import ipa_to_xsampa_phones
@@ -112,7 +110,7 @@ _MARKUP: Final = re.compile(r"[<>\x00]")
 _WORD_OR_TAG: Final = re.compile(r"<phoneme [^>]*/>|[^\s<>]+")
 
 
-class PicoEngine:
+class PicoEngine(BaseSynthesizer):
     """A Pico system of its own for every call (about 1 ms to make: 3 MB of working memory,
     the language's 1-1.5 MB of lingware read from the page cache), so that calls share no
     state: Pico's unvoiced sounds draw from a random sequence that runs on from one call to
@@ -120,8 +118,6 @@ class PicoEngine:
     gives the same samples every time."""
 
     name = ENGINE
-    supports_rate = True
-    honours_phonemes = True
 
     def __init__(self, language_dir: Path | None = None) -> None:
         # The package installs its lingware in <prefix>/languages and finds it there.
@@ -133,18 +129,10 @@ class PicoEngine:
     def voices(self) -> list[EngineVoice]:
         return list(self._voices)
 
-    def synthesize(
-        self,
-        text: str | Sequence[Part],
-        voice: str,
-        *,
-        rate: float = 1.0,
-        deterministic: bool = False,
+    def speak(
+        self, text: str | Sequence[Part], voice: str, *, rate: float, deterministic: bool
     ) -> Audio:
         # Deterministic anyway: `deterministic` changes nothing.
-        check_rate(rate)
-        check_text(text)
-        find_voice(self._voices, voice, ENGINE)
         words = _marked_up(text, _PHONES[voice])
         check_text(words)
         try:

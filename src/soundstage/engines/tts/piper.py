@@ -38,15 +38,13 @@ from piper.config import PiperConfig
 
 from soundstage.config import Settings
 from soundstage.engines.cache import MODELS
+from soundstage.engines.errors import EngineUnavailable
 from soundstage.engines.tts.base import (
-    EngineUnavailable,
+    BaseSynthesizer,
     EngineVoice,
     Gender,
     Part,
     Phonemes,
-    check_rate,
-    check_text,
-    find_voice,
     plain_text,
     spoken,
 )
@@ -95,13 +93,11 @@ class _PiperModel:
     config_path: Path
 
 
-class PiperEngine:
+class PiperEngine(BaseSynthesizer):
     """Loads each voice's ONNX model on its first use (about 4 s for a medium voice) and keeps
     it for the life of the process (the model cache, engines.cache)."""
 
     name = ENGINE
-    supports_rate = True
-    honours_phonemes = True
 
     def __init__(self, voice_dirs: Sequence[Path] = (), *, cpu_threads: int | None = None) -> None:
         self._cpu_threads = cpu_threads
@@ -131,17 +127,10 @@ class PiperEngine:
     def voices(self) -> list[EngineVoice]:
         return [model.voice for model in self._models.values()]
 
-    def synthesize(
-        self,
-        text: str | Sequence[Part],
-        voice: str,
-        *,
-        rate: float = 1.0,
-        deterministic: bool = False,
+    def speak(
+        self, text: str | Sequence[Part], voice: str, *, rate: float, deterministic: bool
     ) -> Audio:
-        check_rate(rate)
-        check_text(text)
-        model = self._models[find_voice(self.voices(), voice, ENGINE).voice]
+        model = self._models[voice]
         piper_voice = self._load(model)
         # The voice's own length_scale (from its JSON) is the 1.0 point.
         config = SynthesisConfig(length_scale=piper_voice.config.length_scale * _length_scale(rate))

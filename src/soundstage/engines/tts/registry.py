@@ -4,15 +4,13 @@ so that models load once per worker process, never per request."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
 from soundstage.config import get_settings
+from soundstage.engines.errors import EngineUnavailable
 from soundstage.engines.registry import Registry
-from soundstage.engines.tts.base import EngineUnavailable, EngineVoice, SpeechSynthesizer
+from soundstage.engines.tts.base import EngineVoice, SpeechSynthesizer
 
 log = logging.getLogger(__name__)
-
-EngineFactory = Callable[[], SpeechSynthesizer]
 
 
 # The factories import their module only when called: importing the registry must not load
@@ -58,11 +56,6 @@ _ENGINES: Registry[SpeechSynthesizer] = Registry(
 
 def engine_names() -> list[str]:
     return _ENGINES.names()
-
-
-def register_engine(name: str, factory: EngineFactory) -> None:
-    """Add or replace an engine (e.g. a GPU model from a deployment's plugin module)."""
-    _ENGINES.register(name, factory)
 
 
 def get_engine(name: str) -> SpeechSynthesizer:

@@ -23,9 +23,10 @@ from typing import Final
 import numpy as np
 
 from soundstage.engines.conversion.intonation import REFERENCE_TEXT, pitch_track
+from soundstage.engines.errors import SynthesisFailed
 from soundstage.engines.speakers.base import NoSpeech
 from soundstage.engines.speakers.embeddings import Embedding, embed, similarity
-from soundstage.engines.tts.base import EngineVoice, SynthesisFailed
+from soundstage.engines.tts.base import EngineVoice
 from soundstage.engines.tts.espeak import ENGINE as ESPEAK
 from soundstage.engines.tts.espeak import variant_voices
 from soundstage.engines.tts.registry import get_engine

@@ -31,7 +31,8 @@ from soundstage.engines.conversion.timing import (
     trim_silence,
 )
 from soundstage.engines.dsp import stretch_and_shift
-from soundstage.engines.tts.base import SpeechSynthesizer, SynthesisFailed, UnknownVoice
+from soundstage.engines.errors import SynthesisFailed, UnknownVoice
+from soundstage.engines.tts.base import SpeechSynthesizer
 from soundstage.engines.tts.espeak import EspeakEngine
 from soundstage.engines.tts.frontend import reading as frontend
 from soundstage.engines.tts.registry import get_engine

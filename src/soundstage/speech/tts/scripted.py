@@ -23,14 +23,9 @@ from typing import Final
 import numpy as np
 
 from soundstage.engines import dsp
+from soundstage.engines.errors import SynthesisFailed
 from soundstage.engines.tts import text as text_pieces
-from soundstage.engines.tts.base import (
-    Part,
-    Phonemes,
-    SpeechSynthesizer,
-    SynthesisFailed,
-    honours_phonemes,
-)
+from soundstage.engines.tts.base import Part, Phonemes, SpeechSynthesizer, honours_phonemes
 from soundstage.engines.tts.frontend import reading
 from soundstage.engines.tts.frontend.script import Emphasis, Pause, Script, Span
 from soundstage.media.audio import Audio

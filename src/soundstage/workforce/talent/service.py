@@ -145,12 +145,6 @@ def creators_by_id(session: Session, creator_ids: Sequence[str]) -> dict[str, Cr
     return repository.creators_by_id(session, creator_ids)
 
 
-def owns_creator(session: Session, account_id: str, creator_id: str) -> bool:
-    """Whether the account speaks for the creator (answers its license requests)."""
-    creator = repository.get_creator(session, creator_id)
-    return creator is not None and creator.account_id == account_id
-
-
 def set_owner(session: Session, creator_id: str, account_id: str | None) -> Creator:
     """Operators link a creator profile to the account that speaks for it (or unlink it)."""
     creator = require_creator(session, creator_id, param="creator")
