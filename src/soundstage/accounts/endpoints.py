@@ -17,10 +17,10 @@ from soundstage.core.deps import PrincipalDep, SandboxPrincipalDep, SessionDep, 
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageDep
 from soundstage.core.principal import Principal
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.models import ApiKey
 
-router = APIRouter(route_class=UnitOfWorkRoute)
+router = APIRouter(prefix=API_V1, route_class=UnitOfWorkRoute)
 VERIFICATION = "Buyer verification"
 
 

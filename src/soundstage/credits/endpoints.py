@@ -10,7 +10,7 @@ from soundstage.core.deps import PrincipalDep, SandboxPrincipalDep, SessionDep, 
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
 from soundstage.core.params import QueryInt
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.credits import service
 from soundstage.credits.schemas import (
     CreditBalanceOut,
@@ -21,7 +21,7 @@ from soundstage.credits.schemas import (
 )
 from soundstage.models import CreditBalance, CreditEntry, CreditTransaction
 
-router = APIRouter(tags=["Credits"], route_class=UnitOfWorkRoute)
+router = APIRouter(prefix=API_V1, tags=["Credits"], route_class=UnitOfWorkRoute)
 
 
 def _balance_out(balance: CreditBalance) -> CreditBalanceOut:

@@ -11,7 +11,7 @@ from fastapi.responses import Response
 from soundstage.core.deps import PrincipalDep, SessionDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageDep
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.models import PronunciationDictionary, PronunciationDictionaryVersion
 from soundstage.pronunciation import pls, service
 from soundstage.pronunciation.schemas import (
@@ -27,7 +27,7 @@ from soundstage.pronunciation.schemas import (
 )
 
 router = APIRouter(
-    prefix="/pronunciation-dictionaries",
+    prefix=f"{API_V1}/pronunciation-dictionaries",
     tags=["Pronunciation dictionaries"],
     route_class=UnitOfWorkRoute,
 )

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Query
 from soundstage.core.deps import PrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.models import Event, WebhookDeliveryAttempt, WebhookEndpoint
 from soundstage.webhooks import service
 from soundstage.webhooks.schemas import (
@@ -25,7 +25,7 @@ from soundstage.webhooks.schemas import (
 )
 from soundstage.webhooks.service import DeliveryWithAttempts
 
-router = APIRouter(route_class=UnitOfWorkRoute)
+router = APIRouter(prefix=API_V1, route_class=UnitOfWorkRoute)
 PageDep = Annotated[PageParams, Depends(page_params)]
 
 
