@@ -46,7 +46,7 @@ def create(session: Session, owner: Principal, body: AgentCreate) -> Agent:
 
 
 def get_owned(session: Session, owner: Principal, agent_id: str) -> Agent:
-    agent = repository.get_owned(session, owner.account_id, owner.environment, agent_id)
+    agent = repository.get_owned(session, owner, agent_id)
     if agent is None:
         raise AgentNotFound(f"No such agent: {agent_id}", param="agent_id")
     return agent
@@ -55,7 +55,7 @@ def get_owned(session: Session, owner: Principal, agent_id: str) -> Agent:
 def list_owned(session: Session, owner: Principal, page: PageParams) -> tuple[list[Agent], bool]:
     return paginate(
         session,
-        repository.owned_query(owner.account_id, owner.environment),
+        repository.owned_query(owner),
         Agent,
         page,
         AgentNotFound,

@@ -50,7 +50,7 @@ def list_held(
     creator_id: str | None,
     license_id: str | None,
 ) -> tuple[list[LicensedMediaOut], bool]:
-    stmt = repository.held_query(buyer.account_id, buyer.environment, utcnow())
+    stmt = repository.held_query(buyer, utcnow())
     if creator_id is not None:
         stmt = stmt.where(License.creator_id == creator_id)
     if license_id is not None:
