@@ -255,17 +255,13 @@ def list_bookings(
     studio_id: str | None,
 ) -> tuple[list[BookingOut], bool]:
     now = utcnow()
-    query = repository.bookings_query(
-        principal.account_id, principal.environment, status=status, studio_id=studio_id, now=now
-    )
+    query = repository.bookings_query(principal, status=status, studio_id=studio_id, now=now)
     bookings, has_more = paginate(session, query, StudioBooking, page, BookingNotFound)
     return [booking_out(b, now) for b in bookings], has_more
 
 
 def _own_booking(session: Session, principal: Principal, booking_id: str) -> StudioBooking:
-    booking = repository.get_booking(
-        session, principal.account_id, principal.environment, booking_id
-    )
+    booking = repository.get_booking(session, principal, booking_id)
     if booking is None:
         raise BookingNotFound(f"No such booking: {booking_id}", param="booking_id")
     return booking
