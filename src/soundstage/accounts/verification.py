@@ -59,6 +59,7 @@ def _record(session: Session, account_id: str, environment: str) -> BuyerVerific
 
 
 def to_out(record: BuyerVerification | None, environment: str) -> BuyerVerificationOut:
+    """The buyer's verification, or `unverified` in `environment` when none was submitted."""
     if record is None:
         return BuyerVerificationOut(
             environment=environment,

@@ -25,6 +25,7 @@ router = APIRouter(prefix=API_V1, tags=["Credits"], route_class=UnitOfWorkRoute)
 
 
 def _balance_out(balance: CreditBalance) -> CreditBalanceOut:
+    """The balance row in the API's names (`available` is shown as `balance`)."""
     return CreditBalanceOut(
         environment=balance.environment,
         balance=balance.available,
@@ -76,6 +77,7 @@ def get_ledger_transaction(
 
 
 def _transaction_out(t: CreditTransaction, entries: list[CreditEntry]) -> CreditTransactionOut:
+    """A transaction with its ledger entries, which are read beside it."""
     return CreditTransactionOut(
         id=t.id,
         type=t.type,

@@ -24,6 +24,7 @@ public_router = APIRouter(prefix="/media", tags=["Media"], route_class=UnitOfWor
 
 
 def media_out(settings: Settings, media: MediaObject) -> MediaOut:
+    """The object with a URL signed now, and when that URL expires."""
     url, expires_at = service.url_of(settings, media)
     return MediaOut(
         id=media.id,

@@ -274,6 +274,7 @@ def status_of(booking: StudioBooking, now: datetime) -> BookingStatus:
 
 
 def booking_out(booking: StudioBooking, now: datetime) -> BookingOut:
+    """The booking with its status as of `now` (`completed` is derived)."""
     return BookingOut(
         id=booking.id,
         status=status_of(booking, now),

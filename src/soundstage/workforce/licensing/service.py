@@ -42,6 +42,7 @@ def status_of(license_: License, now: datetime | None = None) -> str:
 
 
 def license_out(license_: License) -> LicenseOut:
+    """The license with its status as of now (`expired` is derived) and its pricing grouped."""
     return LicenseOut(
         id=license_.id,
         creator_id=license_.creator_id,

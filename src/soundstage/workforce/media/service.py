@@ -66,6 +66,7 @@ def list_held(
 def _out(
     settings: Settings, row: LicensedMedia, license_: License, demo: TalentDemo
 ) -> LicensedMediaOut:
+    """A licensed demo with a URL signed now and its license's terms."""
     url, expires_at = talent.signed_demo_url(settings, demo)
     # Only completed licenses are listed, and completion sets the term.
     assert license_.starts_at is not None
