@@ -48,7 +48,7 @@ def create_customer(db: Database, credits_each: int = 0) -> Customer:
         production = accounts.create_key(session, account.id, "production")
         if credits_each:
             for environment in ("sandbox", "production"):
-                credits.grant(session, account.id, environment, credits_each, "test grant")
+                credits.grant(session, (account.id, environment), credits_each, "test grant")
     return Customer(
         account.id, sandbox.secret, production.secret, sandbox.key.id, production.key.id
     )

@@ -37,7 +37,7 @@ def _balance_out(balance: CreditBalance) -> CreditBalanceOut:
 @router.get("/credits", response_model=CreditBalanceOut)
 def get_credits(session: SessionDep, principal: PrincipalDep) -> CreditBalanceOut:
     """The caller's credit balance in the key's environment."""
-    return _balance_out(service.get_balance(session, principal.account_id, principal.environment))
+    return _balance_out(service.get_balance(session, principal))
 
 
 @router.get("/credits/ledger", response_model=ListResponse[CreditTransactionOut])
@@ -105,4 +105,4 @@ def top_up_sandbox(
     by default: a top-up past it is 422 `sandbox_balance_limit` naming `amount`."""
     max_balance = settings.credits.sandbox_max_balance
     service.top_up_sandbox(session, principal, body.amount, max_balance)
-    return _balance_out(service.get_balance(session, principal.account_id, principal.environment))
+    return _balance_out(service.get_balance(session, principal))

@@ -29,6 +29,7 @@ from soundstage.core.db import after_commit
 from soundstage.core.ids import new_id
 from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.principal import Principal
+from soundstage.core.tenancy import Owner, owner_key
 from soundstage.core.timeutil import rfc3339, utcnow
 from soundstage.jobs import service as jobs
 from soundstage.media import fetch
@@ -189,13 +190,12 @@ def delete_endpoint(session: Session, principal: Principal, endpoint_id: str) ->
 # Events
 
 
-def emit(
-    session: Session, account_id: str, environment: str, type: str, data: dict[str, Any]
-) -> Event:
+def emit(session: Session, owner: Owner, type: str, data: dict[str, Any]) -> Event:
     """Record an event and queue its deliveries, in the caller's transaction: if that rolls
     back, nothing was emitted and nothing is sent."""
     if type not in EVENT_TYPES:
         raise ValueError(f"unknown event type {type!r}: add it to webhooks.schemas.EventType")
+    account_id, environment = owner_key(owner)
     now = utcnow()
     event = Event(
         id=new_id("evt"),
@@ -235,7 +235,7 @@ def announce_job_end(session: Session, settings: Settings, job: Job, event_type:
     listener, jobs.events.on_job_end): its data the job as GET shows it, media URLs valid
     through the retry schedule; written in the transaction that ended the job."""
     data = jobs.job_out(job, settings, url_ttl_seconds=event_url_ttl_seconds(settings))
-    emit(session, job.account_id, job.environment, event_type, data.model_dump(mode="json"))
+    emit(session, job, event_type, data.model_dump(mode="json"))
 
 
 def get_event(session: Session, principal: Principal, event_id: str) -> Event:
