@@ -288,7 +288,7 @@ def buyers_verify(account_id: str, environment: str, as_json: bool) -> None:
     with unit_of_work() as session:
         accounts.get_account(session, account_id)
         out = verification.decide(
-            session, account_id, environment, approve=True, require_pending=False
+            session, (account_id, environment), approve=True, require_pending=False
         )
     emit(
         as_json,

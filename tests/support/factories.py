@@ -83,7 +83,7 @@ def verify_buyer(db: Database, customer: Customer, *environments: str) -> Custom
     with db.session() as session:
         for environment in environments or ("sandbox", "production"):
             verification.decide(
-                session, customer.account_id, environment, approve=True, require_pending=False
+                session, (customer.account_id, environment), approve=True, require_pending=False
             )
     return customer
 

@@ -115,9 +115,7 @@ def approve_buyer_verification(
     session: SessionDep, principal: SandboxPrincipalDep
 ) -> BuyerVerificationOut:
     """Sandbox only: approve the caller's pending verification."""
-    return verification.decide(
-        session, principal.account_id, principal.environment, approve=True, require_pending=True
-    )
+    return verification.decide(session, principal, approve=True, require_pending=True)
 
 
 @router.post(
@@ -130,6 +128,4 @@ def reject_buyer_verification(
     session: SessionDep, principal: SandboxPrincipalDep
 ) -> BuyerVerificationOut:
     """Sandbox only: reject the caller's pending verification."""
-    return verification.decide(
-        session, principal.account_id, principal.environment, approve=False, require_pending=True
-    )
+    return verification.decide(session, principal, approve=False, require_pending=True)
