@@ -52,7 +52,7 @@ def main() -> None:
     with db.session() as session:
         account = accounts.create_account(session, "bench")
         key = accounts.create_key(session, account.id, "sandbox")
-        credits.grant(session, account.id, "sandbox", 10**9)
+        credits.grant(session, (account.id, "sandbox"), 10**9)
     who = Principal(account.id, "sandbox", key.key.id)
 
     procs = [

@@ -80,7 +80,7 @@ def emit_to_all(data_dir: Path, account_id: str) -> None:
     db = Database(settings)
     with db.session() as session:
         for environment in ("sandbox", "production"):
-            service.emit(session, account_id, environment, "daw.completed", {})
+            service.emit(session, (account_id, environment), "daw.completed", {})
     db.dispose()
 
 

@@ -1,15 +1,22 @@
 """CONTRIBUTING.md's route table is the map from a URL to the module that serves it: every
 route the app serves is placed by its longest listed prefix (whole path segments), in the
-module the row names, and no row is left that no route uses."""
+module the row names, and no row is left that no route uses. Each router declares its own
+prefix, so the map is also read in the endpoints file itself."""
 
 from __future__ import annotations
 
+import ast
+import importlib
 import re
+from pathlib import Path
 
-from fastapi import FastAPI
-from fastapi.routing import APIRoute, iter_route_contexts
+from fastapi import APIRouter, FastAPI
+from fastapi.routing import APIRoute, APIWebSocketRoute, iter_route_contexts
 
+import soundstage
 from tests.support.processes import REPO_ROOT
+
+SOURCE = Path(soundstage.__file__).parent
 
 ROW = re.compile(r"^\| (?P<prefixes>`/.*`) \| `(?P<module>[a-z_.]+)`")
 
@@ -71,3 +78,53 @@ def test_placing_is_by_whole_segments() -> None:
     assert placed("/api/v1/workforce/campaigns/x", rows) is None
     assert placed("/api/v1/workforce/campaign", rows) == "/api/v1/workforce/campaign"
     assert placed("/api/v1/jobs/{job_id}/cancel", rows) == "/api/v1/jobs"
+
+
+# Routers at the root of the URL space, whose routes share no first segment.
+ROOT_ROUTERS = {"ops.endpoints.router"}
+
+
+def routers() -> dict[str, APIRouter]:
+    """Every router of every endpoints module, by dotted name below `soundstage`."""
+    found: dict[str, APIRouter] = {}
+    for path in sorted(SOURCE.rglob("*endpoints.py")):
+        module_name = ".".join(path.relative_to(SOURCE.parent).with_suffix("").parts)
+        module = importlib.import_module(module_name)
+        for name, value in vars(module).items():
+            if isinstance(value, APIRouter):
+                found[f"{module_name.removeprefix('soundstage.')}.{name}"] = value
+    return found
+
+
+def test_every_router_carries_its_prefix() -> None:
+    """The URL-to-file map is read in each endpoints file: its router declares the prefix
+    (`/api/v1` included) and its routes are relative to it."""
+    found = routers()
+    assert len(found) > 25
+    assert sum(len(router.routes) for router in found.values()) > 100
+    unprefixed = sorted(name for name, router in found.items() if not router.prefix)
+    assert unprefixed == sorted(ROOT_ROUTERS)
+    outside = {
+        name: route.path
+        for name, router in found.items()
+        for route in router.routes
+        if isinstance(route, APIRoute | APIWebSocketRoute)
+        and not (route.path == router.prefix or route.path.startswith(router.prefix + "/"))
+    }
+    assert outside == {}
+
+
+def test_the_app_adds_no_prefix() -> None:
+    """Routers are included at the app itself (not nested: FastAPI matches a router included
+    in a router twice per request) and as they are, so their own prefix is the whole one."""
+    tree = ast.parse((SOURCE / "app.py").read_text())
+    includes = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "include_router"
+    ]
+    assert len(includes) > 25
+    assert [ast.unparse(node) for node in includes if node.keywords] == []
+    assert {ast.unparse(node.func).removesuffix(".include_router") for node in includes} == {"app"}

@@ -1,6 +1,7 @@
 // Every page of the console: its hash path, its title in the navigation, its component.
 // One file per page under pages/; a page with sub-routes (a job's detail) lists them too.
 import type { FunctionComponent } from "preact";
+import type { PageProps } from "./page";
 import { Overview } from "./pages/overview";
 import { Keys } from "./pages/keys";
 import { Playground } from "./pages/playground";
@@ -8,8 +9,6 @@ import { Jobs, JobDetail } from "./pages/jobs";
 import { Webhooks } from "./pages/webhooks";
 import { Studios, StudioDetail } from "./pages/studios";
 import { Talent, CreatorDetail } from "./pages/talent";
-
-export type PageProps = { params: Record<string, string> };
 
 export interface Route {
   path: string;

@@ -103,7 +103,6 @@ Lists answer `{"object": "list", "data": [...], "has_more": bool}` and take `lim
 """
 
 
-API_V1 = "/api/v1"
 OPENAI_PREFIX = openai_endpoints.router.prefix
 ELEVENLABS_PREFIX = elevenlabs_endpoints.router.prefix
 # Routes that take files (multipart), capped at the upload size rather than the JSON body's;
@@ -169,31 +168,32 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Slot processes of realtime sessions: started by the first session that needs one.
     app.state.realtime_pool = realtime_pool = SlotPool(settings)
 
-    # The native API's routers, each included at the app itself (a router included in a
-    # router is matched twice per request by FastAPI: once to choose, once to handle).
-    app.include_router(accounts_endpoints.router, prefix=API_V1)
-    app.include_router(credits_endpoints.router, prefix=API_V1)
-    app.include_router(webhooks_endpoints.router, prefix=API_V1)
-    app.include_router(jobs_endpoints.router, prefix=API_V1)
-    app.include_router(storage_endpoints.router, prefix=API_V1)
-    app.include_router(voices_endpoints.router, prefix=API_V1)
-    app.include_router(pronunciation_endpoints.router, prefix=API_V1)
-    app.include_router(tts_endpoints.router, prefix=API_V1)
-    app.include_router(tts_realtime_endpoints.router, prefix=API_V1)
-    app.include_router(stt_endpoints.router, prefix=API_V1)
-    app.include_router(stt_realtime_endpoints.router, prefix=API_V1)
-    app.include_router(isolator_endpoints.router, prefix=API_V1)
-    app.include_router(voice_changer_endpoints.router, prefix=API_V1)
-    app.include_router(daw_endpoints.router, prefix=API_V1)
-    app.include_router(music_endpoints.router, prefix=API_V1)
-    app.include_router(studios_endpoints.router, prefix=API_V1)
-    app.include_router(talent_endpoints.router, prefix=API_V1)
-    app.include_router(campaigns_endpoints.router, prefix=API_V1)
-    app.include_router(licensing_endpoints.router, prefix=API_V1)
-    app.include_router(licensed_media_endpoints.router, prefix=API_V1)
-    app.include_router(agents_endpoints.router, prefix=API_V1)
-    app.include_router(dubbing_endpoints.router, prefix=API_V1)
-    app.include_router(sound_endpoints.router, prefix=API_V1)
+    # The native API's routers, each carrying its own prefix and included at the app itself
+    # (a router included in a router is matched twice per request by FastAPI: once to choose,
+    # once to handle).
+    app.include_router(accounts_endpoints.router)
+    app.include_router(credits_endpoints.router)
+    app.include_router(webhooks_endpoints.router)
+    app.include_router(jobs_endpoints.router)
+    app.include_router(storage_endpoints.router)
+    app.include_router(voices_endpoints.router)
+    app.include_router(pronunciation_endpoints.router)
+    app.include_router(tts_endpoints.router)
+    app.include_router(tts_realtime_endpoints.router)
+    app.include_router(stt_endpoints.router)
+    app.include_router(stt_realtime_endpoints.router)
+    app.include_router(isolator_endpoints.router)
+    app.include_router(voice_changer_endpoints.router)
+    app.include_router(daw_endpoints.router)
+    app.include_router(music_endpoints.router)
+    app.include_router(studios_endpoints.router)
+    app.include_router(talent_endpoints.router)
+    app.include_router(campaigns_endpoints.router)
+    app.include_router(licensing_endpoints.router)
+    app.include_router(licensed_media_endpoints.router)
+    app.include_router(agents_endpoints.router)
+    app.include_router(dubbing_endpoints.router)
+    app.include_router(sound_endpoints.router)
 
     # Other APIs' dialects over the same services (soundstage.compat).
     app.include_router(openai_endpoints.router)

@@ -260,8 +260,8 @@ def credits_group() -> None:
 def credits_grant(account_id: str, environment: str, amount: int, as_json: bool) -> None:
     with unit_of_work() as session:
         accounts.get_account(session, account_id)
-        transaction = credits.grant(session, account_id, environment, amount, "operator grant")
-        balance = credits.get_balance(session, account_id, environment)
+        transaction = credits.grant(session, (account_id, environment), amount, "operator grant")
+        balance = credits.get_balance(session, (account_id, environment))
     emit(
         as_json,
         {
@@ -288,7 +288,7 @@ def buyers_verify(account_id: str, environment: str, as_json: bool) -> None:
     with unit_of_work() as session:
         accounts.get_account(session, account_id)
         out = verification.decide(
-            session, account_id, environment, approve=True, require_pending=False
+            session, (account_id, environment), approve=True, require_pending=False
         )
     emit(
         as_json,
@@ -428,7 +428,7 @@ def demo(as_json: bool) -> None:
     with unit_of_work() as session:
         account = accounts.create_account(session, "Demo")
         issued = accounts.create_key(session, account.id, "sandbox")
-        credits.grant(session, account.id, "sandbox", DEMO_CREDITS, "demo credits")
+        credits.grant(session, (account.id, "sandbox"), DEMO_CREDITS, "demo credits")
     saved = {"account_id": account.id, "key_id": issued.key.id, "key": issued.secret}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch(mode=0o600)

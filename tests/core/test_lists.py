@@ -124,7 +124,7 @@ def test_a_webhook_payload_spells_time_as_the_api(
 ) -> None:
     with db.session() as session:
         event = webhooks.emit(
-            session, customer.account_id, "sandbox", "job.completed", {"job_id": "job_x"}
+            session, (customer.account_id, "sandbox"), "job.completed", {"job_id": "job_x"}
         )
         payload = json.loads(webhooks.payload_of(event))
     shown = client.get(f"/api/v1/events/{event.id}", headers=customer.auth()).json()

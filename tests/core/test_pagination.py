@@ -17,7 +17,7 @@ def test_walk_forward_and_back(client: TestClient, db: Database) -> None:
     customer = create_customer(db)
     with db.session() as session:
         for amount in range(1, 8):
-            credits.grant(session, customer.account_id, "sandbox", amount, f"grant {amount}")
+            credits.grant(session, (customer.account_id, "sandbox"), amount, f"grant {amount}")
     every = client.get("/api/v1/credits/ledger?limit=100", headers=customer.auth()).json()["data"]
     assert [t["amount"] for t in every] == [7, 6, 5, 4, 3, 2, 1]
     ids = [t["id"] for t in every]
@@ -60,7 +60,7 @@ def test_default_limit_is_20(client: TestClient, db: Database) -> None:
     customer = create_customer(db)
     with db.session() as session:
         for _ in range(21):
-            credits.grant(session, customer.account_id, "sandbox", 1)
+            credits.grant(session, (customer.account_id, "sandbox"), 1)
     page = client.get("/api/v1/credits/ledger", headers=customer.auth()).json()
     assert len(page["data"]) == 20
     assert page["has_more"] is True

@@ -11,7 +11,7 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.dependencies.models import Dependant
-from fastapi.routing import APIRoute
+from fastapi.routing import APIRoute, iter_route_contexts
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
@@ -24,7 +24,12 @@ from tests.support.factories import Customer
 
 
 def http_routes(app: FastAPI) -> list[APIRoute]:
-    return [route for route in app.routes if isinstance(route, APIRoute)]
+    """Every HTTP route the app serves, those of its included routers too (FastAPI keeps an
+    included router whole in `app.routes`)."""
+    routes = [c.original_route for c in iter_route_contexts(app.routes)]
+    found = [route for route in routes if isinstance(route, APIRoute)]
+    assert len(found) > 60
+    return found
 
 
 def test_every_route_is_a_unit_of_work_route(app: FastAPI) -> None:

@@ -281,7 +281,7 @@ def seeded(
         session.add(endpoint)
         session.flush()
         ids["endpoint_id"] = endpoint.id
-        event = webhooks.emit(session, customer.account_id, "sandbox", "job.failed", {})
+        event = webhooks.emit(session, (customer.account_id, "sandbox"), "job.failed", {})
         ids["event_id"] = event.id
         job = jobs.submit(
             session, settings, me, "test.echo", {"value": 1}, credits_needed=0, is_async=True

@@ -141,7 +141,7 @@ def test_serve_runs_jobs_with_its_embedded_worker(
         )
         assert endpoint.status_code == 200, endpoint.text
         with db.session() as session:
-            event = webhooks.emit(session, customer.account_id, "sandbox", "daw.completed", {})
+            event = webhooks.emit(session, (customer.account_id, "sandbox"), "daw.completed", {})
         deadline = time.monotonic() + 30
         while event.id not in _Hooks.received:
             assert time.monotonic() < deadline, "the webhook was not delivered"

@@ -48,7 +48,7 @@ def create_customer(db: Database, credits_each: int = 0) -> Customer:
         production = accounts.create_key(session, account.id, "production")
         if credits_each:
             for environment in ("sandbox", "production"):
-                credits.grant(session, account.id, environment, credits_each, "test grant")
+                credits.grant(session, (account.id, environment), credits_each, "test grant")
     return Customer(
         account.id, sandbox.secret, production.secret, sandbox.key.id, production.key.id
     )
@@ -83,7 +83,7 @@ def verify_buyer(db: Database, customer: Customer, *environments: str) -> Custom
     with db.session() as session:
         for environment in environments or ("sandbox", "production"):
             verification.decide(
-                session, customer.account_id, environment, approve=True, require_pending=False
+                session, (customer.account_id, environment), approve=True, require_pending=False
             )
     return customer
 

@@ -44,7 +44,7 @@ def emit(
     db: Database, customer: Customer, type_: str, data: dict[str, Any], environment: str = "sandbox"
 ) -> str:
     with db.session() as session:
-        event = service.emit(session, customer.account_id, environment, type_, data)
+        event = service.emit(session, (customer.account_id, environment), type_, data)
     return event.id
 
 

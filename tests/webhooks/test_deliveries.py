@@ -95,7 +95,7 @@ def test_a_rolled_back_emit_sends_nothing(
 
     def fail_after_emitting() -> None:
         with db.session() as session:
-            service.emit(session, customer.account_id, "sandbox", "daw.completed", OUTPUT)
+            service.emit(session, (customer.account_id, "sandbox"), "daw.completed", OUTPUT)
             raise RuntimeError("the job's transaction fails")
 
     with pytest.raises(RuntimeError):

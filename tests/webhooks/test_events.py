@@ -41,7 +41,7 @@ def test_events_are_listed_newest_first_and_filtered_by_type(
 
 def test_emit_refuses_an_event_type_outside_the_catalogue(db: Database, customer: Customer) -> None:
     with pytest.raises(ValueError, match="unknown event type"), db.session() as session:
-        service.emit(session, customer.account_id, "sandbox", "job.exploded", {})
+        service.emit(session, (customer.account_id, "sandbox"), "job.exploded", {})
 
 
 def test_another_accounts_or_environments_event_is_404(

@@ -64,7 +64,7 @@ def test_slow_endpoints_do_not_delay_another_accounts_speech(
         register(client, owners[n % OWNERS], slow, url=f"{slow.url}?n={n}")
     with db.session() as session:  # one event per account, fanning out to its endpoints
         for owner in owners:
-            service.emit(session, owner.account_id, "sandbox", "daw.completed", {})
+            service.emit(session, (owner.account_id, "sandbox"), "daw.completed", {})
     wait_until(lambda: slow.held() == SLOW_ENDPOINTS, 15, "every slow endpoint to be called")
 
     during = median_speak_seconds(client, speaker)

@@ -5,7 +5,8 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError, type Page } from "../api";
 import { ErrorBox, Loading, Section, formatDate } from "../components";
-import type { PageProps } from "../routes";
+import type { PageProps } from "../page";
+import { StatusBadge } from "../status-badge";
 import "./jobs.css";
 
 export type JobStatus = "queued" | "processing" | "completed" | "failed" | "cancelled";
@@ -56,10 +57,6 @@ function percent(progress: number): string {
 function credits(job: Job): string {
   if (job.credits_used !== null && isTerminal(job.status)) return String(job.credits_used);
   return `${job.credits_reserved} reserved`;
-}
-
-export function StatusBadge({ status }: { status: string }) {
-  return <span class={`status job-status-${status}`}>{status}</span>;
 }
 
 export function Jobs(_: PageProps) {

@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, listAll } from "../api";
 import { CopyButton, ErrorBox, formatDate, Loading, Section, useLoad } from "../components";
-import type { PageProps } from "../routes";
+import type { PageProps } from "../page";
 import "./keys.css";
 
 interface ApiKey {

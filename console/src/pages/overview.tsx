@@ -4,7 +4,7 @@
 import { useState } from "preact/hooks";
 import { api, type Page } from "../api";
 import { ErrorBox, formatDate, Loading, Section, useLoad } from "../components";
-import type { PageProps } from "../routes";
+import type { PageProps } from "../page";
 import { UsageChart, type UsageDay } from "./overview-chart";
 import "./overview.css";
 

@@ -3,7 +3,7 @@
 // sound effects and music, voice isolation. Every run is a real job, listed under Jobs.
 import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import type { PageProps } from "../routes";
+import type { PageProps } from "../page";
 import { api, apiBlob, listAll } from "../api";
 import { ErrorBox, Loading, useLoad } from "../components";
 import { useJob, type Submitted } from "./playground-jobs";

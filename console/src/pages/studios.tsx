@@ -5,7 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, listAll, type Page } from "../api";
 import { ErrorBox, Loading, Section, formatDate, formatMoney, useLoad } from "../components";
-import type { PageProps } from "../routes";
+import type { PageProps } from "../page";
 import "./studios.css";
 
 // --- the API's records (the fields the page uses) --------------------------------------------

@@ -7,7 +7,7 @@ import { useState } from "preact/hooks";
 import { api, type Page } from "../api";
 import { ErrorBox, Loading, Section, formatMoney, useLoad } from "../components";
 import { currentPath } from "../router";
-import type { PageProps } from "../routes";
+import type { PageProps } from "../page";
 import { GatedError } from "./talent-gate";
 import { LicensedMediaList, LicensesTable, Quote, usageLabel, type License } from "./talent-licenses";
 import "./talent.css";

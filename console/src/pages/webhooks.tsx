@@ -4,9 +4,8 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, listAll, type Page } from "../api";
 import { CopyButton, ErrorBox, Loading, Section, formatDate, useLoad } from "../components";
-import type { PageProps } from "../routes";
-import { StatusBadge } from "./jobs";
-import "./jobs.css";
+import type { PageProps } from "../page";
+import { StatusBadge } from "../status-badge";
 import "./webhooks.css";
 
 /** Every event type the service emits (webhooks.schemas.EventType). */
@@ -321,7 +320,7 @@ function DeliveryCard({
           {delivery.attempt_count} attempt{delivery.attempt_count === 1 ? "" : "s"}
         </span>
       </div>
-      <dl class="job-fields">
+      <dl class="webhook-fields">
         <div>
           <dt>Delivery</dt>
           <dd>

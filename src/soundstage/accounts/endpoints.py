@@ -17,10 +17,10 @@ from soundstage.core.deps import PrincipalDep, SandboxPrincipalDep, SessionDep, 
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageDep
 from soundstage.core.principal import Principal
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.models import ApiKey
 
-router = APIRouter(route_class=UnitOfWorkRoute)
+router = APIRouter(prefix=API_V1, route_class=UnitOfWorkRoute)
 VERIFICATION = "Buyer verification"
 
 
@@ -115,9 +115,7 @@ def approve_buyer_verification(
     session: SessionDep, principal: SandboxPrincipalDep
 ) -> BuyerVerificationOut:
     """Sandbox only: approve the caller's pending verification."""
-    return verification.decide(
-        session, principal.account_id, principal.environment, approve=True, require_pending=True
-    )
+    return verification.decide(session, principal, approve=True, require_pending=True)
 
 
 @router.post(
@@ -130,6 +128,4 @@ def reject_buyer_verification(
     session: SessionDep, principal: SandboxPrincipalDep
 ) -> BuyerVerificationOut:
     """Sandbox only: reject the caller's pending verification."""
-    return verification.decide(
-        session, principal.account_id, principal.environment, approve=False, require_pending=True
-    )
+    return verification.decide(session, principal, approve=False, require_pending=True)

@@ -62,8 +62,6 @@ def revoke_owned_key(session: Session, owner: Owner, key_id: str, now: datetime)
     return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
-def get_verification(
-    session: Session, account_id: str, environment: str
-) -> BuyerVerification | None:
-    stmt = select_owned(BuyerVerification, (account_id, environment))
+def get_verification(session: Session, owner: Owner) -> BuyerVerification | None:
+    stmt = select_owned(BuyerVerification, owner)
     return session.scalars(stmt).first()

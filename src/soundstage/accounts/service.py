@@ -45,7 +45,7 @@ def create_account(session: Session, name: str) -> Account:
     account = Account(id=new_id("acct"), name=name, created_at=utcnow())
     repository.add(session, account)
     for environment in ENVIRONMENTS:
-        credits.open_balance(session, account.id, environment)
+        credits.open_balance(session, (account.id, environment))
     return account
 
 

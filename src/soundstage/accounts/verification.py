@@ -19,6 +19,7 @@ from soundstage.accounts.schemas import BuyerVerificationOut, BuyerVerificationS
 from soundstage.core.deps import DatabaseDep, PrincipalDep
 from soundstage.core.ids import new_id
 from soundstage.core.principal import Principal
+from soundstage.core.tenancy import Owner, owner_key
 from soundstage.core.timeutil import utcnow
 from soundstage.models import BuyerVerification
 from soundstage.models.accounts import BuyerVerificationStatus
@@ -43,9 +44,10 @@ GATED_ROUTES: Final = (
 )
 
 
-def _record(session: Session, account_id: str, environment: str) -> BuyerVerification:
-    record = repository.get_verification(session, account_id, environment)
+def _record(session: Session, owner: Owner) -> BuyerVerification:
+    record = repository.get_verification(session, owner)
     if record is None:
+        account_id, environment = owner_key(owner)
         record = BuyerVerification(
             id=new_id("bv"),
             account_id=account_id,
@@ -59,6 +61,7 @@ def _record(session: Session, account_id: str, environment: str) -> BuyerVerific
 
 
 def to_out(record: BuyerVerification | None, environment: str) -> BuyerVerificationOut:
+    """The buyer's verification, or `unverified` in `environment` when none was submitted."""
     if record is None:
         return BuyerVerificationOut(
             environment=environment,
@@ -76,14 +79,14 @@ def to_out(record: BuyerVerification | None, environment: str) -> BuyerVerificat
 
 
 def get_status(session: Session, principal: Principal) -> BuyerVerificationOut:
-    record = repository.get_verification(session, principal.account_id, principal.environment)
+    record = repository.get_verification(session, principal)
     return to_out(record, principal.environment)
 
 
 def submit(
     session: Session, principal: Principal, details: BuyerVerificationSubmit
 ) -> BuyerVerificationOut:
-    record = _record(session, principal.account_id, principal.environment)
+    record = _record(session, principal)
     if record.status == BuyerVerificationStatus.VERIFIED:
         raise VerificationStateConflict("This buyer account is already verified.")
     now = utcnow()
@@ -102,11 +105,11 @@ def submit(
 
 
 def decide(
-    session: Session, account_id: str, environment: str, *, approve: bool, require_pending: bool
+    session: Session, owner: Owner, *, approve: bool, require_pending: bool
 ) -> BuyerVerificationOut:
     """Approve or reject. Operators (CLI) may verify at any state; sandbox helpers act on a
     pending submission only, as a reviewer would."""
-    record = _record(session, account_id, environment)
+    record = _record(session, owner)
     if require_pending and record.status != BuyerVerificationStatus.PENDING:
         raise VerificationStateConflict(
             f"Only a pending verification can be decided; this one is {record.status}. "
@@ -127,12 +130,12 @@ def decide(
         )
     record.updated_at = now
     session.flush()
-    return to_out(record, environment)
+    return to_out(record, record.environment)
 
 
 def is_verified(session: Session, principal: Principal) -> bool:
     """Whether the caller's account is a verified buyer in the key's environment."""
-    record = repository.get_verification(session, principal.account_id, principal.environment)
+    record = repository.get_verification(session, principal)
     return record is not None and record.status == BuyerVerificationStatus.VERIFIED
 
 
@@ -142,7 +145,7 @@ async def require_verified_buyer(db: DatabaseDep, principal: PrincipalDep) -> Pr
 
     def read() -> BuyerVerification | None:
         with db.read_session() as session:
-            return repository.get_verification(session, principal.account_id, principal.environment)
+            return repository.get_verification(session, principal)
 
     record = await run_in_threadpool(read)
     if record is None or record.status != BuyerVerificationStatus.VERIFIED:

@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import Select
 from sqlalchemy.orm import Session
 
-from soundstage.core.tenancy import select_owned
+from soundstage.core.tenancy import Owned, select_owned
 from soundstage.models import Agent
 
 
@@ -16,14 +16,12 @@ def add(session: Session, agent: Agent) -> None:
     session.flush()
 
 
-def owned_query(account_id: str, environment: str) -> Select[Any]:
-    return select_owned(Agent, (account_id, environment))
+def owned_query(owner: Owned) -> Select[Any]:
+    return select_owned(Agent, owner)
 
 
-def get_owned(session: Session, account_id: str, environment: str, agent_id: str) -> Agent | None:
-    found: Agent | None = session.scalars(
-        owned_query(account_id, environment).where(Agent.id == agent_id)
-    ).first()
+def get_owned(session: Session, owner: Owned, agent_id: str) -> Agent | None:
+    found: Agent | None = session.scalars(owned_query(owner).where(Agent.id == agent_id)).first()
     return found
 
 

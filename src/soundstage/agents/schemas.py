@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from soundstage.core.schemas import RequestModel
 from soundstage.core.timeutil import Timestamp
@@ -48,6 +48,8 @@ class AgentUpdate(RequestModel):
 
 
 class AgentOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     object: Literal["agent"] = "agent"
     id: str
     name: str

@@ -16,10 +16,6 @@ from soundstage.models import Agent, Voice
 from soundstage.voices import service as voices
 
 
-def agent_out(agent: Agent) -> AgentOut:
-    return AgentOut.model_validate(agent, from_attributes=True)
-
-
 def _language(voice: Voice, wanted: str | None) -> str:
     if wanted is None:
         return voice.language
@@ -50,7 +46,7 @@ def create(session: Session, owner: Principal, body: AgentCreate) -> Agent:
 
 
 def get_owned(session: Session, owner: Principal, agent_id: str) -> Agent:
-    agent = repository.get_owned(session, owner.account_id, owner.environment, agent_id)
+    agent = repository.get_owned(session, owner, agent_id)
     if agent is None:
         raise AgentNotFound(f"No such agent: {agent_id}", param="agent_id")
     return agent
@@ -59,7 +55,7 @@ def get_owned(session: Session, owner: Principal, agent_id: str) -> Agent:
 def list_owned(session: Session, owner: Principal, page: PageParams) -> tuple[list[Agent], bool]:
     return paginate(
         session,
-        repository.owned_query(owner.account_id, owner.environment),
+        repository.owned_query(owner),
         Agent,
         page,
         AgentNotFound,
@@ -93,19 +89,19 @@ def delete(session: Session, owner: Principal, agent_id: str) -> str:
 
 
 def create_agent(session: Session, owner: Principal, body: AgentCreate) -> AgentOut:
-    return agent_out(create(session, owner, body))
+    return AgentOut.model_validate(create(session, owner, body))
 
 
 def get_agent(session: Session, owner: Principal, agent_id: str) -> AgentOut:
-    return agent_out(get_owned(session, owner, agent_id))
+    return AgentOut.model_validate(get_owned(session, owner, agent_id))
 
 
 def list_agents(
     session: Session, owner: Principal, page: PageParams
 ) -> tuple[list[AgentOut], bool]:
     agents, has_more = list_owned(session, owner, page)
-    return [agent_out(a) for a in agents], has_more
+    return [AgentOut.model_validate(a) for a in agents], has_more
 
 
 def update_agent(session: Session, owner: Principal, agent_id: str, body: AgentUpdate) -> AgentOut:
-    return agent_out(update(session, owner, agent_id, body))
+    return AgentOut.model_validate(update(session, owner, agent_id, body))

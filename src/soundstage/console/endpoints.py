@@ -12,7 +12,7 @@ from starlette.responses import FileResponse, RedirectResponse
 from soundstage.console.errors import ConsoleFileNotFound, ConsoleNotBuilt
 from soundstage.core.routing import UnitOfWorkRoute
 
-router = APIRouter(include_in_schema=False, route_class=UnitOfWorkRoute)
+router = APIRouter(prefix="/console", include_in_schema=False, route_class=UnitOfWorkRoute)
 
 DIST = Path(__file__).parent / "dist"
 # The console's own code only; media may come from the S3 endpoint's presigned URLs.
@@ -35,12 +35,12 @@ def _file(path: Path, cache: str) -> FileResponse:
     )
 
 
-@router.get("/console")
+@router.get("")
 def console_root() -> RedirectResponse:
     return RedirectResponse("/console/", status_code=308)
 
 
-@router.get("/console/")
+@router.get("/")
 def console_index() -> FileResponse:
     index = DIST / "index.html"
     if not index.is_file():
@@ -50,7 +50,7 @@ def console_index() -> FileResponse:
     return _file(index, "no-cache")
 
 
-@router.get("/console/assets/{name}")
+@router.get("/assets/{name}")
 def console_asset(name: str) -> FileResponse:
     # Vite's output is flat and its names are hashed: cache for a year.
     path = DIST / "assets" / name

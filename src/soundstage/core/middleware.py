@@ -262,7 +262,7 @@ class GatewayMiddleware:
         """Spend a request of this request's bucket: its account's; else, per client address,
         its public surface's or the anonymous one (always for a path that takes a key)."""
         if principal is not None:
-            return await self.limiter.hit_account(principal.account_id, principal.environment)
+            return await self.limiter.hit_account(principal)
         client = scope.get("client")
         address = client[0] if client else "unknown"
         surface = None if keyed else self._surface(scope)

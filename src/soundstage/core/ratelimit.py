@@ -31,6 +31,7 @@ from limits.strategies import MovingWindowRateLimiter as LocalMovingWindow
 
 from soundstage.config import Settings
 from soundstage.core.errors import RateLimited, ServiceUnavailable
+from soundstage.core.tenancy import Owned
 
 # Who shares each bucket, for the 429's message.
 _SHARED_BY = {
@@ -104,9 +105,10 @@ class RateLimiter:
             strategy = self._per_loop[loop] = MovingWindowRateLimiter(storage)
         return strategy
 
-    async def hit_account(self, account_id: str, environment: str) -> Decision:
-        """A request of any key of the account in `environment`: one bucket for them all."""
-        return await self._hit(self.items[environment], "account", environment, account_id)
+    async def hit_account(self, owner: Owned) -> Decision:
+        """A request of any key of the account in its environment: one bucket for them all."""
+        environment = owner.environment
+        return await self._hit(self.items[environment], "account", environment, owner.account_id)
 
     async def hit_anonymous(self, client: str) -> Decision:
         return await self._hit(self.items["anonymous"], "anonymous", client)

@@ -16,13 +16,16 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from fastapi.routing import APIRoute
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from soundstage.core.db import abandon, finish
+
+# The native API's root: every feature's router prefix starts with it (CONTRIBUTING.md).
+API_V1: Final = "/api/v1"
 
 # Marks the request's own session (core.deps.request_session) in `Session.info`.
 REQUEST_UNIT = "soundstage_request_unit"

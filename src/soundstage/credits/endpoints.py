@@ -10,7 +10,7 @@ from soundstage.core.deps import PrincipalDep, SandboxPrincipalDep, SessionDep, 
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
 from soundstage.core.params import QueryInt
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.credits import service
 from soundstage.credits.schemas import (
     CreditBalanceOut,
@@ -21,10 +21,11 @@ from soundstage.credits.schemas import (
 )
 from soundstage.models import CreditBalance, CreditEntry, CreditTransaction
 
-router = APIRouter(tags=["Credits"], route_class=UnitOfWorkRoute)
+router = APIRouter(prefix=API_V1, tags=["Credits"], route_class=UnitOfWorkRoute)
 
 
 def _balance_out(balance: CreditBalance) -> CreditBalanceOut:
+    """The balance row in the API's names (`available` is shown as `balance`)."""
     return CreditBalanceOut(
         environment=balance.environment,
         balance=balance.available,
@@ -36,7 +37,7 @@ def _balance_out(balance: CreditBalance) -> CreditBalanceOut:
 @router.get("/credits", response_model=CreditBalanceOut)
 def get_credits(session: SessionDep, principal: PrincipalDep) -> CreditBalanceOut:
     """The caller's credit balance in the key's environment."""
-    return _balance_out(service.get_balance(session, principal.account_id, principal.environment))
+    return _balance_out(service.get_balance(session, principal))
 
 
 @router.get("/credits/ledger", response_model=ListResponse[CreditTransactionOut])
@@ -76,6 +77,7 @@ def get_ledger_transaction(
 
 
 def _transaction_out(t: CreditTransaction, entries: list[CreditEntry]) -> CreditTransactionOut:
+    """A transaction with its ledger entries, which are read beside it."""
     return CreditTransactionOut(
         id=t.id,
         type=t.type,
@@ -103,4 +105,4 @@ def top_up_sandbox(
     by default: a top-up past it is 422 `sandbox_balance_limit` naming `amount`."""
     max_balance = settings.credits.sandbox_max_balance
     service.top_up_sandbox(session, principal, body.amount, max_balance)
-    return _balance_out(service.get_balance(session, principal.account_id, principal.environment))
+    return _balance_out(service.get_balance(session, principal))

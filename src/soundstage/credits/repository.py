@@ -9,7 +9,7 @@ from datetime import datetime
 from sqlalchemy import ColumnElement, Select, func, literal_column, select, update
 from sqlalchemy.orm import Session
 
-from soundstage.core.tenancy import Owner, owned, select_owned, update_owned
+from soundstage.core.tenancy import Owner, owned, owner_key, select_owned, update_owned
 from soundstage.models import CreditBalance, CreditEntry, CreditReservation, CreditTransaction
 from soundstage.models.credits import CreditReservationStatus, CreditTransactionType
 
@@ -19,16 +19,15 @@ def add(session: Session, obj: object) -> None:
     session.flush()
 
 
-def get_balance(session: Session, account_id: str, environment: str) -> CreditBalance | None:
+def get_balance(session: Session, owner: Owner) -> CreditBalance | None:
     """The balance as the database holds it now (a copy the session had is refreshed: the
     ledger moves balances with conditional UPDATEs), in one SELECT."""
-    return session.get(CreditBalance, (account_id, environment), populate_existing=True)
+    return session.get(CreditBalance, owner_key(owner), populate_existing=True)
 
 
 def move(
     session: Session,
-    account_id: str,
-    environment: str,
+    owner: Owner,
     *,
     available: int,
     reserved: int,
@@ -36,7 +35,7 @@ def move(
 ) -> bool:
     """Add the deltas to the balance unless a side would go negative. True when applied."""
     stmt = (
-        update_owned(CreditBalance, (account_id, environment))
+        update_owned(CreditBalance, owner)
         .where(
             CreditBalance.available + available >= 0,
             CreditBalance.reserved + reserved >= 0,
@@ -51,12 +50,10 @@ def move(
     return bool(session.execute(stmt).rowcount == 1)  # type: ignore[attr-defined]
 
 
-def add_below(
-    session: Session, account_id: str, environment: str, amount: int, ceiling: int, at: datetime
-) -> bool:
+def add_below(session: Session, owner: Owner, amount: int, ceiling: int, at: datetime) -> bool:
     """Add `amount` to `available` unless available + reserved would pass `ceiling`."""
     stmt = (
-        update_owned(CreditBalance, (account_id, environment))
+        update_owned(CreditBalance, owner)
         .where(CreditBalance.available + CreditBalance.reserved + amount <= ceiling)
         .values(available=CreditBalance.available + amount, updated_at=at)
         .execution_options(synchronize_session=False)
@@ -103,16 +100,14 @@ def get_reservation(session: Session, reservation_id: str) -> CreditReservation 
     return session.get(CreditReservation, reservation_id, populate_existing=True)
 
 
-def transactions_query(account_id: str, environment: str) -> Select[CreditTransaction]:
-    return select_owned(CreditTransaction, (account_id, environment))
+def transactions_query(owner: Owner) -> Select[CreditTransaction]:
+    return select_owned(CreditTransaction, owner)
 
 
 def get_transaction(
-    session: Session, account_id: str, environment: str, transaction_id: str
+    session: Session, owner: Owner, transaction_id: str
 ) -> CreditTransaction | None:
-    query = transactions_query(account_id, environment).where(
-        CreditTransaction.id == transaction_id
-    )
+    query = transactions_query(owner).where(CreditTransaction.id == transaction_id)
     return session.scalars(query).first()
 
 

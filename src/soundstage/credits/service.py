@@ -19,6 +19,7 @@ from soundstage.core.errors import InsufficientCredits
 from soundstage.core.ids import new_id
 from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.principal import Principal
+from soundstage.core.tenancy import Owner, owner_key
 from soundstage.core.timeutil import utcnow
 from soundstage.credits import repository
 from soundstage.credits.errors import (
@@ -31,9 +32,10 @@ from soundstage.models import CreditBalance, CreditEntry, CreditReservation, Cre
 from soundstage.models.credits import CreditReservationStatus, CreditTransactionType, CreditWallet
 
 
-def open_balance(session: Session, account_id: str, environment: str) -> CreditBalance:
-    balance = repository.get_balance(session, account_id, environment)
+def open_balance(session: Session, owner: Owner) -> CreditBalance:
+    balance = repository.get_balance(session, owner)
     if balance is None:
+        account_id, environment = owner_key(owner)
         balance = CreditBalance(
             account_id=account_id,
             environment=environment,
@@ -45,17 +47,16 @@ def open_balance(session: Session, account_id: str, environment: str) -> CreditB
     return balance
 
 
-def get_balance(session: Session, account_id: str, environment: str) -> CreditBalance:
-    balance = repository.get_balance(session, account_id, environment)
+def get_balance(session: Session, owner: Owner) -> CreditBalance:
+    balance = repository.get_balance(session, owner)
     if balance is None:
-        return open_balance(session, account_id, environment)
+        return open_balance(session, owner)
     return balance
 
 
 def _record(
     session: Session,
-    account_id: str,
-    environment: str,
+    owner: Owner,
     type_: CreditTransactionType,
     amount: int,
     legs: list[tuple[CreditWallet, int]],
@@ -65,6 +66,7 @@ def _record(
 ) -> CreditTransaction:
     if sum(delta for _, delta in legs) != 0:
         raise ValueError(f"unbalanced credit transaction: {legs}")
+    account_id, environment = owner_key(owner)
     transaction = CreditTransaction(
         id=new_id("ctx"),
         account_id=account_id,
@@ -94,23 +96,22 @@ def _record(
 
 
 def grant(
-    session: Session, account_id: str, environment: str, amount: int, description: str = "grant"
+    session: Session, owner: Owner, amount: int, description: str = "grant"
 ) -> CreditTransaction:
     if amount <= 0:
         raise ValueError("a grant must be positive")
-    open_balance(session, account_id, environment)
-    repository.move(session, account_id, environment, available=amount, reserved=0, at=utcnow())
-    return _record_grant(session, account_id, environment, amount, description)
+    open_balance(session, owner)
+    repository.move(session, owner, available=amount, reserved=0, at=utcnow())
+    return _record_grant(session, owner, amount, description)
 
 
 def _record_grant(
-    session: Session, account_id: str, environment: str, amount: int, description: str
+    session: Session, owner: Owner, amount: int, description: str
 ) -> CreditTransaction:
     legs = [(CreditWallet.ISSUED, -amount), (CreditWallet.AVAILABLE, amount)]
     return _record(
         session,
-        account_id,
-        environment,
+        owner,
         CreditTransactionType.GRANT,
         amount,
         legs,
@@ -124,10 +125,9 @@ def top_up_sandbox(
     """Add test credits to a sandbox balance, which may not pass `max_balance` (available
     plus reserved) afterwards: 422 `sandbox_balance_limit` naming `amount` if it would. One
     conditional UPDATE, so concurrent top-ups cannot pass it either."""
-    account_id, environment = principal.account_id, principal.environment
-    open_balance(session, account_id, environment)
-    if not repository.add_below(session, account_id, environment, amount, max_balance, utcnow()):
-        balance = get_balance(session, account_id, environment)
+    open_balance(session, principal)
+    if not repository.add_below(session, principal, amount, max_balance, utcnow()):
+        balance = get_balance(session, principal)
         held = balance.available + balance.reserved
         raise SandboxBalanceLimit(
             f"amount: a sandbox balance holds at most {max_balance:,} credits (available plus "
@@ -135,7 +135,7 @@ def top_up_sandbox(
             "can be added.",
             param="amount",
         )
-    return _record_grant(session, account_id, environment, amount, "sandbox top-up")
+    return _record_grant(session, principal, amount, "sandbox top-up")
 
 
 def reserve(
@@ -148,12 +148,11 @@ def reserve(
     """Hold `amount` credits for work about to start; 402 when the balance cannot cover it."""
     if amount < 0:
         raise ValueError("a reservation cannot be negative")
-    account_id, environment = principal.account_id, principal.environment
-    _hold(session, account_id, environment, amount, "")
+    _hold(session, principal, amount, "")
     reservation = CreditReservation(
         id=new_id("crsv"),
-        account_id=account_id,
-        environment=environment,
+        account_id=principal.account_id,
+        environment=principal.environment,
         amount=amount,
         status=CreditReservationStatus.HELD,
         operation=operation,
@@ -165,12 +164,10 @@ def reserve(
     return reservation
 
 
-def _hold(session: Session, account_id: str, environment: str, amount: int, more: str) -> None:
+def _hold(session: Session, owner: Owner, amount: int, more: str) -> None:
     """Move `amount` from available to reserved; 402 when available cannot cover it."""
-    if not repository.move(
-        session, account_id, environment, available=-amount, reserved=amount, at=utcnow()
-    ):
-        balance = get_balance(session, account_id, environment)
+    if not repository.move(session, owner, available=-amount, reserved=amount, at=utcnow()):
+        balance = get_balance(session, owner)
         raise InsufficientCredits(
             f"This operation needs {amount}{more} credits; the balance is {balance.available}."
         )
@@ -179,8 +176,7 @@ def _hold(session: Session, account_id: str, environment: str, amount: int, more
 def _record_hold(session: Session, reservation: CreditReservation, amount: int) -> None:
     _record(
         session,
-        reservation.account_id,
-        reservation.environment,
+        reservation,
         CreditTransactionType.RESERVE,
         amount,
         [(CreditWallet.AVAILABLE, -amount), (CreditWallet.RESERVED, amount)],
@@ -196,7 +192,7 @@ def extend(session: Session, reservation_id: str, amount: int) -> CreditReservat
     reservation = _reservation(session, reservation_id)
     if not repository.grow_reservation(session, reservation_id, amount):
         raise ValueError(f"reservation {reservation_id} is no longer held")
-    _hold(session, reservation.account_id, reservation.environment, amount, " more")
+    _hold(session, reservation, amount, " more")
     _record_hold(session, reservation, amount)
     return _reservation(session, reservation_id)
 
@@ -230,8 +226,8 @@ def _settle(
     ):
         return _reservation(session, reservation.id)  # already settled: nothing moves
     held, rest = reservation.amount, reservation.amount - charged
-    owner = (reservation.account_id, reservation.environment)
-    repository.move(session, *owner, available=rest, reserved=-held, at=now)
+    owner = reservation
+    repository.move(session, owner, available=rest, reserved=-held, at=now)
     type_, amount = (
         (CreditTransactionType.CAPTURE, charged)
         if status == CreditReservationStatus.CAPTURED
@@ -242,7 +238,7 @@ def _settle(
         (CreditWallet.CONSUMED, charged),
         (CreditWallet.AVAILABLE, rest),
     ]
-    _record(session, *owner, type_, amount, legs, reservation=reservation)
+    _record(session, owner, type_, amount, legs, reservation=reservation)
     if status == CreditReservationStatus.CAPTURED:
         operation = reservation.operation
         # Counted once the capture is committed (a unit that rolls back charged nothing).
@@ -260,9 +256,7 @@ def _reservation(session: Session, reservation_id: str) -> CreditReservation:
 def get_transaction(
     session: Session, principal: Principal, transaction_id: str
 ) -> tuple[CreditTransaction, list[CreditEntry]]:
-    transaction = repository.get_transaction(
-        session, principal.account_id, principal.environment, transaction_id
-    )
+    transaction = repository.get_transaction(session, principal, transaction_id)
     if transaction is None:
         raise CreditTransactionNotFound(
             f"No such credit transaction: {transaction_id}", param="transaction_id"
@@ -273,7 +267,7 @@ def get_transaction(
 def list_ledger(
     session: Session, principal: Principal, params: PageParams
 ) -> tuple[list[tuple[CreditTransaction, list[CreditEntry]]], bool]:
-    query = repository.transactions_query(principal.account_id, principal.environment)
+    query = repository.transactions_query(principal)
     transactions, has_more = paginate(
         session, query, CreditTransaction, params, CreditTransactionNotFound
     )

@@ -9,14 +9,14 @@ from fastapi import APIRouter, Depends, Query
 from soundstage.core.deps import PrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.jobs import service
 from soundstage.jobs.schemas import JobOut, JobStatus
 
-router = APIRouter(tags=["Jobs"], route_class=UnitOfWorkRoute)
+router = APIRouter(prefix=f"{API_V1}/jobs", tags=["Jobs"], route_class=UnitOfWorkRoute)
 
 
-@router.get("/jobs/{job_id}", response_model=JobOut)
+@router.get("/{job_id}", response_model=JobOut)
 def get_job(
     job_id: str, session: SessionDep, principal: PrincipalDep, settings: SettingsDep
 ) -> JobOut:
@@ -24,7 +24,7 @@ def get_job(
     return service.job_out(service.get(session, principal, job_id), settings)
 
 
-@router.get("/jobs", response_model=ListResponse[JobOut])
+@router.get("", response_model=ListResponse[JobOut])
 def list_jobs(
     session: SessionDep,
     principal: PrincipalDep,
@@ -40,7 +40,7 @@ def list_jobs(
     )
 
 
-@router.post("/jobs/{job_id}/cancel", response_model=JobOut, responses=errors(409))
+@router.post("/{job_id}/cancel", response_model=JobOut, responses=errors(409))
 def cancel_job(
     job_id: str, session: SessionDep, principal: PrincipalDep, settings: SettingsDep
 ) -> JobOut:

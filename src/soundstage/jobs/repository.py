@@ -23,7 +23,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 
 from soundstage.config import RunningJobCaps
-from soundstage.core.tenancy import select_owned, update_owned
+from soundstage.core.tenancy import Owned, select_owned, update_owned
 from soundstage.core.timeutil import UTCDateTime
 from soundstage.models import Job, JobTurn
 from soundstage.models.jobs import ACTIVE_STATUSES, JobStatus
@@ -44,13 +44,13 @@ def status_of(session: Session, job_id: str) -> str | None:
     return session.scalar(select(Job.status).where(Job.id == job_id))
 
 
-def get_owned(session: Session, account_id: str, environment: str, job_id: str) -> Job | None:
-    stmt = owned_query(account_id, environment).where(Job.id == job_id)
+def get_owned(session: Session, owner: Owned, job_id: str) -> Job | None:
+    stmt = owned_query(owner).where(Job.id == job_id)
     return session.scalars(stmt.execution_options(populate_existing=True)).first()
 
 
-def owned_query(account_id: str, environment: str) -> Select[Job]:
-    return select_owned(Job, (account_id, environment))
+def owned_query(owner: Owned) -> Select[Job]:
+    return select_owned(Job, owner)
 
 
 def _changed(session: Session, stmt: Any) -> bool:

@@ -123,7 +123,7 @@ def _resumed_job(session: Session, principal: Principal, kind: str) -> Job | Non
     job_id = idempotency.take_resumed_job()
     if job_id is None:
         return None
-    job = repository.get_owned(session, principal.account_id, principal.environment, job_id)
+    job = repository.get_owned(session, principal, job_id)
     return job if job is not None and job.kind == kind else None
 
 
@@ -289,7 +289,7 @@ def emit_end(session: Session, settings: Settings, job_id: str, event_type: str 
 
 
 def get(session: Session, principal: Principal, job_id: str) -> Job:
-    job = repository.get_owned(session, principal.account_id, principal.environment, job_id)
+    job = repository.get_owned(session, principal, job_id)
     if job is None:
         raise JobNotFound(f"No such job: {job_id}", param="job_id")
     return job
@@ -322,7 +322,7 @@ def list_jobs(
     status: JobStatus | None,
     kind: str | None,
 ) -> tuple[list[Job], bool]:
-    query = repository.owned_query(principal.account_id, principal.environment)
+    query = repository.owned_query(principal)
     if status is not None:
         query = query.where(Job.status == status)
     if kind is not None:

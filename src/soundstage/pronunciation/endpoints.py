@@ -11,8 +11,8 @@ from fastapi.responses import Response
 from soundstage.core.deps import PrincipalDep, SessionDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageDep
-from soundstage.core.routing import UnitOfWorkRoute
-from soundstage.models import PronunciationDictionary, PronunciationDictionaryVersion
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
+from soundstage.models import PronunciationDictionaryVersion
 from soundstage.pronunciation import pls, service
 from soundstage.pronunciation.schemas import (
     AliasRuleOut,
@@ -27,7 +27,7 @@ from soundstage.pronunciation.schemas import (
 )
 
 router = APIRouter(
-    prefix="/pronunciation-dictionaries",
+    prefix=f"{API_V1}/pronunciation-dictionaries",
     tags=["Pronunciation dictionaries"],
     route_class=UnitOfWorkRoute,
 )
@@ -35,19 +35,8 @@ router = APIRouter(
 PLS_MEDIA_TYPE = "application/pls+xml"
 
 
-def _out(dictionary: PronunciationDictionary) -> DictionaryOut:
-    return DictionaryOut(
-        id=dictionary.id,
-        name=dictionary.name,
-        description=dictionary.description,
-        language=dictionary.language,
-        latest_version_id=dictionary.latest_version_id,
-        version_count=dictionary.version_count,
-        created_at=dictionary.created_at,
-    )
-
-
 def _version_out(version: PronunciationDictionaryVersion) -> VersionOut:
+    """Each stored rule as the answer's alias or phoneme rule, by its `type`."""
     rules: list[AliasRuleOut | PhonemeRuleOut] = [
         AliasRuleOut(
             string_to_replace=rule.string_to_replace,
@@ -90,7 +79,7 @@ def create_pronunciation_dictionary(
         language=body.language,
         rules=rules,
     )
-    return _out(dictionary)
+    return DictionaryOut.model_validate(dictionary)
 
 
 @router.post("/from-file", response_model=DictionaryOut, responses=errors(413, 422))
@@ -112,7 +101,7 @@ def create_pronunciation_dictionary_from_file(
     dictionary = service.create_from_pls(
         session, principal, name=form.name, description=form.description, data=data
     )
-    return _out(dictionary)
+    return DictionaryOut.model_validate(dictionary)
 
 
 @router.get("", response_model=ListResponse[DictionaryOut])
@@ -121,7 +110,9 @@ def list_pronunciation_dictionaries(
 ) -> ListResponse[DictionaryOut]:
     """The caller's pronunciation dictionaries in the key's environment, newest first."""
     rows, has_more = service.list_dictionaries(session, principal, page)
-    return ListResponse[DictionaryOut](data=[_out(d) for d in rows], has_more=has_more)
+    return ListResponse[DictionaryOut](
+        data=[DictionaryOut.model_validate(d) for d in rows], has_more=has_more
+    )
 
 
 @router.get("/{dictionary_id}", response_model=DictionaryOut, responses=errors(404))
@@ -129,7 +120,7 @@ def get_pronunciation_dictionary(
     dictionary_id: str, session: SessionDep, principal: PrincipalDep
 ) -> DictionaryOut:
     """One dictionary of the caller's, with its `latest_version_id` and `version_count`."""
-    return _out(service.get(session, principal, dictionary_id))
+    return DictionaryOut.model_validate(service.get(session, principal, dictionary_id))
 
 
 @router.delete("/{dictionary_id}", response_model=DictionaryDeleted, responses=errors(404))
@@ -151,7 +142,7 @@ def add_pronunciation_rules(
     """A new version: the latest version's rules, each of `rules` replacing the rule of the
     same `string_to_replace` (in its place) or appended. Earlier versions keep their rules."""
     rules = service.stored_rules(body.rules)
-    return _out(service.add_rules(session, principal, dictionary_id, rules))
+    return DictionaryOut.model_validate(service.add_rules(session, principal, dictionary_id, rules))
 
 
 @router.post(
@@ -164,7 +155,9 @@ def remove_pronunciation_rules(
 ) -> DictionaryOut:
     """A new version without the rules whose `string_to_replace` is in `rule_strings` (each
     must be in the latest version; a version may end up with no rules)."""
-    return _out(service.remove_rules(session, principal, dictionary_id, body.rule_strings))
+    return DictionaryOut.model_validate(
+        service.remove_rules(session, principal, dictionary_id, body.rule_strings)
+    )
 
 
 @router.get(

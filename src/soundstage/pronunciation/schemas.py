@@ -130,6 +130,8 @@ RuleOut = Annotated[AliasRuleOut | PhonemeRuleOut, Field(discriminator="type")]
 
 
 class DictionaryOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     object: Literal["pronunciation_dictionary"] = "pronunciation_dictionary"
     id: str
     name: str

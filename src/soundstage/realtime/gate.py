@@ -108,7 +108,7 @@ async def authenticate(websocket: WebSocket, purpose: str) -> Principal:
         if not failed.allowed:
             raise failed.error() from None
         raise
-    decision = await limiter.hit_account(principal.account_id, principal.environment)
+    decision = await limiter.hit_account(principal)
     if not decision.allowed:
         raise decision.error()
     return principal

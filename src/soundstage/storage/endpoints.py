@@ -14,16 +14,17 @@ from soundstage.config import Settings
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.params import raw_query
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.models import MediaObject
 from soundstage.storage import service
 from soundstage.storage.schemas import MediaOut
 
-router = APIRouter(tags=["Media"], route_class=UnitOfWorkRoute)
-public_router = APIRouter(tags=["Media"], route_class=UnitOfWorkRoute)
+router = APIRouter(prefix=API_V1, tags=["Media"], route_class=UnitOfWorkRoute)
+public_router = APIRouter(prefix="/media", tags=["Media"], route_class=UnitOfWorkRoute)
 
 
 def media_out(settings: Settings, media: MediaObject) -> MediaOut:
+    """The object with a URL signed now, and when that URL expires."""
     url, expires_at = service.url_of(settings, media)
     return MediaOut(
         id=media.id,
@@ -80,7 +81,7 @@ def get_media(
 
 
 @public_router.get(
-    "/media/{media_id}/{filename}",
+    "/{media_id}/{filename}",
     response_class=FileResponse,
     responses={
         200: {

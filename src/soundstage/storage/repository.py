@@ -11,7 +11,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from soundstage.core.tenancy import select_owned, update_owned
+from soundstage.core.tenancy import Owned, owner_key, select_owned, update_owned
 from soundstage.models import MediaObject, StorageUsage
 from soundstage.models.media import MediaPurpose
 
@@ -25,18 +25,16 @@ def get(session: Session, media_id: str) -> MediaObject | None:
     return session.get(MediaObject, media_id)
 
 
-def get_owned(
-    session: Session, account_id: str, environment: str, media_id: str
-) -> MediaObject | None:
-    stmt = select_owned(MediaObject, (account_id, environment)).where(MediaObject.id == media_id)
+def get_owned(session: Session, owner: Owned, media_id: str) -> MediaObject | None:
+    stmt = select_owned(MediaObject, owner).where(MediaObject.id == media_id)
     return session.scalars(stmt).first()
 
 
-def _open_usage(session: Session, account_id: str, environment: str) -> None:
+def _open_usage(session: Session, owner: Owned) -> None:
     """The account's usage row, created at 0 if missing (a concurrent creation is no error)."""
     values: dict[str, Any] = {
-        "account_id": account_id,
-        "environment": environment,
+        "account_id": owner.account_id,
+        "environment": owner.environment,
         "used_bytes": 0,
     }
     if session.get_bind().dialect.name == "postgresql":
@@ -45,11 +43,11 @@ def _open_usage(session: Session, account_id: str, environment: str) -> None:
         session.execute(sqlite_insert(StorageUsage).values(**values).on_conflict_do_nothing())
 
 
-def take(session: Session, account_id: str, environment: str, size: int, quota: int) -> bool:
+def take(session: Session, owner: Owned, size: int, quota: int) -> bool:
     """Count `size` more bytes unless the usage would pass `quota`. True when counted."""
-    _open_usage(session, account_id, environment)
+    _open_usage(session, owner)
     stmt = (
-        update_owned(StorageUsage, (account_id, environment))
+        update_owned(StorageUsage, owner)
         .where(StorageUsage.used_bytes + size <= quota)
         .values(used_bytes=StorageUsage.used_bytes + size)
         .execution_options(synchronize_session=False)
@@ -57,9 +55,9 @@ def take(session: Session, account_id: str, environment: str, size: int, quota: 
     return bool(session.execute(stmt).rowcount == 1)  # type: ignore[attr-defined]
 
 
-def free(session: Session, account_id: str, environment: str, size: int) -> None:
+def free(session: Session, owner: Owned, size: int) -> None:
     stmt = (
-        update_owned(StorageUsage, (account_id, environment))
+        update_owned(StorageUsage, owner)
         .where(StorageUsage.used_bytes >= size)
         .values(used_bytes=StorageUsage.used_bytes - size)
         .execution_options(synchronize_session=False)
@@ -67,8 +65,8 @@ def free(session: Session, account_id: str, environment: str, size: int) -> None
     session.execute(stmt)
 
 
-def used(session: Session, account_id: str, environment: str) -> int:
-    usage = session.get(StorageUsage, (account_id, environment), populate_existing=True)
+def used(session: Session, owner: Owned) -> int:
+    usage = session.get(StorageUsage, owner_key(owner), populate_existing=True)
     return usage.used_bytes if usage is not None else 0
 
 

@@ -94,8 +94,8 @@ def _take_quota(
     """Count the object against the owner's quota in one conditional UPDATE (413 if it
     would pass it); the unit's rollback gives the bytes back."""
     quota = quota_of(settings, owner.environment)
-    if not repository.take(session, owner.account_id, owner.environment, size, quota):
-        used = repository.used(session, owner.account_id, owner.environment)
+    if not repository.take(session, owner, size, quota):
+        used = repository.used(session, owner)
         raise StorageQuotaExceeded(
             f"Storing {size:,} more bytes would pass this account's storage quota "
             f"({used:,} of {quota:,} bytes in use in {owner.environment}). Stored media "
@@ -105,7 +105,7 @@ def _take_quota(
 
 
 def storage_used(session: Session, principal: Principal) -> int:
-    return repository.used(session, principal.account_id, principal.environment)
+    return repository.used(session, principal)
 
 
 def _check_live(media: MediaObject) -> MediaObject:
@@ -123,7 +123,7 @@ def _delete(session: Session, media: MediaObject, now: datetime) -> bool:
     UPDATE: of several sweepers only one frees it)."""
     if not repository.mark_deleted(session, media.id, now):
         return False
-    repository.free(session, media.account_id, media.environment, media.size_bytes)
+    repository.free(session, media, media.size_bytes)
     return True
 
 
@@ -173,7 +173,7 @@ def discard_job_outputs(session: Session, settings: Settings, job_id: str) -> No
 
 def get_owned(session: Session, principal: Principal, media_id: str) -> MediaObject:
     """The caller's media object: 404 if unknown or another's, 410 once expired."""
-    media = repository.get_owned(session, principal.account_id, principal.environment, media_id)
+    media = repository.get_owned(session, principal, media_id)
     if media is None:
         raise MediaNotFound(f"No such media: {media_id}", param="media_id")
     return _check_live(media)

@@ -255,17 +255,13 @@ def list_bookings(
     studio_id: str | None,
 ) -> tuple[list[BookingOut], bool]:
     now = utcnow()
-    query = repository.bookings_query(
-        principal.account_id, principal.environment, status=status, studio_id=studio_id, now=now
-    )
+    query = repository.bookings_query(principal, status=status, studio_id=studio_id, now=now)
     bookings, has_more = paginate(session, query, StudioBooking, page, BookingNotFound)
     return [booking_out(b, now) for b in bookings], has_more
 
 
 def _own_booking(session: Session, principal: Principal, booking_id: str) -> StudioBooking:
-    booking = repository.get_booking(
-        session, principal.account_id, principal.environment, booking_id
-    )
+    booking = repository.get_booking(session, principal, booking_id)
     if booking is None:
         raise BookingNotFound(f"No such booking: {booking_id}", param="booking_id")
     return booking
@@ -278,6 +274,7 @@ def status_of(booking: StudioBooking, now: datetime) -> BookingStatus:
 
 
 def booking_out(booking: StudioBooking, now: datetime) -> BookingOut:
+    """The booking with its status as of `now` (`completed` is derived)."""
     return BookingOut(
         id=booking.id,
         status=status_of(booking, now),

@@ -11,7 +11,7 @@ from soundstage.core.deps import PrincipalDep, SessionDep, current_principal
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
 from soundstage.core.params import QueryInt
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.core.schemas import CalendarDate
 from soundstage.studios import bookings, service
 from soundstage.studios.catalog import MAX_BOOTH_CAPACITY, StudioType
@@ -27,14 +27,17 @@ from soundstage.studios.schemas import (
 )
 
 router = APIRouter(
-    tags=["Studios"], dependencies=[Depends(current_principal)], route_class=UnitOfWorkRoute
+    prefix=f"{API_V1}/studios",
+    tags=["Studios"],
+    dependencies=[Depends(current_principal)],
+    route_class=UnitOfWorkRoute,
 )
 
 StudioId = Annotated[str, Path(max_length=40, description="The studio's id.")]
 BookingId = Annotated[str, Path(max_length=40, description="The booking's id.")]
 
 
-@router.get("/studios/discover", response_model=ListResponse[StudioSummaryOut])
+@router.get("/discover", response_model=ListResponse[StudioSummaryOut])
 def discover_studios(
     session: SessionDep,
     page: Annotated[PageParams, Depends(page_params)],
@@ -77,7 +80,7 @@ def discover_studios(
     return ListResponse[StudioSummaryOut](data=studios, has_more=has_more)
 
 
-@router.get("/studios/bookings", response_model=ListResponse[BookingOut])
+@router.get("/bookings", response_model=ListResponse[BookingOut])
 def list_bookings(
     session: SessionDep,
     principal: PrincipalDep,
@@ -96,15 +99,13 @@ def list_bookings(
     return ListResponse[BookingOut](data=found, has_more=has_more)
 
 
-@router.get("/studios/bookings/{booking_id}", response_model=BookingOut)
+@router.get("/bookings/{booking_id}", response_model=BookingOut)
 def get_booking(booking_id: BookingId, session: SessionDep, principal: PrincipalDep) -> BookingOut:
     """One of the caller's bookings (404 for anyone else's, or the other environment's)."""
     return bookings.get_booking(session, principal, booking_id)
 
 
-@router.post(
-    "/studios/bookings/{booking_id}/cancel", response_model=BookingOut, responses=errors(409)
-)
+@router.post("/bookings/{booking_id}/cancel", response_model=BookingOut, responses=errors(409))
 def cancel_booking(
     booking_id: BookingId,
     session: SessionDep,
@@ -117,13 +118,13 @@ def cancel_booking(
     return bookings.cancel(session, principal, booking_id, body)
 
 
-@router.get("/studios/{id}", response_model=StudioOut)
+@router.get("/{id}", response_model=StudioOut)
 def get_studio(id: StudioId, session: SessionDep) -> StudioOut:
     """One studio with its rooms, weekly opening hours and upcoming closures."""
     return service.get_studio(session, id)
 
 
-@router.get("/studios/{id}/availability", response_model=StudioAvailabilityOut)
+@router.get("/{id}/availability", response_model=StudioAvailabilityOut)
 def studio_availability(
     id: StudioId,
     date: Annotated[
@@ -140,7 +141,7 @@ def studio_availability(
 
 
 @router.post(
-    "/studios/{id}/quote",
+    "/{id}/quote",
     response_model=BookingQuoteOut,
     responses=errors(409),
 )
@@ -157,7 +158,7 @@ def quote_studio(
 
 
 @router.post(
-    "/studios/{id}/book",
+    "/{id}/book",
     response_model=BookingOut,
     responses=errors(409),
 )

@@ -25,7 +25,7 @@ from sqlalchemy.engine import Row
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from soundstage.core.pagination import PageParams
-from soundstage.core.tenancy import select_owned
+from soundstage.core.tenancy import Owned, select_owned
 from soundstage.models import Room, RoomOccupancy, Studio, StudioBooking, StudioClosure, StudioHours
 from soundstage.models.studios import StudioBookingStatus
 from soundstage.studios.catalog import STUDIO_TYPES
@@ -297,24 +297,21 @@ def add_booking(session: Session, booking: StudioBooking, units: Iterable[int]) 
     session.execute(insert(RoomOccupancy), rows)
 
 
-def get_booking(
-    session: Session, account_id: str, environment: str, booking_id: str
-) -> StudioBooking | None:
+def get_booking(session: Session, owner: Owned, booking_id: str) -> StudioBooking | None:
     return session.scalars(
-        select_owned(StudioBooking, (account_id, environment)).where(StudioBooking.id == booking_id)
+        select_owned(StudioBooking, owner).where(StudioBooking.id == booking_id)
     ).first()
 
 
 def bookings_query(
-    account_id: str,
-    environment: str,
+    owner: Owned,
     *,
     status: str | None,
     studio_id: str | None,
     now: datetime,
 ) -> Select[StudioBooking]:
     """The owner's bookings; `completed` is a confirmed booking that has ended."""
-    stmt = select_owned(StudioBooking, (account_id, environment))
+    stmt = select_owned(StudioBooking, owner)
     if status == StudioBookingStatus.CANCELLED:
         stmt = stmt.where(StudioBooking.status == StudioBookingStatus.CANCELLED)
     elif status == StudioBookingStatus.CONFIRMED:

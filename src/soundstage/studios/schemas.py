@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, Field, WithJsonSchema
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 from soundstage.core.schemas import CalendarDate, RequestModel
 from soundstage.core.timeutil import Timestamp
@@ -92,6 +92,8 @@ class StudioSummaryOut(BaseModel):
 
 
 class RoomOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     object: Literal["room"] = "room"
     id: str
     name: str

@@ -100,7 +100,9 @@ def get_studio(session: Session, studio_id: str) -> StudioOut:
         amenities=studio.amenities,
         equipment=studio.equipment,
         photos=studio.photos,
-        rooms=[room_out(room) for room in repository.active_rooms(session, studio.id)],
+        rooms=[
+            RoomOut.model_validate(room) for room in repository.active_rooms(session, studio.id)
+        ],
         opening_hours=[
             OpeningHoursOut(
                 day=WEEKDAYS[hours.weekday],
@@ -206,7 +208,7 @@ def availability(
         shown = [r for o in window.opening for r in clip(free[room.id], o[0], o[1])]
         rooms.append(
             RoomAvailabilityOut(
-                **room_out(room).model_dump(),
+                **RoomOut.model_validate(room).model_dump(),
                 free=[time_range(studio_day, interval) for interval in shown],
                 start_times=_start_labels(studio_day, starts),
             )
@@ -274,16 +276,4 @@ def summary_out(studio: Studio | Row[Any]) -> StudioSummaryOut:
         hourly_rate_from_cents=studio.hourly_rate_from_cents,
         currency=studio.currency,
         cover_photo_url=studio.photos[0] if studio.photos else None,
-    )
-
-
-def room_out(room: Room) -> RoomOut:
-    return RoomOut(
-        id=room.id,
-        name=room.name,
-        booth_capacity=room.booth_capacity,
-        hourly_rate_cents=room.hourly_rate_cents,
-        currency=room.currency,
-        min_booking_hours=room.min_booking_hours,
-        buffer_minutes=room.buffer_minutes,
     )

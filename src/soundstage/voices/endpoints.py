@@ -15,22 +15,25 @@ from fastapi.responses import FileResponse, Response
 from soundstage.core.deps import DatabaseDep, SessionDep, SettingsDep, current_principal
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.voices import service
 from soundstage.voices.schemas import VoiceGender, VoiceOut
 
 # Authenticated like every route, though no answer depends on who asks.
 router = APIRouter(
-    tags=["Voices"], dependencies=[Depends(current_principal)], route_class=UnitOfWorkRoute
+    prefix=f"{API_V1}/voices",
+    tags=["Voices"],
+    dependencies=[Depends(current_principal)],
+    route_class=UnitOfWorkRoute,
 )
 # Outside /api/v1, without a key: what a browser's <audio> element plays.
-public_router = APIRouter(tags=["Voices"], route_class=UnitOfWorkRoute)
+public_router = APIRouter(prefix="/previews", tags=["Voices"], route_class=UnitOfWorkRoute)
 
 # A BCP-47 tag or a prefix of one: letters and digits in subtags of 1 to 8, joined by "-".
 LANGUAGE_RANGE = r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$"
 
 
-@router.get("/voices", response_model=ListResponse[VoiceOut])
+@router.get("", response_model=ListResponse[VoiceOut])
 def list_voices(
     session: SessionDep,
     settings: SettingsDep,
@@ -53,14 +56,14 @@ def list_voices(
     return ListResponse[VoiceOut](data=voices, has_more=has_more)
 
 
-@router.get("/voices/{voice_id}", response_model=VoiceOut)
+@router.get("/{voice_id}", response_model=VoiceOut)
 def get_voice(voice_id: str, session: SessionDep, settings: SettingsDep) -> VoiceOut:
     """One voice of the catalog (404 `voice_not_found` for an unknown or retired one)."""
     return service.get_voice(session, settings, voice_id)
 
 
 @public_router.get(
-    "/previews/{voice_id}.mp3",
+    "/{voice_id}.mp3",
     response_class=FileResponse,
     responses={
         200: {"description": "The MP3 sample.", "content": {"audio/mpeg": {}}},

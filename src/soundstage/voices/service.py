@@ -121,6 +121,7 @@ def _creators_of(session: Session, voices: Sequence[Voice]) -> dict[str, Creator
 
 
 def voice_out(settings: Settings, voice: Voice, creator: Creator) -> VoiceOut:
+    """The voice with its creator named and its preview's URL."""
     return VoiceOut(
         voice_id=voice.id,
         name=voice.name,

@@ -9,8 +9,7 @@ from fastapi import APIRouter, Depends, Query
 from soundstage.core.deps import PrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
-from soundstage.core.routing import UnitOfWorkRoute
-from soundstage.models import Event, WebhookDeliveryAttempt, WebhookEndpoint
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.webhooks import service
 from soundstage.webhooks.schemas import (
     DeliveryAttemptOut,
@@ -25,24 +24,8 @@ from soundstage.webhooks.schemas import (
 )
 from soundstage.webhooks.service import DeliveryWithAttempts
 
-router = APIRouter(route_class=UnitOfWorkRoute)
+router = APIRouter(prefix=API_V1, route_class=UnitOfWorkRoute)
 PageDep = Annotated[PageParams, Depends(page_params)]
-
-
-def _endpoint_fields(endpoint: WebhookEndpoint) -> dict[str, object]:
-    return {
-        "id": endpoint.id,
-        "url": endpoint.url,
-        "description": endpoint.description,
-        "enabled_events": endpoint.enabled_events,
-        "status": endpoint.status,
-        "disabled_reason": endpoint.disabled_reason,
-        "created_at": endpoint.created_at,
-    }
-
-
-def _endpoint_out(endpoint: WebhookEndpoint) -> WebhookEndpointOut:
-    return WebhookEndpointOut.model_validate(_endpoint_fields(endpoint))
 
 
 @router.post(
@@ -68,9 +51,7 @@ def create_webhook_endpoint(
         allow_hosts=settings.fetch_allow_hosts,
         max_endpoints=settings.webhooks.max_endpoints,
     )
-    return WebhookEndpointCreated.model_validate(
-        {**_endpoint_fields(endpoint), "secret": endpoint.secret}
-    )
+    return WebhookEndpointCreated.model_validate(endpoint)
 
 
 @router.get(
@@ -82,7 +63,7 @@ def list_webhook_endpoints(
     """The caller's webhook endpoints in the key's environment, newest first."""
     rows, has_more = service.list_endpoints(session, principal, page)
     return ListResponse[WebhookEndpointOut](
-        data=[_endpoint_out(e) for e in rows], has_more=has_more
+        data=[WebhookEndpointOut.model_validate(e) for e in rows], has_more=has_more
     )
 
 
@@ -96,7 +77,7 @@ def get_webhook_endpoint(
     endpoint_id: str, session: SessionDep, principal: PrincipalDep
 ) -> WebhookEndpointOut:
     """One webhook endpoint of the caller's (404 for any other)."""
-    return _endpoint_out(service.get_endpoint(session, principal, endpoint_id))
+    return WebhookEndpointOut.model_validate(service.get_endpoint(session, principal, endpoint_id))
 
 
 @router.delete(
@@ -113,17 +94,9 @@ def delete_webhook_endpoint(
     return WebhookEndpointDeleted(id=endpoint.id)
 
 
-def _attempt_out(attempt: WebhookDeliveryAttempt) -> DeliveryAttemptOut:
-    return DeliveryAttemptOut(
-        id=attempt.id,
-        status_code=attempt.status_code,
-        error=attempt.error,
-        duration_ms=attempt.duration_ms,
-        attempted_at=attempt.attempted_at,
-    )
-
-
 def _delivery_out(row: DeliveryWithAttempts) -> WebhookDeliveryOut:
+    """A delivery with its attempts, which the repository reads beside it (no relationship
+    on the row to read them from)."""
     delivery, attempts = row
     return WebhookDeliveryOut.model_validate(
         {
@@ -134,7 +107,7 @@ def _delivery_out(row: DeliveryWithAttempts) -> WebhookDeliveryOut:
             "status": delivery.status,
             "attempt_count": delivery.attempt_count,
             "next_attempt_at": delivery.next_attempt_at,
-            "attempts": [_attempt_out(a) for a in attempts],
+            "attempts": [DeliveryAttemptOut.model_validate(a) for a in attempts],
             "created_at": delivery.created_at,
             "updated_at": delivery.updated_at,
         }
@@ -175,10 +148,6 @@ def retry_webhook_delivery(
     return _delivery_out(service.retry_delivery(session, principal, endpoint_id, delivery_id))
 
 
-def _event_out(event: Event) -> EventOut:
-    return EventOut(id=event.id, type=event.type, data=event.data, created_at=event.created_at)
-
-
 @router.get("/events", response_model=ListResponse[EventOut], tags=["Events"])
 def list_events(
     session: SessionDep,
@@ -188,10 +157,12 @@ def list_events(
 ) -> ListResponse[EventOut]:
     """Events of the caller's, in the key's environment, newest first."""
     rows, has_more = service.list_events(session, principal, page, type)
-    return ListResponse[EventOut](data=[_event_out(e) for e in rows], has_more=has_more)
+    return ListResponse[EventOut](
+        data=[EventOut.model_validate(e) for e in rows], has_more=has_more
+    )
 
 
 @router.get("/events/{event_id}", response_model=EventOut, responses=errors(404), tags=["Events"])
 def get_event(event_id: str, session: SessionDep, principal: PrincipalDep) -> EventOut:
     """One event of the caller's (404 for any other)."""
-    return _event_out(service.get_event(session, principal, event_id))
+    return EventOut.model_validate(service.get_event(session, principal, event_id))

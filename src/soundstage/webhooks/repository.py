@@ -9,7 +9,7 @@ from sqlalchemy import Select, Update, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from soundstage.core.tenancy import owned, select_owned
+from soundstage.core.tenancy import Owned, owned, select_owned
 from soundstage.models import Event, WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint
 from soundstage.models.webhooks import (
     WebhookDeliveryStatus,
@@ -30,23 +30,17 @@ def _changed(session: Session, stmt: Update) -> int:
 # Endpoints
 
 
-def endpoints_query(account_id: str, environment: str) -> Select[WebhookEndpoint]:
-    return select_owned(WebhookEndpoint, (account_id, environment)).where(
-        WebhookEndpoint.deleted_at.is_(None)
-    )
+def endpoints_query(owner: Owned) -> Select[WebhookEndpoint]:
+    return select_owned(WebhookEndpoint, owner).where(WebhookEndpoint.deleted_at.is_(None))
 
 
-def get_endpoint(
-    session: Session, account_id: str, environment: str, endpoint_id: str
-) -> WebhookEndpoint | None:
-    query = endpoints_query(account_id, environment).where(WebhookEndpoint.id == endpoint_id)
+def get_endpoint(session: Session, owner: Owned, endpoint_id: str) -> WebhookEndpoint | None:
+    query = endpoints_query(owner).where(WebhookEndpoint.id == endpoint_id)
     return session.scalars(query.execution_options(populate_existing=True)).first()
 
 
-def enabled_endpoints(session: Session, account_id: str, environment: str) -> list[WebhookEndpoint]:
-    query = endpoints_query(account_id, environment).where(
-        WebhookEndpoint.status == WebhookEndpointStatus.ENABLED
-    )
+def enabled_endpoints(session: Session, owner: Owned) -> list[WebhookEndpoint]:
+    query = endpoints_query(owner).where(WebhookEndpoint.status == WebhookEndpointStatus.ENABLED)
     return list(session.scalars(query))
 
 
@@ -61,10 +55,10 @@ def add_in_free_slot(session: Session, endpoint: WebhookEndpoint) -> bool:
     return True
 
 
-def used_slots(session: Session, account_id: str, environment: str) -> set[int]:
+def used_slots(session: Session, owner: Owned) -> set[int]:
     """The slots the owner's live endpoints hold (see `webhooks.service.create_endpoint`)."""
     stmt = select(WebhookEndpoint.slot).where(
-        owned(WebhookEndpoint, (account_id, environment)), WebhookEndpoint.slot.is_not(None)
+        owned(WebhookEndpoint, owner), WebhookEndpoint.slot.is_not(None)
     )
     return {slot for slot in session.scalars(stmt) if slot is not None}
 
@@ -153,35 +147,29 @@ def reset_endpoint_failures(session: Session, endpoint_id: str) -> None:
 # Events
 
 
-def events_query(account_id: str, environment: str, type_: str | None = None) -> Select[Event]:
-    query = select_owned(Event, (account_id, environment))
+def events_query(owner: Owned, type_: str | None = None) -> Select[Event]:
+    query = select_owned(Event, owner)
     return query if type_ is None else query.where(Event.type == type_)
 
 
-def get_event(session: Session, account_id: str, environment: str, event_id: str) -> Event | None:
-    return session.scalars(
-        events_query(account_id, environment).where(Event.id == event_id)
-    ).first()
+def get_event(session: Session, owner: Owned, event_id: str) -> Event | None:
+    return session.scalars(events_query(owner).where(Event.id == event_id)).first()
 
 
 # Deliveries
 
 
 def deliveries_query(
-    account_id: str, environment: str, endpoint_id: str, status: str | None = None
+    owner: Owned, endpoint_id: str, status: str | None = None
 ) -> Select[WebhookDelivery]:
-    query = select_owned(WebhookDelivery, (account_id, environment)).where(
-        WebhookDelivery.endpoint_id == endpoint_id
-    )
+    query = select_owned(WebhookDelivery, owner).where(WebhookDelivery.endpoint_id == endpoint_id)
     return query if status is None else query.where(WebhookDelivery.status == status)
 
 
 def get_delivery(
-    session: Session, account_id: str, environment: str, endpoint_id: str, delivery_id: str
+    session: Session, owner: Owned, endpoint_id: str, delivery_id: str
 ) -> WebhookDelivery | None:
-    query = deliveries_query(account_id, environment, endpoint_id).where(
-        WebhookDelivery.id == delivery_id
-    )
+    query = deliveries_query(owner, endpoint_id).where(WebhookDelivery.id == delivery_id)
     return session.scalars(query.execution_options(populate_existing=True)).first()
 
 

@@ -6,7 +6,7 @@ import unicodedata
 from typing import Any, Literal, get_args
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from soundstage.core.schemas import RequestModel
 from soundstage.core.timeutil import Timestamp
@@ -93,6 +93,8 @@ class WebhookEndpointCreate(RequestModel):
 
 
 class WebhookEndpointOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     object: Literal["webhook_endpoint"] = "webhook_endpoint"
     id: str
     url: str
@@ -118,6 +120,8 @@ class WebhookEndpointDeleted(BaseModel):
 
 
 class EventOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     object: Literal["event"] = "event"
     id: str = Field(description="Also the `webhook-id` of every delivery of this event.")
     type: str
@@ -126,6 +130,8 @@ class EventOut(BaseModel):
 
 
 class DeliveryAttemptOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     id: str
     status_code: int | None = Field(description="The receiver's HTTP status, if it answered.")
     error: str | None = Field(description="Why the attempt failed without a usable answer.")

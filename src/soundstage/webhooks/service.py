@@ -29,6 +29,7 @@ from soundstage.core.db import after_commit
 from soundstage.core.ids import new_id
 from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.principal import Principal
+from soundstage.core.tenancy import Owner, owner_key
 from soundstage.core.timeutil import rfc3339, utcnow
 from soundstage.jobs import service as jobs
 from soundstage.media import fetch
@@ -138,9 +139,8 @@ def create_endpoint(
     (account, environment, slot): two creations racing for the last free one both insert
     it, and the database refuses the second, which looks again and finds none free."""
     check_endpoint_url(url, allow_hosts)
-    owner = (principal.account_id, principal.environment)
     for _ in range(max_endpoints + 1):
-        used = repository.used_slots(session, *owner)
+        used = repository.used_slots(session, principal)
         free = [slot for slot in range(max_endpoints) if slot not in used]
         if not free or len(used) >= max_endpoints:
             break
@@ -166,9 +166,7 @@ def create_endpoint(
 
 
 def get_endpoint(session: Session, principal: Principal, endpoint_id: str) -> WebhookEndpoint:
-    endpoint = repository.get_endpoint(
-        session, principal.account_id, principal.environment, endpoint_id
-    )
+    endpoint = repository.get_endpoint(session, principal, endpoint_id)
     if endpoint is None:
         raise EndpointNotFound(f"No such webhook endpoint: {endpoint_id}", param="endpoint_id")
     return endpoint
@@ -177,7 +175,7 @@ def get_endpoint(session: Session, principal: Principal, endpoint_id: str) -> We
 def list_endpoints(
     session: Session, principal: Principal, params: PageParams
 ) -> tuple[list[WebhookEndpoint], bool]:
-    query = repository.endpoints_query(principal.account_id, principal.environment)
+    query = repository.endpoints_query(principal)
     return paginate(session, query, WebhookEndpoint, params, EndpointNotFound)
 
 
@@ -192,13 +190,12 @@ def delete_endpoint(session: Session, principal: Principal, endpoint_id: str) ->
 # Events
 
 
-def emit(
-    session: Session, account_id: str, environment: str, type: str, data: dict[str, Any]
-) -> Event:
+def emit(session: Session, owner: Owner, type: str, data: dict[str, Any]) -> Event:
     """Record an event and queue its deliveries, in the caller's transaction: if that rolls
     back, nothing was emitted and nothing is sent."""
     if type not in EVENT_TYPES:
         raise ValueError(f"unknown event type {type!r}: add it to webhooks.schemas.EventType")
+    account_id, environment = owner_key(owner)
     now = utcnow()
     event = Event(
         id=new_id("evt"),
@@ -210,7 +207,7 @@ def emit(
     )
     repository.add(session, event)
     delivery_ids = []
-    for endpoint in repository.enabled_endpoints(session, account_id, environment):
+    for endpoint in repository.enabled_endpoints(session, event):
         if ALL_EVENTS not in endpoint.enabled_events and type not in endpoint.enabled_events:
             continue
         delivery = WebhookDelivery(
@@ -238,11 +235,11 @@ def announce_job_end(session: Session, settings: Settings, job: Job, event_type:
     listener, jobs.events.on_job_end): its data the job as GET shows it, media URLs valid
     through the retry schedule; written in the transaction that ended the job."""
     data = jobs.job_out(job, settings, url_ttl_seconds=event_url_ttl_seconds(settings))
-    emit(session, job.account_id, job.environment, event_type, data.model_dump(mode="json"))
+    emit(session, job, event_type, data.model_dump(mode="json"))
 
 
 def get_event(session: Session, principal: Principal, event_id: str) -> Event:
-    event = repository.get_event(session, principal.account_id, principal.environment, event_id)
+    event = repository.get_event(session, principal, event_id)
     if event is None:
         raise EventNotFound(f"No such event: {event_id}", param="event_id")
     return event
@@ -251,7 +248,7 @@ def get_event(session: Session, principal: Principal, event_id: str) -> Event:
 def list_events(
     session: Session, principal: Principal, params: PageParams, type_: str | None
 ) -> tuple[list[Event], bool]:
-    query = repository.events_query(principal.account_id, principal.environment, type_)
+    query = repository.events_query(principal, type_)
     return paginate(session, query, Event, params, EventNotFound)
 
 
@@ -273,9 +270,7 @@ def list_deliveries(
     status: str | None,
 ) -> tuple[list[DeliveryWithAttempts], bool]:
     endpoint = get_endpoint(session, principal, endpoint_id)
-    query = repository.deliveries_query(
-        principal.account_id, principal.environment, endpoint.id, status
-    )
+    query = repository.deliveries_query(principal, endpoint.id, status)
     deliveries, has_more = paginate(session, query, WebhookDelivery, params, DeliveryNotFound)
     by_delivery: dict[str, list[WebhookDeliveryAttempt]] = {d.id: [] for d in deliveries}
     for attempt in repository.attempts_of(session, list(by_delivery)):
@@ -289,9 +284,7 @@ def retry_delivery(
     """Redeliver now, whatever the delivery's state: one more attempt, with the same
     webhook-id. A disabled endpoint stays disabled and receives nothing (409)."""
     endpoint = get_endpoint(session, principal, endpoint_id)
-    delivery = repository.get_delivery(
-        session, principal.account_id, principal.environment, endpoint.id, delivery_id
-    )
+    delivery = repository.get_delivery(session, principal, endpoint.id, delivery_id)
     if delivery is None:
         raise DeliveryNotFound(f"No such webhook delivery: {delivery_id}", param="delivery_id")
     if endpoint.status != WebhookEndpointStatus.ENABLED:
@@ -379,9 +372,8 @@ def begin_attempt(
     if not repository.claim_delivery(session, delivery_id, now, lease_until):
         repository.release_endpoint(session, delivery.endpoint_id, token)
         return None
-    owner = (delivery.account_id, delivery.environment)
-    endpoint = repository.get_endpoint(session, *owner, delivery.endpoint_id)
-    event = repository.get_event(session, *owner, delivery.event_id)
+    endpoint = repository.get_endpoint(session, delivery, delivery.endpoint_id)
+    event = repository.get_event(session, delivery, delivery.event_id)
     if endpoint is None or endpoint.status != WebhookEndpointStatus.ENABLED or event is None:
         repository.release_endpoint(session, delivery.endpoint_id, token)
         repository.set_delivery_state(

@@ -184,7 +184,7 @@ def models(session: Session) -> list[ElevenLabsModel]:
 
 
 def subscription(session: Session, principal: Principal) -> ElevenLabsSubscription:
-    balance = credits.get_balance(session, principal.account_id, principal.environment)
+    balance = credits.get_balance(session, principal)
     return ElevenLabsSubscription(
         tier=principal.environment, character_count=0, character_limit=balance.available
     )

@@ -101,6 +101,7 @@ def voice_id(session: Session, voice: str) -> str:
 
 
 def _model_out(found: Model) -> ModelOut:
+    """A model in OpenAI's shape: its id, with the fixed `created` and `owned_by`."""
     return ModelOut(id=found.id, created=CREATED, owned_by=OWNER)
 
 

@@ -6,16 +6,16 @@ from fastapi import APIRouter
 
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.creative.daw import service
 from soundstage.creative.daw.schemas import DawExportRequest
 from soundstage.jobs import inputs
 from soundstage.jobs.schemas import JobAccepted
 
-router = APIRouter(tags=["Creative"], route_class=UnitOfWorkRoute)
+router = APIRouter(prefix=f"{API_V1}/creative/daw", tags=["Creative"], route_class=UnitOfWorkRoute)
 
 
-@router.post("/creative/daw", response_model=JobAccepted, responses=errors(402, 422))
+@router.post("", response_model=JobAccepted, responses=errors(402, 422))
 async def export_to_daw(
     body: DawExportRequest, db: DatabaseDep, settings: SettingsDep, principal: PrincipalDep
 ) -> JobAccepted:

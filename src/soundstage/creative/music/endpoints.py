@@ -6,15 +6,17 @@ from fastapi import APIRouter
 
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.creative.music import service
 from soundstage.creative.music.schemas import MusicRequest, MusicResponse
 
-router = APIRouter(tags=["Creative"], route_class=UnitOfWorkRoute)
+router = APIRouter(
+    prefix=f"{API_V1}/creative/music", tags=["Creative"], route_class=UnitOfWorkRoute
+)
 
 
 @router.post(
-    "/creative/music",
+    "",
     response_model=MusicResponse,
     response_model_exclude_none=True,
     responses=errors(402, 404, 409, 504),

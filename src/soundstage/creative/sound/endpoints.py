@@ -7,16 +7,18 @@ from fastapi import APIRouter
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import PageDep, paginate_items
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.creative.sound import service
 from soundstage.creative.sound.errors import RecipeNotFound
 from soundstage.creative.sound.schemas import SoundRecipeList, SoundRequest, SoundResponse
 
-router = APIRouter(tags=["Creative"], route_class=UnitOfWorkRoute)
+router = APIRouter(
+    prefix=f"{API_V1}/creative/sound", tags=["Creative"], route_class=UnitOfWorkRoute
+)
 
 
 @router.post(
-    "/creative/sound",
+    "",
     response_model=SoundResponse,
     responses=errors(402, 409, 504),
 )
@@ -33,7 +35,7 @@ async def generate_sound(
     return await service.generate(db, settings, principal, body)
 
 
-@router.get("/creative/sound/recipes", response_model=SoundRecipeList)
+@router.get("/recipes", response_model=SoundRecipeList)
 async def list_sound_recipes(principal: PrincipalDep, page: PageDep) -> SoundRecipeList:
     """Beyond the spec: the sounds the generator knows, with example prompts for each; paged
     like every list (the cursors take a recipe's `name`)."""

@@ -7,16 +7,16 @@ from fastapi import APIRouter
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import PageDep, paginate_items
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.jobs.schemas import JobAccepted
 from soundstage.speech.dubbing import service
 from soundstage.speech.dubbing.errors import LanguagePairNotFound
 from soundstage.speech.dubbing.schemas import DubbingRequest, LanguagePairList
 
-router = APIRouter(tags=["Speech"], route_class=UnitOfWorkRoute)
+router = APIRouter(prefix=f"{API_V1}/speech/dubbing", tags=["Speech"], route_class=UnitOfWorkRoute)
 
 
-@router.post("/speech/dubbing", response_model=JobAccepted, responses=errors(402))
+@router.post("", response_model=JobAccepted, responses=errors(402))
 async def dub(
     body: DubbingRequest, db: DatabaseDep, settings: SettingsDep, principal: PrincipalDep
 ) -> JobAccepted:
@@ -31,7 +31,7 @@ async def dub(
     return await service.submit(db, settings, principal, body)
 
 
-@router.get("/speech/dubbing/languages", response_model=LanguagePairList)
+@router.get("/languages", response_model=LanguagePairList)
 def dubbing_languages(
     session: SessionDep, principal: PrincipalDep, page: PageDep
 ) -> LanguagePairList:

@@ -6,15 +6,15 @@ from fastapi import APIRouter
 
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.speech.isolator import service
 from soundstage.speech.isolator.schemas import IsolationRequest, IsolationResponse
 
-router = APIRouter(tags=["Speech"], route_class=UnitOfWorkRoute)
+router = APIRouter(prefix=f"{API_V1}/speech/isolator", tags=["Speech"], route_class=UnitOfWorkRoute)
 
 
 @router.post(
-    "/speech/isolator",
+    "",
     response_model=IsolationResponse,
     response_model_exclude_none=True,
     responses=errors(402, 409, 504),

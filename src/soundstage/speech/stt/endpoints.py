@@ -10,13 +10,13 @@ from fastapi.responses import PlainTextResponse
 
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.jobs import inputs
 from soundstage.jobs.schemas import JobAccepted
 from soundstage.speech.stt import service
 from soundstage.speech.stt.schemas import SttRequest, SttResponse
 
-router = APIRouter(tags=["Speech"], route_class=UnitOfWorkRoute)
+router = APIRouter(prefix=API_V1, tags=["Speech"], route_class=UnitOfWorkRoute)
 
 
 @router.post(

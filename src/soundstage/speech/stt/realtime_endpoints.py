@@ -16,23 +16,24 @@ from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.errors import AppError, MalformedRequest
 from soundstage.core.openapi import errors
 from soundstage.core.principal import Principal
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.credits.rates import Operation, for_duration
 from soundstage.realtime import gate, live
 from soundstage.speech.stt.realtime_session import BYTES_PER_SAMPLE
 from soundstage.speech.stt.schemas import RealtimeToken, SttRealtimeOpening
 from soundstage.speech.stt.tasks import REALTIME_KIND
 
-router = APIRouter(tags=["Speech"], route_class=UnitOfWorkRoute)
+router = APIRouter(
+    prefix=f"{API_V1}/speech/stt/realtime", tags=["Speech"], route_class=UnitOfWorkRoute
+)
 
-PATH: Final = "/speech/stt/realtime"
 PURPOSE: Final = "stt"
 FACTORY: Final = "soundstage.speech.stt.realtime_session:open_session"
 # Credits are reserved a minute of audio at a time (250) as the session's audio grows.
 BLOCK_MS: Final = 60_000
 
 
-@router.post(PATH + "/tokens", response_model=RealtimeToken, responses=errors())
+@router.post("/tokens", response_model=RealtimeToken, responses=errors())
 async def realtime_token(
     db: DatabaseDep, settings: SettingsDep, principal: PrincipalDep
 ) -> RealtimeToken:
@@ -42,7 +43,7 @@ async def realtime_token(
     return RealtimeToken(token=minted.token, expires_at=minted.expires_at)
 
 
-@router.websocket(PATH)
+@router.websocket("")
 async def realtime_transcription(websocket: WebSocket) -> None:
     """Audio frames in, `partial` and `final` transcripts out; charged 250 credits per
     minute of audio received (per started second), when the session ends."""

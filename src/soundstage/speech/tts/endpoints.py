@@ -7,18 +7,18 @@ from fastapi.responses import StreamingResponse
 
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.media.audio import CONTENT_TYPES
 from soundstage.speech.tts import service
 from soundstage.speech.tts.schemas import TtsRequest, TtsResponse
 
-router = APIRouter(tags=["Speech"], route_class=UnitOfWorkRoute)
+router = APIRouter(prefix=f"{API_V1}/speech/tts", tags=["Speech"], route_class=UnitOfWorkRoute)
 
 JOB_ID_HEADER = "Soundstage-Job-Id"
 
 
 @router.post(
-    "/speech/tts",
+    "",
     response_model=TtsResponse,
     response_model_exclude_none=True,
     responses=errors(402, 409, 504),
@@ -32,7 +32,7 @@ async def text_to_speech(
 
 
 @router.post(
-    "/speech/tts/stream",
+    "/stream",
     response_class=StreamingResponse,
     responses={
         200: {

@@ -12,18 +12,20 @@ from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.errors import AppError
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.realtime import gate, live
 from soundstage.speech.tts import realtime
 from soundstage.speech.tts.schemas import RealtimeTokenResponse
 from soundstage.speech.tts.tasks import REALTIME_KIND
 
-router = APIRouter(tags=["Speech"], route_class=UnitOfWorkRoute)
+router = APIRouter(
+    prefix=f"{API_V1}/speech/tts/realtime", tags=["Speech"], route_class=UnitOfWorkRoute
+)
 
 PURPOSE = "tts"
 
 
-@router.websocket("/speech/tts/realtime")
+@router.websocket("")
 async def text_to_speech_realtime(websocket: WebSocket) -> None:
     """Text streamed in, speech streamed out, over one WebSocket (README, "Realtime
     text-to-speech"). Authenticated by `Authorization: Bearer <key>` or `?token=` from
@@ -55,7 +57,7 @@ async def text_to_speech_realtime(websocket: WebSocket) -> None:
 
 
 @router.post(
-    "/speech/tts/realtime/tokens",
+    "/tokens",
     response_model=RealtimeTokenResponse,
 )
 async def mint_realtime_token(

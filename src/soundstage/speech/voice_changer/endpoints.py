@@ -6,15 +6,17 @@ from fastapi import APIRouter
 
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.openapi import errors
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.speech.voice_changer import service
 from soundstage.speech.voice_changer.schemas import VoiceChangerRequest, VoiceChangerResponse
 
-router = APIRouter(tags=["Speech"], route_class=UnitOfWorkRoute)
+router = APIRouter(
+    prefix=f"{API_V1}/speech/voice-changer", tags=["Speech"], route_class=UnitOfWorkRoute
+)
 
 
 @router.post(
-    "/speech/voice-changer",
+    "",
     response_model=VoiceChangerResponse,
     responses=errors(402, 404, 409, 504),
 )

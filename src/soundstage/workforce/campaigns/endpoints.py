@@ -9,15 +9,15 @@ from fastapi import APIRouter, Depends, Path, Query
 
 from soundstage.core.deps import PrincipalDep, SessionDep
 from soundstage.core.pagination import ListResponse, PageParams, page_params
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.workforce.campaigns import service
 from soundstage.workforce.campaigns.schemas import CampaignCreate, CampaignOut, CampaignStatus
 
-router = APIRouter(tags=["Workforce"], route_class=UnitOfWorkRoute)
+router = APIRouter(prefix=f"{API_V1}/workforce", tags=["Workforce"], route_class=UnitOfWorkRoute)
 CampaignId = Annotated[str, Path(min_length=1, max_length=40, description="The campaign's id.")]
 
 
-@router.post("/workforce/campaign", response_model=CampaignOut)
+@router.post("/campaign", response_model=CampaignOut)
 def create_campaign(body: CampaignCreate, session: SessionDep, buyer: PrincipalDep) -> CampaignOut:
     """Post a casting brief. The answer is the campaign, `open`, with the best-matching
     talent: creators who speak one of `languages` and offer `usage_type` at a base fee within
@@ -27,7 +27,7 @@ def create_campaign(body: CampaignCreate, session: SessionDep, buyer: PrincipalD
     return service.post_campaign(session, buyer, body)
 
 
-@router.get("/workforce/campaigns", response_model=ListResponse[CampaignOut])
+@router.get("/campaigns", response_model=ListResponse[CampaignOut])
 def list_campaigns(
     session: SessionDep,
     buyer: PrincipalDep,
@@ -41,13 +41,13 @@ def list_campaigns(
     return ListResponse[CampaignOut](data=campaigns, has_more=has_more)
 
 
-@router.get("/workforce/campaigns/{campaign_id}", response_model=CampaignOut)
+@router.get("/campaigns/{campaign_id}", response_model=CampaignOut)
 def get_campaign(campaign_id: CampaignId, session: SessionDep, buyer: PrincipalDep) -> CampaignOut:
     """One of the caller's campaigns (404 `campaign_not_found`)."""
     return service.get_campaign(session, buyer, campaign_id)
 
 
-@router.post("/workforce/campaigns/{campaign_id}/close", response_model=CampaignOut)
+@router.post("/campaigns/{campaign_id}/close", response_model=CampaignOut)
 def close_campaign(
     campaign_id: CampaignId, session: SessionDep, buyer: PrincipalDep
 ) -> CampaignOut:

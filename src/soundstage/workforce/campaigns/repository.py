@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import Select, update
 from sqlalchemy.orm import Session
 
-from soundstage.core.tenancy import select_owned
+from soundstage.core.tenancy import Owned, select_owned
 from soundstage.models import Campaign
 from soundstage.models.workforce import CampaignStatus
 
@@ -17,8 +17,8 @@ def add(session: Session, campaign: Campaign) -> None:
     session.flush()
 
 
-def owned_query(account_id: str, environment: str) -> Select[Any]:
-    return select_owned(Campaign, (account_id, environment))
+def owned_query(owner: Owned) -> Select[Any]:
+    return select_owned(Campaign, owner)
 
 
 def first(session: Session, stmt: Select[Any]) -> Campaign | None:

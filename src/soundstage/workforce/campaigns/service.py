@@ -60,7 +60,7 @@ def create(session: Session, buyer: Principal, brief: CampaignCreate) -> Campaig
 
 
 def get_owned(session: Session, buyer: Principal, campaign_id: str) -> Campaign:
-    stmt = repository.owned_query(buyer.account_id, buyer.environment)
+    stmt = repository.owned_query(buyer)
     found = repository.first(session, stmt.where(Campaign.id == campaign_id))
     if found is None:
         raise CampaignNotFound(f"No such campaign: {campaign_id}", param="campaign_id")
@@ -70,7 +70,7 @@ def get_owned(session: Session, buyer: Principal, campaign_id: str) -> Campaign:
 def list_owned(
     session: Session, buyer: Principal, page: PageParams, *, status: str | None
 ) -> tuple[list[Campaign], bool]:
-    stmt = repository.owned_query(buyer.account_id, buyer.environment)
+    stmt = repository.owned_query(buyer)
     if status is not None:
         stmt = stmt.where(Campaign.status == status)
     return paginate(session, stmt, Campaign, page, CampaignNotFound)

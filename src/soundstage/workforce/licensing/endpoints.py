@@ -12,7 +12,7 @@ from soundstage.accounts.verification import VerifiedBuyerDep
 from soundstage.core.deps import PrincipalDep, SandboxPrincipalDep, SessionDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.workforce.licensing import service
 from soundstage.workforce.licensing.schemas import (
     DeclineRequest,
@@ -21,7 +21,7 @@ from soundstage.workforce.licensing.schemas import (
     LicenseStatus,
 )
 
-router = APIRouter(tags=["Workforce"], route_class=UnitOfWorkRoute)
+router = APIRouter(prefix=API_V1, tags=["Workforce"], route_class=UnitOfWorkRoute)
 LicenseId = Annotated[str, Path(min_length=1, max_length=40, description="The license's id.")]
 PageDep = Annotated[PageParams, Depends(page_params)]
 StatusQuery = Annotated[LicenseStatus | None, Query(description="Only licenses in this state.")]

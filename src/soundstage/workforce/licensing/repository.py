@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, and_, select, update
 from sqlalchemy.orm import Session
 
-from soundstage.core.tenancy import select_owned
+from soundstage.core.tenancy import Owned, select_owned
 from soundstage.models import Creator, License
 from soundstage.models.workforce import LicenseStatus
 
@@ -20,16 +20,16 @@ def add(session: Session, license_: License) -> None:
     session.flush()
 
 
-def owned_query(account_id: str, environment: str) -> Select[Any]:
-    return select_owned(License, (account_id, environment))
+def owned_query(owner: Owned) -> Select[Any]:
+    return select_owned(License, owner)
 
 
-def addressed_query(account_id: str, environment: str) -> Select[Any]:
-    """Licenses of the creators the account speaks for, requested in this environment."""
+def addressed_query(talent: Owned) -> Select[Any]:
+    """Licenses of the creators the account speaks for, requested in its environment."""
     return (
         select(License)
         .join(Creator, Creator.id == License.creator_id)
-        .where(Creator.account_id == account_id, License.environment == environment)
+        .where(Creator.account_id == talent.account_id, License.environment == talent.environment)
     )
 
 

@@ -42,6 +42,7 @@ def status_of(license_: License, now: datetime | None = None) -> str:
 
 
 def license_out(license_: License) -> LicenseOut:
+    """The license with its status as of now (`expired` is derived) and its pricing grouped."""
     return LicenseOut(
         id=license_.id,
         creator_id=license_.creator_id,
@@ -103,7 +104,7 @@ def request_license(session: Session, buyer: Principal, body: LicenseRequest) ->
 
 
 def get_owned(session: Session, buyer: Principal, license_id: str) -> License:
-    stmt = repository.owned_query(buyer.account_id, buyer.environment)
+    stmt = repository.owned_query(buyer)
     found = repository.first(session, stmt.where(License.id == license_id))
     if found is None:
         raise LicenseNotFound(f"No such license: {license_id}", param="license_id")
@@ -112,7 +113,7 @@ def get_owned(session: Session, buyer: Principal, license_id: str) -> License:
 
 def get_addressed(session: Session, talent_account: Principal, license_id: str) -> License:
     """A license addressed to a creator the caller's account speaks for (404 otherwise)."""
-    stmt = repository.addressed_query(talent_account.account_id, talent_account.environment)
+    stmt = repository.addressed_query(talent_account)
     found = repository.first(session, stmt.where(License.id == license_id))
     if found is None:
         raise LicenseNotFound(f"No such license: {license_id}", param="license_id")
@@ -127,14 +128,14 @@ def list_owned(
     status: str | None,
     creator_id: str | None,
 ) -> tuple[list[License], bool]:
-    stmt = repository.owned_query(buyer.account_id, buyer.environment)
+    stmt = repository.owned_query(buyer)
     return paginate(session, _filtered(stmt, status, creator_id), License, page, LicenseNotFound)
 
 
 def list_addressed(
     session: Session, talent_account: Principal, page: PageParams, *, status: str | None
 ) -> tuple[list[License], bool]:
-    stmt = repository.addressed_query(talent_account.account_id, talent_account.environment)
+    stmt = repository.addressed_query(talent_account)
     return paginate(session, _filtered(stmt, status, None), License, page, LicenseNotFound)
 
 

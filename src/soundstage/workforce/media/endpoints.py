@@ -10,16 +10,16 @@ from soundstage.accounts.verification import VerifiedBuyerDep
 from soundstage.core.deps import SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.workforce.media import service
 from soundstage.workforce.media.schemas import LicensedMediaOut
 
-router = APIRouter(tags=["Workforce"], route_class=UnitOfWorkRoute)
-
-
-@router.get(
-    "/workforce/media", response_model=ListResponse[LicensedMediaOut], responses=errors(403)
+router = APIRouter(
+    prefix=f"{API_V1}/workforce/media", tags=["Workforce"], route_class=UnitOfWorkRoute
 )
+
+
+@router.get("", response_model=ListResponse[LicensedMediaOut], responses=errors(403))
 def list_licensed_media(
     session: SessionDep,
     settings: SettingsDep,

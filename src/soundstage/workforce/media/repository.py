@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
-from soundstage.core.tenancy import owned
+from soundstage.core.tenancy import Owned, owned
 from soundstage.models import License, LicensedMedia
 from soundstage.models.workforce import LicenseStatus
 
@@ -19,12 +19,12 @@ def add_all(session: Session, rows: Sequence[LicensedMedia]) -> None:
     session.flush()
 
 
-def held_query(account_id: str, environment: str, now: datetime) -> Select[Any]:
+def held_query(owner: Owned, now: datetime) -> Select[Any]:
     return (
         select(LicensedMedia)
         .join(License, License.id == LicensedMedia.license_id)
         .where(
-            owned(LicensedMedia, (account_id, environment)),
+            owned(LicensedMedia, owner),
             License.status == LicenseStatus.COMPLETED,
             License.ends_at > now,
         )

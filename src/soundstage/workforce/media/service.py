@@ -50,7 +50,7 @@ def list_held(
     creator_id: str | None,
     license_id: str | None,
 ) -> tuple[list[LicensedMediaOut], bool]:
-    stmt = repository.held_query(buyer.account_id, buyer.environment, utcnow())
+    stmt = repository.held_query(buyer, utcnow())
     if creator_id is not None:
         stmt = stmt.where(License.creator_id == creator_id)
     if license_id is not None:
@@ -66,6 +66,7 @@ def list_held(
 def _out(
     settings: Settings, row: LicensedMedia, license_: License, demo: TalentDemo
 ) -> LicensedMediaOut:
+    """A licensed demo with a URL signed now and its license's terms."""
     url, expires_at = talent.signed_demo_url(settings, demo)
     # Only completed licenses are listed, and completion sets the term.
     assert license_.starts_at is not None

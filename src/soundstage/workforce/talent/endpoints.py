@@ -14,14 +14,14 @@ from soundstage.core.deps import DatabaseDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
 from soundstage.core.params import QueryBool, raw_query
-from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.workforce.talent import demos, service
 from soundstage.workforce.talent.repository import TalentFilters
 from soundstage.workforce.talent.schemas import CreatorOut, CreatorSearchHit
 from soundstage.workforce.vocabulary import LANGUAGE_PATTERN, AgeRange, Gender, Genre, Role
 
-router = APIRouter(tags=["Workforce"], route_class=UnitOfWorkRoute)
-public_router = APIRouter(tags=["Workforce"], route_class=UnitOfWorkRoute)
+router = APIRouter(prefix=f"{API_V1}/workforce", tags=["Workforce"], route_class=UnitOfWorkRoute)
+public_router = APIRouter(prefix="/demos", tags=["Workforce"], route_class=UnitOfWorkRoute)
 
 CreatorId = Annotated[str, Path(min_length=1, max_length=40, description="The creator's id.")]
 GenreQuery = Annotated[Genre | None, Query(description="Only creators working in this genre.")]
@@ -83,7 +83,7 @@ async def _search_filters(
     return replace(base, gender=gender, accent=accent, age_range=age_range)
 
 
-@router.get("/workforce/discover", response_model=ListResponse[CreatorOut], responses=errors(403))
+@router.get("/discover", response_model=ListResponse[CreatorOut], responses=errors(403))
 def discover_talent(
     session: SessionDep,
     settings: SettingsDep,
@@ -98,9 +98,7 @@ def discover_talent(
     return ListResponse[CreatorOut](data=creators, has_more=has_more)
 
 
-@router.get(
-    "/workforce/search", response_model=ListResponse[CreatorSearchHit], responses=errors(403)
-)
+@router.get("/search", response_model=ListResponse[CreatorSearchHit], responses=errors(403))
 def search_talent(
     session: SessionDep,
     settings: SettingsDep,
@@ -120,7 +118,7 @@ def search_talent(
     return ListResponse[CreatorSearchHit](data=hits, has_more=has_more)
 
 
-@router.get("/workforce/creators/{creator_id}", response_model=CreatorOut, responses=errors(403))
+@router.get("/creators/{creator_id}", response_model=CreatorOut, responses=errors(403))
 def get_creator(
     creator_id: CreatorId, session: SessionDep, settings: SettingsDep, _buyer: VerifiedBuyerDep
 ) -> CreatorOut:
@@ -130,7 +128,7 @@ def get_creator(
 
 
 @public_router.get(
-    "/demos/{demo_id}/{filename}",
+    "/{demo_id}/{filename}",
     response_class=FileResponse,
     responses={
         200: {"description": "The demo's MP3.", "content": {"audio/mpeg": {}}},

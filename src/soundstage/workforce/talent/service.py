@@ -65,6 +65,7 @@ def creators_out(
 
 
 def demo_out(settings: Settings, demo: TalentDemo) -> DemoOut:
+    """The demo with a URL signed now, and when that URL expires."""
     url, expires_at = demos.signed_url(settings, demo)
     return DemoOut(
         demo_id=demo.id,
