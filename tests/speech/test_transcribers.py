@@ -77,8 +77,10 @@ def test_whisper_base_transcribes_human_speech(
     base_transcripts: dict[str, Transcript], clip: Clip
 ) -> None:
     transcript = base_transcripts[clip.name]
-    # The bound over what was measured: docs/calibration.md, "Speech-to-text accuracy".
-    assert word_error_rate(clip.text, transcript.text) <= 0.10, transcript.text
+    # A margin over what was measured (none misheard: docs/calibration.md, "Speech-to-text
+    # accuracy"): one word in five at most, so the 7-word clip may lose one, the 22-word clip
+    # four; silence or another language's model loses them all.
+    assert word_error_rate(clip.text, transcript.text) <= 0.2, transcript.text
     # Whisper's own punctuation and capitals.
     assert transcript.text[0].isupper()
     assert transcript.text[-1] in ".!?"

@@ -34,8 +34,14 @@ TTS: Final = "/api/v1/speech/tts"
 SENTENCES: Final = json.loads(
     (Path(__file__).parents[2] / "support" / "normalization_sentences.json").read_text()
 )
-ENGLISH_MAX_WER: Final = 0.03
-OTHER_MAX_WER: Final = 0.15
+# Behaviour with margins, not figures: an English voice is intelligible (under 10% of the
+# 207 words misheard; the voices measured 0-4%, and a broken one (silence, another language,
+# garbled audio, numbers read digit by digit) loses far more). whisper-base hears other
+# languages less well: under 25% of their 79-95 words (Pico and Festival measured 3-18%,
+# espeak-ng's formant voices 33-80%). Each voice's own figure is bench/voice_wer.py's to print,
+# never a bound here: it moves with the CPU running whisper (docs/calibration.md).
+ENGLISH_MAX_WER: Final = 0.10
+OTHER_MAX_WER: Final = 0.25
 # (engine, voice, language) of every catalog voice the bounds apply to; test_the_voice_list
 # fails when the catalog gains or loses one.
 ENGLISH_VOICES: Final = [
@@ -65,12 +71,12 @@ OTHER_VOICES: Final = [
 # 35%. Each of the four languages has voices that pass: SVOX Pico's, and for Italian also
 # Festival's two diphone voices. The espeak-ng voices stay in the catalog (their ids never
 # change). The figures are over all 10 sentences (round_trip stops once the bound is missed).
-# Strict: a voice that starts passing fails.
+# Strict: a voice that starts passing fails (the nearest, es+f3, misses by 7 words of 91).
 KNOWN_MISSES: Final = {
-    ("espeak", "es+f3", "es-ES"): "WER 33.0% > 15%",
-    ("espeak", "fr-fr", "fr-FR"): "WER 80.0% > 15%",
-    ("espeak", "de+f3", "de-DE"): "WER 77.2% > 15%",
-    ("espeak", "it", "it-IT"): "WER 63.1% > 15%",
+    ("espeak", "es+f3", "es-ES"): "WER 33.0% > 25%",
+    ("espeak", "fr-fr", "fr-FR"): "WER 80.0% > 25%",
+    ("espeak", "de+f3", "de-DE"): "WER 77.2% > 25%",
+    ("espeak", "it", "it-IT"): "WER 63.1% > 25%",
 }
 
 

@@ -1,8 +1,12 @@
 """Every English voice reads "3:30 pm", "$250", "12th" and "40%" as the same words, and
-<say-as interpret-as="characters"> as letters (listening.py)."""
+<say-as interpret-as="characters"> as letters (listening.py): asserted with a listener's
+margin (one misheard word or letter is whisper's), never as one exact transcript per voice."""
 
 from __future__ import annotations
 
+from difflib import SequenceMatcher
+
+import jiwer
 import pytest
 
 from tests.speech.roundtrip.listening import ENGLISH_VOICES, SAME_EVERYWHERE, Listener, comparable
@@ -12,6 +16,17 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("worker")]
 
 
 def test_every_english_voice_reads_the_same_words(listener: Listener) -> None:
+    """The written forms come back as the words normalization meant, from the voices together:
+    each written form's meant words exactly from most voices (a reading the front end got
+    wrong, shared by all of them, fails here), and no voice mishears more than 2 of the 26
+    words of the four sentences (a voice reading the forms its own way, "three colon thirty",
+    "dollars two hundred fifty", loses more). One voice's one misheard word is the listener's,
+    not the reading's."""
+    meant = {
+        written: comparable(sentence, "en-US") for written, sentence in SAME_EVERYWHERE.items()
+    }
+    for written in SAME_EVERYWHERE:
+        assert comparable(written, "en-US") in meant[written]
     readings: dict[str, dict[str, str]] = {}
     for written, sentence in SAME_EVERYWHERE.items():
         readings[written] = {
@@ -21,27 +36,50 @@ def test_every_english_voice_reads_the_same_words(listener: Listener) -> None:
             for engine, voice, language in ENGLISH_VOICES
         }
         print(f"\n{written!r}: {readings[written]}")
-    differing = {written: r for written, r in readings.items() if len(set(r.values())) > 1}
-    assert not differing, differing
-    # And they are the words normalization meant.
-    for written, sentence in SAME_EVERYWHERE.items():
-        assert set(readings[written].values()) == {comparable(sentence, "en-US")}
-        assert comparable(written, "en-US") in comparable(sentence, "en-US")
+    for written, heard in readings.items():
+        exact = [voice for voice, words in heard.items() if words == meant[written]]
+        assert len(exact) > len(heard) / 2, (written, meant[written], heard)
+    words = sum(len(reading.split()) for reading in meant.values())
+    for engine, voice, _ in ENGLISH_VOICES:
+        name = f"{engine}/{voice}"
+        errors = sum(
+            word_errors(meant[written], readings[written][name]) for written in SAME_EVERYWHERE
+        )
+        assert errors <= 2, (name, errors, words, {w: r[name] for w, r in readings.items()})
 
 
 def test_say_as_characters_is_heard_as_letters(listener: Listener) -> None:
     """<say-as interpret-as="characters"> gives the voice "H T T P": every English voice reads
-    the letters by name. (Measured: "N A S A" is heard as letters from piper and flite slt;
-    festival and the other flite voices garble a lone "A". "N. A. S. A." and "N, A, S, A" were
-    heard worse.)"""
+    the letters by name, heard as the letters or as "http" (a word no one says as one), with
+    at most one letter misheard. (Measured: "N A S A" is heard as letters from piper and
+    flite slt; festival and the other flite voices garble a lone "A". "N. A. S. A." and
+    "N, A, S, A" were heard worse.) Read as a word instead, "NASA" is heard "nasa": that
+    fails."""
     ssml = '<speak>The code is <say-as interpret-as="characters">{}</say-as>.</speak>'
     for engine, voice, language in ENGLISH_VOICES:
         transcript = listener.heard(engine, voice, ssml.format("HTTP"), language)
-        # Whisper writes the letters "H T T P", or "HTTP" / "http": a word no one says as one.
         heard_as = comparable(transcript, language)
-        assert heard_as in {"the code is h t t p", "the code is http"}, (voice, transcript)
-    # flite slt: deterministic (Piper's Joe varies from call to call and its "A" was once
-    # heard "E"). "NASA" as a word stays "nasa" after normalization; letters come back one by
-    # one.
-    transcript = listener.heard("flite", "slt", ssml.format("NASA"), "en-US")
-    assert comparable(transcript, "en-US") == "the code is n a s a", transcript
+        assert heard_as == "the code is http" or letters_heard(heard_as, "http") >= 3, (
+            voice,
+            transcript,
+        )
+    # flite slt: deterministic (Piper's Joe samples noise, and varies from call to call).
+    # "NASA" as a word stays "nasa" after normalization; letters come back one by one.
+    heard_as = comparable(listener.heard("flite", "slt", ssml.format("NASA"), "en-US"), "en-US")
+    assert "nasa" not in heard_as.split(), heard_as
+    assert letters_heard(heard_as, "nasa") >= 3, heard_as
+
+
+def word_errors(reference: str, hypothesis: str) -> int:
+    counts = jiwer.process_words(reference, hypothesis)
+    return int(counts.substitutions + counts.deletions + counts.insertions)
+
+
+def letters_heard(heard: str, letters: str) -> int:
+    """How many of `letters` come back, in order, as single letters after "the code is"."""
+    words = heard.split()
+    if words[:3] != ["the", "code", "is"]:
+        return 0
+    said = [word for word in words[3:] if len(word) == 1]
+    matcher = SequenceMatcher(None, list(letters), said, autojunk=False)
+    return sum(block.size for block in matcher.get_matching_blocks())

@@ -12,10 +12,8 @@ chosen) giving its IPA in the phones of the voice's lexicon: CMU phones for the 
 (phonemes.ipa_to_cmu), Italian phones for the Italian ones (phonemes.ipa_to_italian); a sound
 the language lacks becomes its nearest.
 
-The Italian voices read Latin-1 text ("città") at 83% of their own pace: at Festival's pace
-whisper-base misheard 17.9% (lp) and 14.3% (pc) of the normalization round trip's 10 Italian
-sentences, at 83% 10.7% and 7.1%; on 15 plain sentences written to check the choice, 4.2% and
-15.1% at Festival's pace, 10.1% and 9.2% at 83% (docs/calibration.md).
+The Italian voices read Latin-1 text ("città"); each at a pace chosen for listeners (see
+_FestivalVoice.pace in the catalog, docs/calibration.md "Festival's Italian voices: pace").
 """
 
 from __future__ import annotations
@@ -87,6 +85,10 @@ _CATALOG: Final = (
         ),
         hts=False,
         italian=True,
+        # For listeners: at Festival's pace (130 words a minute) pc's diphones are misheard
+        # 14-15% of words on both sets of sentences measured, one of them in no test; at 83%
+        # (109 words a minute) 7-9% on both (docs/calibration.md, "Festival's Italian voices:
+        # pace").
         pace=0.83,
     ),
     _FestivalVoice(
@@ -100,7 +102,10 @@ _CATALOG: Final = (
         ),
         hts=False,
         italian=True,
-        pace=0.83,
+        # Festival's own pace (130 words a minute): slowing lp helped the round trip's numbers
+        # but cost as much on plain sentences (9.9% of words misheard over both sets at 1.0,
+        # 10.3% at 0.83; docs/calibration.md), so nothing a listener gains.
+        pace=1.0,
     ),
 )
 _SYMBOL: Final = re.compile(r"[A-Za-z0-9_]+")
