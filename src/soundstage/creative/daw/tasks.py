@@ -28,8 +28,8 @@ from soundstage.creative.daw.stems import (
 from soundstage.creative.daw.timecode import FRAME_RATES, FrameRateName, frame_count, samples_at
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
-from soundstage.jobs import inputs
-from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.jobs import handlers, inputs
+from soundstage.jobs.handlers import JobContext, JobOutcome
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
 from soundstage.media.audio import MediaInfo, probe
 from soundstage.media.input_limits import check_input
@@ -84,14 +84,6 @@ class DawResult(JobResult):
     tracks: list[DawTrackResult]
 
 
-@register(
-    KIND,
-    request=DawJob,
-    result=DawResult,
-    completed_event="daw.completed",
-    failed_event="daw.failed",
-    cancelled_event="daw.cancelled",
-)
 def export_session(ctx: JobContext[DawJob]) -> JobOutcome[DawResult]:
     request = ctx.request
     specs = _fetch_tracks(ctx)
@@ -411,4 +403,17 @@ def _session(
             for stem, layout, track in zip(stems, layouts, request.tracks, strict=True)
         ),
         folder=folder,
+    )
+
+
+def register() -> None:
+    """Declare this feature's job kinds (called by the composition root, soundstage.app_tasks)."""
+    handlers.declare(
+        KIND,
+        export_session,
+        request=DawJob,
+        result=DawResult,
+        completed_event="daw.completed",
+        failed_event="daw.failed",
+        cancelled_event="daw.cancelled",
     )

@@ -12,7 +12,8 @@ from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.engines.tts.base import Gender
 from soundstage.engines.tts.registry import get_engine
-from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.jobs import handlers
+from soundstage.jobs.handlers import JobContext, JobOutcome
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
 from soundstage.media.audio import EncodeFormat
 
@@ -80,7 +81,6 @@ class MusicResult(JobResult):
     vocals_url: MediaRef | None = None
 
 
-@register(KIND, request=MusicJob, result=MusicResult)
 def generate_music(ctx: JobContext[MusicJob]) -> JobOutcome[MusicResult]:
     request = ctx.request
     singer = None
@@ -148,3 +148,8 @@ def _save_midi(ctx: JobContext[MusicJob], piece: Piece) -> MediaRef:
     path = ctx.workdir / "music.mid"
     piece.score.write_midi(path)
     return ctx.save_file(path, MIDI_CONTENT_TYPE, round(piece.composition.duration_s * 1000))
+
+
+def register() -> None:
+    """Declare this feature's job kinds (called by the composition root, soundstage.app_tasks)."""
+    handlers.declare(KIND, generate_music, request=MusicJob, result=MusicResult)

@@ -8,7 +8,8 @@ from soundstage.creative.sound.interpret import Element, confidence, index_for, 
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.engines.embedder import get_embedder
-from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.jobs import handlers
+from soundstage.jobs.handlers import JobContext, JobOutcome
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
 from soundstage.media.audio import EncodeFormat
 
@@ -65,7 +66,6 @@ def describe(element: Element) -> LayerResult:
     )
 
 
-@register(KIND, request=SoundJob, result=SoundResult)
 def generate_sound(ctx: JobContext[SoundJob]) -> JobOutcome[SoundResult]:
     request = ctx.request
     ctx.progress(0.0, "interpreting")
@@ -93,3 +93,8 @@ def generate_sound(ctx: JobContext[SoundJob]) -> JobOutcome[SoundResult]:
         confidence=confidence(elements),
     )
     return JobOutcome(result, credits_used=rates.for_generation(Operation.SOUND))
+
+
+def register() -> None:
+    """Declare this feature's job kinds (called by the composition root, soundstage.app_tasks)."""
+    handlers.declare(KIND, generate_sound, request=SoundJob, result=SoundResult)

@@ -26,8 +26,8 @@ from soundstage.engines.speakers.base import NoSpeech
 from soundstage.engines.translators.base import LanguagePair, UnsupportedLanguagePair
 from soundstage.engines.translators.registry import route
 from soundstage.engines.tts.base import EngineVoice, Gender
-from soundstage.jobs import inputs
-from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.jobs import handlers, inputs
+from soundstage.jobs.handlers import JobContext, JobOutcome
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
 from soundstage.media.audio import Audio, InvalidMedia, MediaInfo, iter_decode, probe
 from soundstage.models import Voice
@@ -175,14 +175,6 @@ class _Revoiced:
     track: RawAudio
 
 
-@register(
-    KIND,
-    request=DubbingJob,
-    result=DubbingResult,
-    completed_event=COMPLETED_EVENT,
-    failed_event=FAILED_EVENT,
-    cancelled_event=CANCELLED_EVENT,
-)
 def dub(ctx: JobContext[DubbingJob]) -> JobOutcome[DubbingResult]:
     tier = TIERS[ctx.request.tier]
     stages = _Stages(ctx)
@@ -376,4 +368,17 @@ def _utterance(line: Utterance, translation: str, spot: Line) -> UtteranceResult
         time_ratio=spot.time_ratio,
         engine_rate=spot.engine_rate,
         spoken=spot.spoken,
+    )
+
+
+def register() -> None:
+    """Declare this feature's job kinds (called by the composition root, soundstage.app_tasks)."""
+    handlers.declare(
+        KIND,
+        dub,
+        request=DubbingJob,
+        result=DubbingResult,
+        completed_event=COMPLETED_EVENT,
+        failed_event=FAILED_EVENT,
+        cancelled_event=CANCELLED_EVENT,
     )

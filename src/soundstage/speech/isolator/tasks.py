@@ -10,7 +10,8 @@ from typing import Final
 
 from soundstage.credits.rates import Operation
 from soundstage.engines.separators.registry import get_separator
-from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome, register
+from soundstage.jobs import handlers
+from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
 from soundstage.media.audio import Audio, EncodeFormat, FileEncoder, iter_decode, kept_rate
 
@@ -37,7 +38,6 @@ class IsolationResult(JobResult):
     background_url: MediaRef | None = None
 
 
-@register(KIND, request=IsolationJob, result=IsolationResult)
 def isolate_voice(ctx: JobContext[IsolationJob]) -> JobOutcome[IsolationResult]:
     request = ctx.request
     rule = InputRule(PARAM, ctx.settings.isolation.max_duration_ms, OPERATION, Operation.ISOLATION)
@@ -82,3 +82,8 @@ def isolate_voice(ctx: JobContext[IsolationJob]) -> JobOutcome[IsolationResult]:
     if "background" in saved:
         result.background_url = saved["background"]
     return JobOutcome(result, credits_used=opened.price)
+
+
+def register() -> None:
+    """Declare this feature's job kinds (called by the composition root, soundstage.app_tasks)."""
+    handlers.declare(KIND, isolate_voice, request=IsolationJob, result=IsolationResult)

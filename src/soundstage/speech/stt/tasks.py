@@ -18,9 +18,9 @@ from soundstage.engines.transcribers.base import (
     whisper_language,
 )
 from soundstage.engines.transcribers.registry import get_transcriber
-from soundstage.jobs import inputs
+from soundstage.jobs import handlers, inputs
 from soundstage.jobs import live as live_jobs
-from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome, register
+from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome
 from soundstage.jobs.payloads import JobResult
 from soundstage.media.audio import iter_decode
 from soundstage.media.input_limits import within_duration
@@ -38,7 +38,6 @@ KIND = "stt"
 # A realtime transcription session (speech/stt/realtime_endpoints.py): run by its API
 # process's slot, never queued; a worker given one (its API process died) fails it.
 REALTIME_KIND: Final = "stt_realtime"
-live_jobs.register_lost_kind(REALTIME_KIND)
 PARAM: Final = "audio_url"
 OPERATION: Final = "speech-to-text"
 SAMPLE_RATE: Final = 16_000
@@ -76,7 +75,6 @@ class SttResult(JobResult):
     model_segments: list[ModelSegment] | None = None
 
 
-@register(KIND, request=SttJob, result=SttResult)
 def transcribe_audio(ctx: JobContext[SttJob]) -> JobOutcome[SttResult]:
     request = ctx.request
     limit_ms = ctx.settings.stt.max_duration_ms
@@ -242,3 +240,9 @@ def _speakers(turns: list[SpeakerTurn]) -> list[Speaker]:
             SpeakerSegment(start_ms=turn.start_ms, end_ms=turn.end_ms)
         )
     return [Speaker(speaker=name, segments=spans) for name, spans in by_speaker.items()]
+
+
+def register() -> None:
+    """Declare this feature's job kinds (called by the composition root, soundstage.app_tasks)."""
+    live_jobs.register_lost_kind(REALTIME_KIND)
+    handlers.declare(KIND, transcribe_audio, request=SttJob, result=SttResult)

@@ -15,8 +15,8 @@ from soundstage.engines.tts.base import SpeechSynthesizer
 from soundstage.engines.tts.frontend import reading as frontend
 from soundstage.engines.tts.frontend.script import Rule, Script, Span
 from soundstage.engines.tts.registry import get_engine
-from soundstage.jobs import streams
-from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.jobs import handlers, streams
+from soundstage.jobs.handlers import JobContext, JobOutcome
 from soundstage.jobs.live import register_lost_kind
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
 from soundstage.media import encodings
@@ -204,7 +204,6 @@ def _words(request: TtsJob, script: Script, audio: Audio) -> list[TimedWord]:
     ]
 
 
-@register(KIND, request=TtsJob, result=TtsResult)
 def synthesize_speech(ctx: JobContext[TtsJob]) -> JobOutcome[TtsResult]:
     request = ctx.request
     reading = Reading(
@@ -233,4 +232,7 @@ def synthesize_speech(ctx: JobContext[TtsJob]) -> JobOutcome[TtsResult]:
     return JobOutcome(result, credits_used=characters)
 
 
-register_lost_kind(REALTIME_KIND)
+def register() -> None:
+    """Declare this feature's job kinds (called by the composition root, soundstage.app_tasks)."""
+    register_lost_kind(REALTIME_KIND)
+    handlers.declare(KIND, synthesize_speech, request=TtsJob, result=TtsResult)
