@@ -5,9 +5,9 @@ written from the model exactly as the handlers built them (see JobResult.stored)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 
 class JobRequest(BaseModel):
@@ -44,3 +44,15 @@ class MediaRef(BaseModel):
     filename: str
     # Absent from references made before media expired.
     expires_at: str | None = None
+
+
+# A stored output in a result model: the MediaRef its handler stores, the signed URL (a
+# string) the API shows once the job is read; documented as the URL.
+MediaLink = Annotated[MediaRef | str, WithJsonSchema({"type": "string"})]
+
+
+def shown_url(link: MediaRef | str) -> str:
+    """A MediaLink of a result read through the API (jobs.service): its signed URL."""
+    if isinstance(link, MediaRef):
+        raise TypeError(f"{link.media_id} is a stored reference, not a signed URL")
+    return link

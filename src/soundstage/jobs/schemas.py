@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal, Self, Union
 
 from pydantic import (
     BaseModel,
+    ConfigDict,
     Field,
     GetCoreSchemaHandler,
     GetJsonSchemaHandler,
@@ -140,8 +141,13 @@ class JobAccepted(BaseModel):
 
 class CompletedJob(BaseModel):
     """What every synchronous operation answers once its job has completed: the job, its
-    status and its charge. Each feature's answer extends it with the fields of its job's
-    `result` (`output_url`, `duration_ms`, …), which GET /api/v1/jobs/{job_id} shows too."""
+    status and its charge. Each feature's answer extends its kind's result model too
+    (`class TtsResponse(TtsResult, CompletedJob)`: `output_url`, `duration_ms`, …), which
+    GET /api/v1/jobs/{job_id} shows as `result`."""
+
+    # Listed after the result model, so this wins: a field a stored result has and the
+    # answer does not is left out (not refused), as before the models were one.
+    model_config = ConfigDict(extra="ignore")
 
     object: Literal["job"] = "job"
     job_id: str

@@ -16,6 +16,7 @@ from soundstage.creative.daw.aaf import write_aaf
 from soundstage.creative.daw.bwf import BroadcastInfo, BwfWriter
 from soundstage.creative.daw.channels import split_channels
 from soundstage.creative.daw.omf import check_size, write_omf
+from soundstage.creative.daw.schemas import DawResult, DawTrackResult
 from soundstage.creative.daw.session import Media, Session, SessionTrack
 from soundstage.creative.daw.stems import (
     OPERATION,
@@ -30,7 +31,7 @@ from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.jobs import handlers, inputs
 from soundstage.jobs.handlers import JobContext, JobOutcome
-from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
+from soundstage.jobs.payloads import JobRequest
 from soundstage.media.audio import MediaInfo, probe
 from soundstage.media.input_limits import check_input
 from soundstage.storage import service as storage
@@ -58,30 +59,6 @@ class DawJob(inputs.KeptInputs):
     start_timecode: str
     media: Media
     gain_mode: Literal["printed", "clip"]
-
-
-class DawTrackResult(JobResult):
-    """A track of the session as the track sheet lists it."""
-
-    name: str
-    stem: str
-    start_ms: int
-    duration_ms: int
-    gain_db: float
-    pan: float
-    channels: int
-
-
-class DawResult(JobResult):
-    download_url: MediaRef
-    session_file: str
-    format: str
-    media: str
-    gain_mode: str
-    bit_depth: int
-    sample_rate: int
-    duration_ms: int
-    tracks: list[DawTrackResult]
 
 
 def export_session(ctx: JobContext[DawJob]) -> JobOutcome[DawResult]:

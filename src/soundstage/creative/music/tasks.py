@@ -7,14 +7,20 @@ from pydantic import BaseModel
 
 from soundstage.creative.music.generator import Piece, Singer, generate
 from soundstage.creative.music.instruments import program_name
-from soundstage.creative.music.schemas import MusicLicense, music_license
+from soundstage.creative.music.schemas import (
+    InstrumentOut,
+    MusicLicense,
+    MusicResult,
+    SectionOut,
+    music_license,
+)
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.engines.tts.base import Gender
 from soundstage.engines.tts.registry import get_engine
 from soundstage.jobs import handlers
 from soundstage.jobs.handlers import JobContext, JobOutcome
-from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
+from soundstage.jobs.payloads import JobRequest, MediaRef
 from soundstage.media.audio import EncodeFormat
 
 KIND = "music"
@@ -41,44 +47,15 @@ class MusicJob(JobRequest):
     singer: SingerChoice | None = None
 
 
-class SectionResult(JobResult):
-    name: str
-    start_ms: int
-    end_ms: int
-    bars: int
-    lines: list[str]
-
-
-class InstrumentResult(JobResult):
-    part: str
-    program: int
-    name: str
-
-
-class Description(JobResult):
+class Description(BaseModel):
     """The result's account of the piece: genre, tempo, key, seed, sections, instruments."""
 
     genre: str
     bpm: int
     key: str
     seed: int
-    sections: list[SectionResult]
-    instruments: list[InstrumentResult]
-
-
-class MusicResult(JobResult):
-    output_url: MediaRef
-    duration_ms: int
-    genre: str
-    bpm: int
-    key: str
-    seed: int
-    sections: list[SectionResult]
-    instruments: list[InstrumentResult]
-    midi_url: MediaRef
-    license: MusicLicense
-    # Only with vocals.
-    vocals_url: MediaRef | None = None
+    sections: list[SectionOut]
+    instruments: list[InstrumentOut]
 
 
 def generate_music(ctx: JobContext[MusicJob]) -> JobOutcome[MusicResult]:
@@ -118,7 +95,7 @@ def describe(piece: Piece, seed: int) -> Description:
             else round(section.end_bar * bar_ms)
         )
         sections.append(
-            SectionResult(
+            SectionOut(
                 name=section.name,
                 start_ms=round(section.start_bar * bar_ms),
                 end_ms=end_ms,
@@ -127,7 +104,7 @@ def describe(piece: Piece, seed: int) -> Description:
             )
         )
     instruments = [
-        InstrumentResult(
+        InstrumentOut(
             part=track.role,
             program=track.program,
             name="Drum kit" if track.is_drums else program_name(track.program),

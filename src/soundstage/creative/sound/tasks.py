@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from soundstage.creative.sound import scene
 from soundstage.creative.sound.interpret import Element, confidence, index_for, interpret
+from soundstage.creative.sound.schemas import SoundLayer, SoundRecipeUse, SoundResult
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.engines.embedder import get_embedder
 from soundstage.jobs import handlers
 from soundstage.jobs.handlers import JobContext, JobOutcome
-from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
+from soundstage.jobs.payloads import JobRequest
 from soundstage.media.audio import EncodeFormat
 
 KIND = "sound"
@@ -25,38 +26,8 @@ class SoundJob(JobRequest):
     seed: int
 
 
-class LayerResult(JobResult):
-    """A layer of the scene: the recipe it plays and the words it was made from."""
-
-    recipe: str
-    label: str
-    text: str
-    similarity: float
-    modifiers: list[str]
-    after_previous: bool
-
-
-class RecipeUseResult(JobResult):
-    """A recipe in the mix, with its share of the level."""
-
-    name: str
-    label: str
-    family: str
-    weight: float
-    layer: int
-
-
-class SoundResult(JobResult):
-    output_url: MediaRef
-    duration_ms: int
-    seed: int
-    layers: list[LayerResult]
-    recipes: list[RecipeUseResult]
-    confidence: float
-
-
-def describe(element: Element) -> LayerResult:
-    return LayerResult(
+def describe(element: Element) -> SoundLayer:
+    return SoundLayer(
         recipe=element.recipe.name,
         label=element.recipe.label,
         text=element.text,
@@ -81,7 +52,7 @@ def generate_sound(ctx: JobContext[SoundJob]) -> JobOutcome[SoundResult]:
         seed=request.seed,
         layers=[describe(element) for element in elements],
         recipes=[
-            RecipeUseResult(
+            SoundRecipeUse(
                 name=recipe.name,
                 label=recipe.label,
                 family=recipe.family,

@@ -12,8 +12,9 @@ from soundstage.credits.rates import Operation
 from soundstage.engines.separators.registry import get_separator
 from soundstage.jobs import handlers
 from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome
-from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
+from soundstage.jobs.payloads import JobRequest
 from soundstage.media.audio import Audio, EncodeFormat, FileEncoder, iter_decode, kept_rate
+from soundstage.speech.isolator.schemas import IsolationResult
 
 KIND = "isolation"
 PARAM: Final = "audio_url"
@@ -28,14 +29,6 @@ class IsolationJob(JobRequest):
     audio_url: str
     format: EncodeFormat
     return_background: bool
-
-
-class IsolationResult(JobResult):
-    duration_ms: int
-    sample_rate: int
-    vocals_url: MediaRef
-    # Only with `return_background`.
-    background_url: MediaRef | None = None
 
 
 def isolate_voice(ctx: JobContext[IsolationJob]) -> JobOutcome[IsolationResult]:

@@ -21,7 +21,6 @@ from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.jobs import handlers, inputs
 from soundstage.jobs import live as live_jobs
 from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome
-from soundstage.jobs.payloads import JobResult
 from soundstage.media.audio import iter_decode
 from soundstage.media.input_limits import within_duration
 from soundstage.speech import longform
@@ -30,6 +29,7 @@ from soundstage.speech.stt.schemas import (
     ModelSegment,
     Speaker,
     SpeakerSegment,
+    SttResult,
     SttWord,
     TranscriptSegment,
 )
@@ -60,19 +60,6 @@ class SttJob(inputs.KeptInputs):
     # segments with their decoding figures in the result.
     task: Task = "transcribe"
     model_segments: bool = False
-
-
-class SttResult(JobResult):
-    transcript: str
-    duration_ms: int
-    language: str
-    words: list[SttWord]
-    speakers: list[Speaker]
-    segments: list[TranscriptSegment]
-    # Only when the language was detected (`auto`).
-    language_probability: float | None = None
-    # Only when the job asked for them (`model_segments`).
-    model_segments: list[ModelSegment] | None = None
 
 
 def transcribe_audio(ctx: JobContext[SttJob]) -> JobOutcome[SttResult]:

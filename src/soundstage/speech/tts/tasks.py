@@ -18,12 +18,12 @@ from soundstage.engines.tts.registry import get_engine
 from soundstage.jobs import handlers, streams
 from soundstage.jobs.handlers import JobContext, JobOutcome
 from soundstage.jobs.live import register_lost_kind
-from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
+from soundstage.jobs.payloads import JobRequest
 from soundstage.media import encodings
 from soundstage.media.audio import Audio, EncodeFormat, StreamEncoder
 from soundstage.media.encodings import Encoding
 from soundstage.speech.tts import scripted
-from soundstage.speech.tts.schemas import TimedWord
+from soundstage.speech.tts.schemas import TimedWord, TtsResult
 
 KIND = "tts"
 # A realtime session's job (GET /api/v1/speech/tts/realtime): its API process runs it and
@@ -79,14 +79,6 @@ class TtsJob(JobRequest):
     @property
     def stream_encoding(self) -> EncodeFormat | Encoding:
         return self.format if self.encoding is None else encodings.encoding(self.encoding)
-
-
-class TtsResult(JobResult):
-    output_url: MediaRef
-    duration_ms: int
-    characters_processed: int
-    # Only with `timestamps`.
-    words: list[TimedWord] | None = None
 
 
 @dataclass(frozen=True)

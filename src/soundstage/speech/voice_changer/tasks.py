@@ -24,8 +24,9 @@ from soundstage.engines.conversion.registry import get_converter
 from soundstage.engines.separators.registry import get_separator
 from soundstage.jobs import handlers
 from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome
-from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
+from soundstage.jobs.payloads import JobRequest
 from soundstage.media.audio import Audio, EncodeFormat, FileEncoder, Samples, iter_decode
+from soundstage.speech.voice_changer.schemas import VoiceChangerResult
 
 KIND = "voice_changer"
 CONTENT_NAMES = {"mp3": "voice.mp3", "wav": "voice.wav", "flac": "voice.flac"}
@@ -49,12 +50,6 @@ class VoiceChangerJob(JobRequest):
     language: str
     engine: str
     engine_voice: str
-
-
-class VoiceChangerResult(JobResult):
-    output_url: MediaRef
-    duration_ms: int
-    transcript: str
 
 
 def change_voice(ctx: JobContext[VoiceChangerJob]) -> JobOutcome[VoiceChangerResult]:
