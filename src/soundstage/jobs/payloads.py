@@ -1,7 +1,7 @@
 """The typed payloads of jobs: each kind declares the model its stored request is read as and
-the model of the result it stores (jobs.handlers.register). The stored JSON keeps its shape:
-requests are written by the features as dicts and only read through the model; results are
-written from the model exactly as the handlers built them (see JobResult.stored)."""
+the model of the result it stores (jobs.handlers.declare). The features submit the request
+model (jobs.service stores its JSON) and read the result back as the model (their answers
+extend it); results are stored exactly as the handlers built them (see JobResult.stored)."""
 
 from __future__ import annotations
 
