@@ -21,6 +21,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from soundstage import app_tasks
 from soundstage.app import create_app
 from soundstage.config import JobSettings, MediaSettings, Settings
 from soundstage.core.db import Database
@@ -124,6 +125,8 @@ def settings(
         ),
     )
     upgrade_database(settings)
+    # What every process that touches jobs does at startup (create_app does it too).
+    app_tasks.install()
     return settings
 
 

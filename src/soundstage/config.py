@@ -121,9 +121,6 @@ class JobSettings(BaseModel):
     shutdown_timeout_seconds: float = Field(default=30.0, ge=0)
     # Extra modules that register job handlers (deployments, tests).
     plugins: list[str] = Field(default_factory=list)
-    # The module whose install() wires the job system to the features (its task modules,
-    # credits, media store, the listener of job ends): the composition root.
-    wiring: str = "soundstage.app_tasks"
     # The longest byte stream a job may relay through Redis (jobs.streams.redis_streams): a
     # longer one fails its job rather than lose bytes. Redis holds at most this per stream
     # being relayed (less while the client keeps up). The longest TTS stream is about 60 MB

@@ -191,12 +191,11 @@ def test_a_long_job_cancelled_in_the_console_is_cancelled(
 # The kinds the service registers, read in a fresh interpreter: this test process also holds
 # the kinds other test files register (plugins', the realtime core's test session).
 _SERVICE_KINDS = """
-import importlib, json
+import json
 from soundstage import app_tasks
 from soundstage.jobs import handlers
-for module in app_tasks.TASK_MODULES:
-    importlib.import_module(module)
-print(json.dumps(sorted(handlers._KINDS)))
+app_tasks.install()
+print(json.dumps([kind.name for kind in handlers.kinds()]))
 """
 
 

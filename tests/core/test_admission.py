@@ -28,6 +28,7 @@ from soundstage.jobs import service as jobs
 from soundstage.models import Job
 from tests.support.api import assert_error
 from tests.support.factories import Customer
+from tests.support.jobs import stored
 from tests.support.processes import serve
 
 pytestmark = pytest.mark.services
@@ -139,7 +140,7 @@ def test_a_request_waiting_for_its_job_does_not_hold_a_turn(
     @app.post("/api/v1/test-sleep")
     async def sleep(db: DatabaseDep, settings: SettingsDep, principal: PrincipalDep) -> Any:
         return await jobs.run(
-            db, settings, principal, "test.sleep", {"seconds": 4.0}, credits_needed=0
+            db, settings, principal, "test.sleep", stored({"seconds": 4.0}), credits_needed=0
         )
 
     def submitted() -> bool:

@@ -35,6 +35,7 @@ from soundstage.webhooks import service as webhooks
 from tests.support.api import list_operations
 from tests.support.audio import wav_bytes
 from tests.support.factories import Customer, create_customer, verify_buyer
+from tests.support.jobs import stored
 
 pytestmark = pytest.mark.services
 
@@ -284,7 +285,13 @@ def seeded(
         event = webhooks.emit(session, (customer.account_id, "sandbox"), "job.failed", {})
         ids["event_id"] = event.id
         job = jobs.submit(
-            session, settings, me, "test.echo", {"value": 1}, credits_needed=0, is_async=True
+            session,
+            settings,
+            me,
+            "test.echo",
+            stored({"value": 1}),
+            credits_needed=0,
+            is_async=True,
         )
         ids["job_id"] = job.id
     deliveries = client.get(f"/api/v1/webhooks/endpoints/{endpoint.id}/deliveries", headers=auth)

@@ -34,6 +34,7 @@ from tests.faults.deployment import (
     wait_until,
 )
 from tests.support.factories import Customer, create_customer, principal_of
+from tests.support.jobs import stored
 from tests.support.processes import free_port, wait_for_port
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
@@ -69,7 +70,7 @@ def submit(
             settings,
             principal_of(customer),
             kind,
-            {"seconds": seconds, "credits": price},
+            stored({"seconds": seconds, "credits": price}),
             credits_needed=price,
             is_async=True,
         ).id

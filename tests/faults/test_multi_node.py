@@ -27,6 +27,7 @@ from soundstage.voices.service import CatalogCounts
 from tests.faults.deployment import Deployment, assert_books_balance, captures_of, wait_until
 from tests.speech.audio_fixtures import librivox_clips
 from tests.support.factories import create_customer, principal_of
+from tests.support.jobs import stored
 from tests.support.servers import FileServer, Receiver
 from tests.support.stores import stored_objects
 from tests.support.streams import stream_tts
@@ -223,7 +224,7 @@ def test_a_worker_killed_mid_job_is_replaced_by_the_other(
             nodes.settings,
             principal_of(customer),
             "test.sleep",
-            {"seconds": 4, "credits": 120, "marker": str(marker)},
+            stored({"seconds": 4, "credits": 120, "marker": str(marker)}),
             credits_needed=120,
             is_async=True,
         ).id

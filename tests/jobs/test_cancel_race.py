@@ -23,6 +23,7 @@ from soundstage.models.jobs import JobStatus
 from tests.support.api import Answer
 from tests.support.credits import wallet_sums
 from tests.support.factories import Customer, principal_of
+from tests.support.jobs import stored
 
 pytestmark = pytest.mark.services
 
@@ -33,7 +34,13 @@ def test_a_cancel_racing_a_workers_reservation_leaves_nothing_reserved(
     who = principal_of(customer)
     with db.session() as session:
         job_id = jobs.submit(
-            session, settings, who, "test.priced", {"price": 300}, credits_needed=0, is_async=False
+            session,
+            settings,
+            who,
+            "test.priced",
+            stored({"price": 300}),
+            credits_needed=0,
+            is_async=False,
         ).id
     owner = "race-test:1:abcd"
     with db.session() as session:

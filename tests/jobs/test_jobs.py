@@ -23,7 +23,7 @@ from soundstage.jobs import service as jobs
 from tests.support.api import assert_error
 from tests.support.credits import wallet_sums
 from tests.support.factories import Customer, principal_of
-from tests.support.jobs import submit, wait_for
+from tests.support.jobs import stored, submit, wait_for
 from tests.support.servers import Receiver
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker")]
@@ -244,7 +244,7 @@ def test_sync_wait_returns_the_completed_job(
             settings,
             principal_of(customer),
             "test.echo",
-            {"value": 7, "credits": 5},
+            stored({"value": 7, "credits": 5}),
             credits_needed=5,
         )
     )
@@ -279,7 +279,7 @@ def test_a_failed_sync_job_answers_the_jobs_error(settings: Settings, customer: 
     async def probe(request: Request, principal: PrincipalDep) -> dict[str, str]:
         db = request.app.state.db
         job = await jobs.submit_and_wait(
-            db, settings, principal, "test.invalid", {}, credits_needed=9
+            db, settings, principal, "test.invalid", stored({}), credits_needed=9
         )
         jobs.raise_for_failure(db, job)
         return {"status": job.status}

@@ -95,11 +95,13 @@ def test_the_check_sees_imports_inside_functions_and_by_name() -> None:
     assert {"soundstage.jobs.queue", "soundstage.core.db"} <= set(names)
 
 
-def test_every_task_module_lives_outside_the_job_system() -> None:
-    """The one list of modules that declare job kinds and tasks is the composition root's,
-    and each of them is a feature's own `tasks.py`."""
-    assert app_tasks.TASK_MODULES
-    for name in app_tasks.TASK_MODULES:
+def test_every_registration_is_a_features_own() -> None:
+    """The one list of the calls that declare job kinds and tasks is the composition root's,
+    and each of them is a feature's own `tasks.register`."""
+    assert app_tasks.REGISTRATIONS
+    for register in app_tasks.REGISTRATIONS:
+        name = register.__module__
         assert not name.startswith("soundstage.jobs"), name
         assert name.endswith(".tasks"), name
+        assert register.__name__ == "register", name
         assert (PACKAGE.parent / Path(*name.split("."))).with_suffix(".py").is_file(), name

@@ -26,6 +26,7 @@ from soundstage.jobs.streams import end_path, stream_path
 from soundstage.jobs.worker import WorkerEnvironment, sweep
 from soundstage.models import IdempotencyRecord
 from tests.support.factories import Customer, principal_of
+from tests.support.jobs import stored
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker")]
 
@@ -46,7 +47,7 @@ def submit(
             settings,
             principal_of(customer),
             kind,
-            request,
+            stored(request),
             credits_needed=0,
             is_async=False,
         )

@@ -20,6 +20,7 @@ from soundstage.jobs import service as jobs
 from soundstage.jobs.errors import JobCancelledError, JobTimeout
 from soundstage.jobs.schemas import CompletedJob, JobOut
 from tests.support.factories import Customer, principal_of
+from tests.support.jobs import stored
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker")]
 
@@ -44,7 +45,7 @@ def test_a_completed_job_is_answered_with_its_result(
             settings,
             principal_of(customer),
             "test.echo",
-            {"value": 7, "credits": 5},
+            stored({"value": 7, "credits": 5}),
             credits_needed=5,
         )
     )
@@ -64,7 +65,9 @@ def test_a_failed_job_raises_the_error_a_direct_call_would_answer(
 ) -> None:
     with pytest.raises(AppError) as raised:
         asyncio.run(
-            jobs.run(db, settings, principal_of(customer), "test.invalid", {}, credits_needed=9)
+            jobs.run(
+                db, settings, principal_of(customer), "test.invalid", stored({}), credits_needed=9
+            )
         )
     error = raised.value
     assert (error.status, error.type, error.code, error.param) == (
@@ -94,7 +97,7 @@ def test_a_job_past_the_limit_is_504_cancelled_and_free(
                 impatient,
                 principal_of(customer),
                 "test.sleep",
-                {"seconds": 3, "credits": 50},
+                stored({"seconds": 3, "credits": 50}),
                 credits_needed=50,
             )
         )
@@ -120,7 +123,7 @@ def test_a_job_cancelled_while_waited_for_is_409(
                         settings,
                         principal_of(customer),
                         "test.sleep",
-                        {"seconds": 10, "credits": 30},
+                        stored({"seconds": 10, "credits": 30}),
                         credits_needed=30,
                     )
                 )

@@ -24,6 +24,7 @@ from soundstage.jobs import service as jobs
 from soundstage.webhooks import service as webhooks
 from tests.support.api import assert_error
 from tests.support.factories import Customer, principal_of
+from tests.support.jobs import stored
 from tests.support.processes import (
     children_of,
     free_port,
@@ -50,7 +51,7 @@ def test_sync_timeout_is_504_in_the_envelope_and_free(
             impatient,
             principal,
             "test.sleep",
-            {"seconds": 3},
+            stored({"seconds": 3}),
             credits_needed=50,
         )
         return {"status": job.status}
@@ -98,7 +99,7 @@ def test_serve_runs_jobs_with_its_embedded_worker(
                 settings,
                 principal_of(customer),
                 "test.echo",
-                {"value": "served"},
+                stored({"value": "served"}),
                 credits_needed=0,
                 is_async=False,
             ).id

@@ -23,6 +23,7 @@ from soundstage.jobs.schemas import JobOut
 from soundstage.jobs.streams.redis_streams import CHUNK_BYTES, RedisStreams, stream_key
 from soundstage.voices.service import CatalogCounts
 from tests.support.factories import create_customer, principal_of
+from tests.support.jobs import stored
 from tests.support.processes import free_port, run_worker, serve
 from tests.support.streams import RedisLook, stream_tts
 
@@ -231,7 +232,7 @@ def test_redis_unreachable_is_503_for_the_writer_and_the_relay(
             on_redis,
             principal_of(customer),
             "test.echo",
-            {"value": 1},
+            stored({"value": 1}),
             credits_needed=0,
             is_async=False,
         )

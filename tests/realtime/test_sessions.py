@@ -27,6 +27,7 @@ from soundstage.core.timeutil import travel
 from soundstage.jobs import live as live_jobs
 from soundstage.realtime import gate, live
 from soundstage.realtime.slots import SlotPool
+from tests.realtime.handlers import open_shouter
 from tests.support.credits import wallet_sums
 from tests.support.factories import Customer, create_api_key, create_customer, principal_of
 from tests.support.realtime import job_of, wallets
@@ -50,7 +51,7 @@ async def shout(websocket: WebSocket) -> None:
             websocket,
             principal,
             kind=KIND,
-            factory="tests.realtime.handlers:open_shouter",
+            factory=open_shouter,
             params={"delay": opening.get("delay", 0.0)},
             request=opening,
             block_credits=BLOCK,

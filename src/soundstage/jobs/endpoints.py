@@ -4,24 +4,31 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Response
 
 from soundstage.core.deps import PrincipalDep, SessionDep, SettingsDep
 from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
 from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.jobs import service
-from soundstage.jobs.schemas import JobOut, JobStatus
+from soundstage.jobs.schemas import JobOut, JobStatus, KindsJobOut
 
 router = APIRouter(prefix=f"{API_V1}/jobs", tags=["Jobs"], route_class=UnitOfWorkRoute)
 
 
-@router.get("/{job_id}", response_model=JobOut)
+@router.get(
+    "/{job_id}",
+    response_model=None,
+    responses={200: {"model": KindsJobOut, "description": "Successful Response"}},
+)
 def get_job(
     job_id: str, session: SessionDep, principal: PrincipalDep, settings: SettingsDep
-) -> JobOut:
-    """A job at any time: status, progress, result or error, credits."""
-    return service.job_out(service.get(session, principal, job_id), settings)
+) -> Response:
+    """A job at any time: status, progress, result or error, credits. Its `result` is its
+    kind's (the schemas below, one per `kind`)."""
+    job = service.job_out(service.get(session, principal, job_id), settings)
+    # Serialized as a route whose response model is JobOut would be: the result as stored.
+    return Response(job.model_dump_json(by_alias=True), media_type="application/json")
 
 
 @router.get("", response_model=ListResponse[JobOut])

@@ -1,6 +1,6 @@
-"""The registry of job kinds: each feature registers the function that does its work, with
-the models of its request and result (in its own `tasks.py`, a module the composition root
-lists: see jobs.tasks.use_modules), and the context a handler works in."""
+"""The registry of job kinds: each feature declares the function that does its work, with
+the models of its request and result (in its own `tasks.py`, whose `register()` the
+composition root, soundstage.app_tasks, calls), and the context a handler works in."""
 
 from __future__ import annotations
 
@@ -245,6 +245,26 @@ class JobKind:
 _KINDS: dict[str, JobKind] = {}
 
 
+def declare(
+    name: str,
+    handler: Callable[[JobContext[RequestT]], JobOutcome[ResultT]],
+    *,
+    request: type[RequestT],
+    result: type[ResultT],
+    completed_event: str = "job.completed",
+    failed_event: str = "job.failed",
+    cancelled_event: str = "job.cancelled",
+) -> None:
+    """Declare a job kind: its handler, the model its stored request is read as before the
+    handler runs (`request`) and the model of its result (`result`). When an asynchronous
+    job of the kind ends, the webhook event `completed_event`, `failed_event` or
+    `cancelled_event` is emitted (a type of webhooks.schemas.EventType): one event per end,
+    the kind's own where it has them."""
+    _KINDS[name] = JobKind(
+        name, handler, request, result, completed_event, failed_event, cancelled_event
+    )
+
+
 def register(
     name: str,
     *,
@@ -257,17 +277,19 @@ def register(
     [Callable[[JobContext[RequestT]], JobOutcome[ResultT]]],
     Callable[[JobContext[RequestT]], JobOutcome[ResultT]],
 ]:
-    """Register a job kind: its handler, the model its stored request is read as before the
-    handler runs (`request`) and the model of its result (`result`). When an asynchronous
-    job of the kind ends, the webhook event `completed_event`, `failed_event` or
-    `cancelled_event` is emitted (a type of webhooks.schemas.EventType): one event per end,
-    the kind's own where it has them."""
+    """`declare` as a decorator (for a plugin module, which declares on import)."""
 
     def decorate(
         handler: Callable[[JobContext[RequestT]], JobOutcome[ResultT]],
     ) -> Callable[[JobContext[RequestT]], JobOutcome[ResultT]]:
-        _KINDS[name] = JobKind(
-            name, handler, request, result, completed_event, failed_event, cancelled_event
+        declare(
+            name,
+            handler,
+            request=request,
+            result=result,
+            completed_event=completed_event,
+            failed_event=failed_event,
+            cancelled_event=cancelled_event,
         )
         return handler
 
@@ -276,3 +298,8 @@ def register(
 
 def get_kind(name: str) -> JobKind | None:
     return _KINDS.get(name)
+
+
+def kinds() -> list[JobKind]:
+    """Every declared kind, by name."""
+    return [_KINDS[name] for name in sorted(_KINDS)]

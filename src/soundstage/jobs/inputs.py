@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar
 
 import anyio
 from sqlalchemy.orm import Session
@@ -42,10 +42,6 @@ from soundstage.jobs.schemas import JobAccepted
 from soundstage.media import fetch
 from soundstage.media.audio import InvalidMedia, MediaInfo, probe
 from soundstage.media.input_limits import check_input
-
-# Where a submitted job's request lists its kept inputs, in the order they were asked for
-# (KeptInputs.input_media_ids).
-MEDIA_IDS = "input_media_ids"
 
 
 @dataclass(frozen=True)
@@ -71,9 +67,10 @@ class Fetched:
 @dataclass(frozen=True)
 class Plan:
     """What the feature makes of its measured inputs: the job's request (without the inputs'
-    media ids, added here), its price (reserved now), its estimate and the duration priced."""
+    media ids and the duration priced, added here), its price (reserved now), its estimate
+    and the duration priced."""
 
-    request: dict[str, Any]
+    request: KeptInputs
     credits: int
     estimated_completion_ms: int
     duration_ms: int
@@ -130,7 +127,9 @@ def submit(
                 for url, item in by_url.items()
             }
             kept = [ids[one.url] for one in wanted]
-            request = {**planned.request, MEDIA_IDS: kept, "duration_ms": planned.duration_ms}
+            request = planned.request.model_copy(
+                update={"input_media_ids": kept, "duration_ms": planned.duration_ms}
+            )
             job = jobs.submit(
                 session,
                 settings,
@@ -146,9 +145,11 @@ def submit(
 
 class KeptInputs(JobRequest):
     """The request of a kind whose submission may keep its inputs (see submit): their media
-    ids, in the order they were asked for; None for a job submitted without (synchronous)."""
+    ids, in the order they were asked for, and the duration its price was reckoned from
+    (shown by jobs.service.accepted); None for a job submitted without (synchronous)."""
 
     input_media_ids: list[str] | None = None
+    duration_ms: int | None = None
 
 
 def kept_media_id(ctx: JobContext[KeptInputs], index: int) -> str | None:

@@ -16,7 +16,7 @@ from soundstage.core.errors import AppError
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.jobs import repository, service, wiring
-from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.jobs.handlers import JobContext, JobOutcome, declare
 from soundstage.jobs.payloads import JobRequest, JobResult
 from soundstage.models import Job
 from soundstage.models.jobs import JobStatus
@@ -124,10 +124,10 @@ def kinds() -> frozenset[str]:
 def register_lost_kind(kind: str) -> None:
     """Register `kind` as a live job's kind: a worker given one (its process died) fails it."""
     _KINDS.add(kind)
+    declare(kind, _lost, request=JobRequest, result=JobResult)
 
-    @register(kind, request=JobRequest, result=JobResult)
-    def lost(ctx: JobContext[JobRequest]) -> JobOutcome[JobResult]:
-        raise SessionLost(
-            "The process serving this session stopped before the session ended; "
-            "nothing was charged."
-        )
+
+def _lost(ctx: JobContext[JobRequest]) -> JobOutcome[JobResult]:
+    raise SessionLost(
+        "The process serving this session stopped before the session ended; nothing was charged."
+    )

@@ -1,13 +1,13 @@
 """The typed payloads of jobs: each kind declares the model its stored request is read as and
-the model of the result it stores (jobs.handlers.register). The stored JSON keeps its shape:
-requests are written by the features as dicts and only read through the model; results are
-written from the model exactly as the handlers built them (see JobResult.stored)."""
+the model of the result it stores (jobs.handlers.declare). The features submit the request
+model (jobs.service stores its JSON) and read the result back as the model (their answers
+extend it); results are stored exactly as the handlers built them (see JobResult.stored)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 
 class JobRequest(BaseModel):
@@ -44,3 +44,15 @@ class MediaRef(BaseModel):
     filename: str
     # Absent from references made before media expired.
     expires_at: str | None = None
+
+
+# A stored output in a result model: the MediaRef its handler stores, the signed URL (a
+# string) the API shows once the job is read; documented as the URL.
+MediaLink = Annotated[MediaRef | str, WithJsonSchema({"type": "string"})]
+
+
+def shown_url(link: MediaRef | str) -> str:
+    """A MediaLink of a result read through the API (jobs.service): its signed URL."""
+    if isinstance(link, MediaRef):
+        raise TypeError(f"{link.media_id} is a stored reference, not a signed URL")
+    return link

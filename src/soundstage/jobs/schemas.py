@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Self
+import re
+from functools import cache
+from typing import Annotated, Any, Literal, Self, Union
 
-from pydantic import BaseModel, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    TypeAdapter,
+    create_model,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, core_schema
 
 from soundstage.core.timeutil import Timestamp
+from soundstage.jobs import handlers
+from soundstage.jobs.payloads import JobResult
 from soundstage.models.jobs import JobStatus
 
-__all__ = ["JobAccepted", "JobError", "JobOut", "JobStatus"]
+__all__ = ["JobAccepted", "JobError", "JobOut", "JobStatus", "KindsJobOut"]
 
 
 class JobError(BaseModel):
@@ -52,6 +66,50 @@ class JobOut(BaseModel):
     completed_at: Timestamp | None
 
 
+class KindsJobOut:
+    """GET /api/v1/jobs/{job_id}'s answer as documented: a JobOut per declared kind (its
+    `kind`, its `result` the kind's result model), a union discriminated by `kind`. Built
+    when the OpenAPI document is, once startup has declared every kind
+    (jobs.handlers.declare); the answer itself is a JobOut."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.any_schema()
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        kinds = tuple((kind.name, kind.result_model) for kind in handlers.kinds())
+        return handler(_kinds_union(kinds).core_schema)
+
+
+@cache
+def _kinds_union(kinds: tuple[tuple[str, type[JobResult]], ...]) -> TypeAdapter[Any]:
+    variants = tuple(_kind_job_out(name, result) for name, result in kinds)
+    if not variants:
+        return TypeAdapter(JobOut)
+    union: Any = Annotated[Union[variants], Field(discriminator="kind")]  # noqa: UP007
+    return TypeAdapter(union)
+
+
+def _kind_job_out(name: str, result: type[JobResult]) -> type[JobOut]:
+    """JobOut for jobs of the kind `name`, whose result is `result` (a kind whose result
+    model declares no field, a live session's, is shown as any object)."""
+    shown: Any = result if result.model_fields else dict[str, Any]
+    kind: Any = Literal[name]
+    title = "".join(part.title() for part in re.split(r"[^A-Za-z0-9]+", name) if part)
+    return create_model(
+        f"{title}JobOut",
+        __base__=JobOut,
+        kind=(kind, Field(description="The job's kind.")),
+        result=(
+            shown | None,
+            Field(description=JobOut.model_fields["result"].description),
+        ),
+    )
+
+
 class JobAccepted(BaseModel):
     """What every asynchronous submission answers (200, never 202): dubbing, DAW export,
     speech-to-text with `Prefer: respond-async`. Its inputs were fetched and measured and its
@@ -83,8 +141,13 @@ class JobAccepted(BaseModel):
 
 class CompletedJob(BaseModel):
     """What every synchronous operation answers once its job has completed: the job, its
-    status and its charge. Each feature's answer extends it with the fields of its job's
-    `result` (`output_url`, `duration_ms`, …), which GET /api/v1/jobs/{job_id} shows too."""
+    status and its charge. Each feature's answer extends its kind's result model too
+    (`class TtsResponse(TtsResult, CompletedJob)`: `output_url`, `duration_ms`, …), which
+    GET /api/v1/jobs/{job_id} shows as `result`."""
+
+    # Listed after the result model, so this wins: a field a stored result has and the
+    # answer does not is left out (not refused), as before the models were one.
+    model_config = ConfigDict(extra="ignore")
 
     object: Literal["job"] = "job"
     job_id: str

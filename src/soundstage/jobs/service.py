@@ -22,6 +22,7 @@ from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.jobs import events, handlers, repository, tasks, wiring
 from soundstage.jobs.errors import JobCancelledError, JobNotCancellable, JobNotFound, JobTimeout
+from soundstage.jobs.payloads import JobRequest
 from soundstage.jobs.queue import get_queue
 from soundstage.jobs.schemas import JobAccepted, JobError, JobOut
 from soundstage.models import Job
@@ -36,14 +37,15 @@ def submit(
     settings: Settings,
     principal: Principal,
     kind: str,
-    request: dict[str, Any],
+    request: JobRequest,
     *,
     credits_needed: int,
     is_async: bool,
     estimated_completion_ms: int | None = None,
 ) -> Job:
     """Record a queued job and reserve its credits (402 before any work); the job is
-    enqueued once this unit of work commits. The retry of a request that died after
+    enqueued once this unit of work commits. `request` (the kind's request model) is
+    stored as its JSON. The retry of a request that died after
     submitting (same Idempotency-Key) gets that job back instead: nothing runs or is
     reserved twice."""
     resumed = _resumed_job(session, principal, kind)
@@ -54,7 +56,7 @@ def submit(
         settings,
         principal,
         kind,
-        request,
+        request.model_dump(mode="json"),
         credits_needed=credits_needed,
         status=JobStatus.QUEUED,
         is_async=is_async,
@@ -76,8 +78,8 @@ def record(
     credits_needed: int,
     **state: Any,
 ) -> Job:
-    """A new job row of the caller's, in `state` (status, attempts, lease...), with its
-    credits reserved (402 before anything is recorded for good)."""
+    """A new job row of the caller's, `request` its stored JSON, in `state` (status,
+    attempts, lease...), with its credits reserved (402 before anything is recorded for good)."""
     now = utcnow()
     job = Job(
         id=new_id("job"),
@@ -132,7 +134,7 @@ async def run(
     settings: Settings,
     principal: Principal,
     kind: str,
-    request: dict[str, Any],
+    request: JobRequest,
     *,
     credits_needed: int,
 ) -> JobOut:
@@ -152,7 +154,7 @@ async def submit_and_wait(
     settings: Settings,
     principal: Principal,
     kind: str,
-    request: dict[str, Any],
+    request: JobRequest,
     *,
     credits_needed: int,
 ) -> JobOut:
@@ -268,11 +270,11 @@ def _cancel(session: Session, settings: Settings, job: Job) -> bool:
 
 
 def _cancelled_event(settings: Settings, kind: str) -> str | None:
-    """The kind's cancelled event (its task module loaded here if no import has done it
-    yet); `job.cancelled` for a kind no module registers."""
+    """The kind's cancelled event (a plugin's kind once its module is loaded here);
+    `job.cancelled` for a kind nothing registers."""
     registered = handlers.get_kind(kind)
     if registered is None:
-        tasks.load_modules(settings)
+        tasks.load_plugins(settings)
         registered = handlers.get_kind(kind)
     return registered.cancelled_event if registered is not None else "job.cancelled"
 
@@ -284,7 +286,7 @@ def emit_end(session: Session, settings: Settings, job_id: str, event_type: str 
     job = repository.get(session, job_id)
     if event_type is None or job is None or not job.is_async:
         return
-    wiring.ensure(settings)  # the listeners are installed with the wiring
+    wiring.ensure()  # the listeners are installed with the wiring
     events.job_ended(session, settings, job, event_type)
 
 
@@ -339,7 +341,7 @@ def accepted(job: Job) -> JobAccepted:
         environment=job.environment,
         status="processing",
         estimated_completion_ms=job.estimated_completion_ms or 0,
-        duration_ms=int(job.request.get("duration_ms", 0)),
+        duration_ms=int(job.request.get("duration_ms") or 0),
         credits_reserved=job.credits_reserved,
         created_at=job.created_at,
     )

@@ -1,26 +1,26 @@
 """Named background tasks (work that is not a customer's job: a voice preview, a talent
-demo), declared by the feature that owns them, and the modules whose import declares the
-service's job kinds and tasks.
+demo), declared by the feature that owns them, and the deployment's plugins (modules that
+declare more job kinds and tasks).
 
-A feature declares a task in its own `tasks.py`:
+A feature declares a task in its own `tasks.py`, in the `register()` the composition root
+(`soundstage.app_tasks.install`) calls:
 
-    @jobs.tasks.task("voices.render_preview")
-    def render_preview(db: Database, settings: Settings, voice_id: str) -> None: ...
+    def register() -> None:
+        jobs.tasks.declare("voices.render_preview", render_preview)
 
 and asks for it with `jobs.queue.enqueue(settings, "voices.render_preview", voice_id)` (after
 its transaction commits, where it wrote what the task reads). Arguments are ids (strings):
 the database is the truth, so a lost or repeated message is harmless. An `AppError` the task
 raises is logged as a warning; nothing else is told.
 
-Which modules declare job kinds and tasks is known to the composition root (the place that
-knows every feature), which installs the list at startup with `use_modules`; the worker
-imports them (and `settings.jobs.plugins`) with `load_modules`.
+A deployment's plugins (`settings.jobs.plugins`, configuration: import paths) declare theirs
+when imported, with the `task` decorator; the worker imports them with `load_plugins`.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from soundstage.config import Settings
@@ -30,18 +30,22 @@ from soundstage.jobs import wiring
 TaskFunction = Callable[..., Any]
 
 _TASKS: dict[str, TaskFunction] = {}
-_MODULES: list[str] = []
+
+
+def declare(name: str, function: TaskFunction) -> None:
+    """Declare `name` (`<feature>.<what>`) as the background task `function` does; it is
+    called as `function(db, settings, *args)` in a worker process."""
+    _TASKS[name] = function
 
 
 def task(name: str) -> Callable[[TaskFunction], TaskFunction]:
-    """Declare `name` (`<feature>.<what>`) as the background task the decorated function
-    does; it is called as `function(db, settings, *args)` in a worker process."""
+    """`declare` as a decorator (for a plugin module, which declares on import)."""
 
-    def declare(function: TaskFunction) -> TaskFunction:
-        _TASKS[name] = function
+    def decorate(function: TaskFunction) -> TaskFunction:
+        declare(name, function)
         return function
 
-    return declare
+    return decorate
 
 
 def get(name: str) -> TaskFunction | None:
@@ -53,13 +57,9 @@ def names() -> list[str]:
     return sorted(_TASKS)
 
 
-def use_modules(modules: Sequence[str]) -> None:
-    """Startup: the modules whose import registers the service's job kinds and tasks."""
-    _MODULES[:] = modules
-
-
-def load_modules(settings: Settings) -> None:
-    """Import the installed modules and the deployment's plugins (`settings.jobs.plugins`)."""
-    wiring.ensure(settings)
-    for module in (*_MODULES, *settings.jobs.plugins):
+def load_plugins(settings: Settings) -> None:
+    """Check the job system was wired at startup and import the deployment's plugins
+    (`settings.jobs.plugins`)."""
+    wiring.ensure()
+    for module in settings.jobs.plugins:
         importlib.import_module(module)

@@ -1,15 +1,15 @@
 """What the job system needs from outside it, as Protocols that the features implement and the
-composition root (`settings.jobs.wiring`, by default `soundstage.app_tasks`) installs at
-startup: credits (`Billing`: reserve, capture, release, price) and the media store
-(`MediaStore`: the job's inputs and outputs). The job system imports no feature.
+composition root (`soundstage.app_tasks.install`) installs at startup: credits (`Billing`:
+reserve, capture, release, price) and the media store (`MediaStore`: the job's inputs and
+outputs). The job system imports no feature.
 
-`create_app` and the `worker` command install the wiring before any job is touched; a
-process that reaches the job system otherwise (a script, a test calling the service) has it
-installed on first use from `settings.jobs.wiring`."""
+`create_app` and the `worker` command install the wiring before any job is touched (the
+worker's processes, forked later, inherit it); a process that reaches the job system
+otherwise (a script, a test calling the service) calls `soundstage.app_tasks.install()`
+first."""
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -144,19 +144,21 @@ def use(*, billing: Billing, media: MediaStore) -> None:
     _wiring[:] = [_Wiring(billing, media)]
 
 
-def ensure(settings: Settings) -> None:
-    """Install the wiring from `settings.jobs.wiring` unless startup did."""
+def ensure() -> None:
+    """RuntimeError unless startup wired the job system."""
     if not _wiring:
-        importlib.import_module(settings.jobs.wiring).install()
-    if not _wiring:
-        raise RuntimeError(f"{settings.jobs.wiring}.install() did not wire the job system")
+        raise RuntimeError(
+            "the job system is not wired: call soundstage.app_tasks.install() at startup"
+        )
 
 
 def billing(settings: Settings) -> Billing:
-    ensure(settings)
+    del settings  # the same wiring for every settings
+    ensure()
     return _wiring[0].billing
 
 
 def media(settings: Settings) -> MediaStore:
-    ensure(settings)
+    del settings
+    ensure()
     return _wiring[0].media

@@ -59,7 +59,7 @@ def environment(settings: Settings) -> WorkerEnvironment:
     with _env_lock:
         env = _environments.get(pid)
         if env is None or env.settings is not settings:
-            tasks.load_modules(settings)
+            tasks.load_plugins(settings)
             env = WorkerEnvironment(settings, Database(settings), pid)
             _environments.clear()  # a forked child drops its parent's connections
             _environments[pid] = env
@@ -473,7 +473,7 @@ def run_worker(settings: Settings, processes: int, companions: Sequence[Companio
     get `jobs.shutdown_timeout_seconds` to finish, then each is interrupted and re-queued at
     once (`run_job`), and the process exits 0. SIGINT (Ctrl-C), or a second SIGTERM, stops
     at once, re-queueing the running jobs the same way."""
-    tasks.load_modules(settings)
+    tasks.load_plugins(settings)
     queue = get_queue(settings)
     consumer = _Consumer(
         queue.huey,

@@ -41,7 +41,7 @@ from soundstage.core.timeutil import utcnow
 from soundstage.jobs import live as live_jobs
 from soundstage.models import Job
 from soundstage.realtime.errors import SessionTimeout
-from soundstage.realtime.slots import Slot, SlotPool
+from soundstage.realtime.slots import SessionFactory, Slot, SlotPool
 
 log = logging.getLogger("soundstage.realtime")
 
@@ -259,7 +259,7 @@ async def session(
     principal: Principal,
     *,
     kind: str,
-    factory: str,
+    factory: SessionFactory,
     params: dict[str, Any],
     request: dict[str, Any],
     block_credits: int,

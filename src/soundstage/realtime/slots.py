@@ -1,13 +1,13 @@
 """Slot processes: each realtime session holds one process for its whole life, and its
 handler (a feature's SessionHandler) lives there with its state (buffers, VAD state,
 models loaded once per process). Messages go to the handler one at a time; its outputs come
-back as soon as each is ready. The pool knows no feature: a handler is named by its
-factory's import path."""
+back as soon as each is ready. The pool knows no feature: a session is opened with its
+feature's factory, a top-level function (sent to the slot process by reference, as pickle
+sends functions)."""
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import multiprocessing
 import threading
@@ -46,12 +46,6 @@ class SessionHandler(Protocol):
 SessionFactory = Callable[[Settings, dict[str, Any]], SessionHandler]
 
 
-def _factory(path: str) -> SessionFactory:
-    module, _, name = path.partition(":")
-    factory: SessionFactory = getattr(importlib.import_module(module), name)
-    return factory
-
-
 def _serve(conn: Connection, settings: Settings) -> None:
     """A slot process: one handler at a time, each request answered by its items then
     `done` (or `error`), tagged with the request's number so the parent can skip the
@@ -64,8 +58,8 @@ def _serve(conn: Connection, settings: Settings) -> None:
             return
         try:
             if op == "open":
-                factory_path, params = argument
-                handler = _factory(factory_path)(settings, params)
+                factory, params = argument
+                handler = factory(settings, params)
             elif op in ("call", "close") and handler is not None:
                 outputs = handler.handle(argument) if op == "call" else handler.close()
                 for output in outputs:
@@ -176,7 +170,7 @@ class Slot:
             else:
                 raise payload
 
-    async def open(self, factory: str, params: dict[str, Any]) -> None:
+    async def open(self, factory: SessionFactory, params: dict[str, Any]) -> None:
         async for _ in self._request("open", (factory, params)):
             pass
 

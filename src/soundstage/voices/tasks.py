@@ -5,10 +5,15 @@ from __future__ import annotations
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
-from soundstage.jobs.tasks import task
+from soundstage.jobs import tasks
 from soundstage.voices import previews
 
 
-@task(previews.RENDER_TASK)
 def render_preview(db: Database, settings: Settings, voice_id: str) -> None:
     previews.render(db, settings, voice_id)
+
+
+def register() -> None:
+    """Declare this feature's background task (called by the composition root,
+    soundstage.app_tasks)."""
+    tasks.declare(previews.RENDER_TASK, render_preview)

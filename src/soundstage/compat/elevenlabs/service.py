@@ -37,6 +37,7 @@ from soundstage.core.principal import Principal
 from soundstage.creative.sound import service as sound
 from soundstage.creative.sound.schemas import SoundRequest
 from soundstage.jobs import service as jobs
+from soundstage.jobs.payloads import shown_url
 from soundstage.media import encodings
 from soundstage.media.audio import CONTENT_TYPES, finalize
 from soundstage.speech.isolator import service as isolator
@@ -358,7 +359,7 @@ async def generate_sound(
         {"prompt": "text"},
     )
     answer = await sound.generate(db, settings, principal, request)
-    return await _file(db, settings, principal, answer.output_url, CONTENT_TYPES[fmt])
+    return await _file(db, settings, principal, shown_url(answer.output_url), CONTENT_TYPES[fmt])
 
 
 async def isolate(
@@ -367,7 +368,7 @@ async def isolate(
     url = await kept_upload(db, settings, principal, audio, param="audio")
     request = _native(IsolationRequest, {"audio_url": url, "format": "mp3"}, {})
     answer = await isolator.isolate(db, settings, principal, request)
-    return await _file(db, settings, principal, answer.vocals_url, CONTENT_TYPES["mp3"])
+    return await _file(db, settings, principal, shown_url(answer.vocals_url), CONTENT_TYPES["mp3"])
 
 
 async def change_voice(
@@ -398,4 +399,4 @@ async def change_voice(
         {"audio_url": "audio"},
     )
     answer = await voice_changer.change_voice(db, settings, principal, request)
-    return await _file(db, settings, principal, answer.output_url, CONTENT_TYPES[fmt])
+    return await _file(db, settings, principal, shown_url(answer.output_url), CONTENT_TYPES[fmt])

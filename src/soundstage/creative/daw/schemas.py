@@ -8,6 +8,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from soundstage.core.schemas import MediaUrl, RequestModel
 from soundstage.formats.timecode import FRAME_RATES, FrameRateName, check_timecode
+from soundstage.jobs.payloads import JobResult, MediaLink
 
 MAX_TRACKS = 64
 # The schema's ceiling; the session's end is bounded by the `daw.max_session_ms` setting
@@ -109,3 +110,27 @@ class DawExportRequest(RequestModel):
         if rate is not None:  # otherwise frame_rate itself is the error
             check_timecode(value, FRAME_RATES[rate])
         return value
+
+
+class DawTrackResult(JobResult):
+    """A track of the session as the track sheet lists it."""
+
+    name: str
+    stem: str
+    start_ms: int
+    duration_ms: int
+    gain_db: float
+    pan: float
+    channels: int
+
+
+class DawResult(JobResult):
+    download_url: MediaLink
+    session_file: str
+    format: str
+    media: str
+    gain_mode: str
+    bit_depth: int
+    sample_rate: int
+    duration_ms: int
+    tracks: list[DawTrackResult]

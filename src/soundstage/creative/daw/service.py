@@ -52,9 +52,8 @@ def submit_export(
     check_track_names(body)
     with db.read_session() as session:
         limits.check_request(session, settings, body)
-    request = body.model_dump()
-    # Planned from the payload as the job will read it.
-    job = DawJob.model_validate(request)
+    # Planned from the request as the job will read it.
+    job = DawJob.model_validate(body.model_dump())
 
     def plan(fetched: list[inputs.Fetched]) -> inputs.Plan:
         specs = [
@@ -63,7 +62,7 @@ def submit_export(
         ]
         length_ms = session_length(settings, job, specs)
         return inputs.Plan(
-            request=request,
+            request=job,
             credits=rates.for_duration(Operation.DAW, length_ms),
             estimated_completion_ms=_BASE_ESTIMATE_MS + _PER_TRACK_ESTIMATE_MS * len(specs),
             duration_ms=length_ms,

@@ -12,6 +12,7 @@ from typing import Any, BinaryIO, Literal
 
 from soundstage.config import Settings
 from soundstage.creative.daw import limits, package
+from soundstage.creative.daw.schemas import DawResult, DawTrackResult
 from soundstage.creative.daw.stems import (
     OPERATION,
     RenderedStem,
@@ -28,9 +29,9 @@ from soundstage.formats.channels import split_channels
 from soundstage.formats.omf import check_size, write_omf
 from soundstage.formats.session import Media, Session, SessionTrack
 from soundstage.formats.timecode import FRAME_RATES, FrameRateName, frame_count, samples_at
-from soundstage.jobs import inputs
-from soundstage.jobs.handlers import JobContext, JobOutcome, register
-from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
+from soundstage.jobs import handlers, inputs
+from soundstage.jobs.handlers import JobContext, JobOutcome
+from soundstage.jobs.payloads import JobRequest
 from soundstage.media.audio import MediaInfo, probe
 from soundstage.media.input_limits import check_input
 from soundstage.storage import service as storage
@@ -60,38 +61,6 @@ class DawJob(inputs.KeptInputs):
     gain_mode: Literal["printed", "clip"]
 
 
-class DawTrackResult(JobResult):
-    """A track of the session as the track sheet lists it."""
-
-    name: str
-    stem: str
-    start_ms: int
-    duration_ms: int
-    gain_db: float
-    pan: float
-    channels: int
-
-
-class DawResult(JobResult):
-    download_url: MediaRef
-    session_file: str
-    format: str
-    media: str
-    gain_mode: str
-    bit_depth: int
-    sample_rate: int
-    duration_ms: int
-    tracks: list[DawTrackResult]
-
-
-@register(
-    KIND,
-    request=DawJob,
-    result=DawResult,
-    completed_event="daw.completed",
-    failed_event="daw.failed",
-    cancelled_event="daw.cancelled",
-)
 def export_session(ctx: JobContext[DawJob]) -> JobOutcome[DawResult]:
     request = ctx.request
     specs = _fetch_tracks(ctx)
@@ -411,4 +380,17 @@ def _session(
             for stem, layout, track in zip(stems, layouts, request.tracks, strict=True)
         ),
         folder=folder,
+    )
+
+
+def register() -> None:
+    """Declare this feature's job kinds (called by the composition root, soundstage.app_tasks)."""
+    handlers.declare(
+        KIND,
+        export_session,
+        request=DawJob,
+        result=DawResult,
+        completed_event="daw.completed",
+        failed_event="daw.failed",
+        cancelled_event="daw.cancelled",
     )

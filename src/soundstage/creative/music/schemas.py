@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from soundstage.core.schemas import RequestModel
+from soundstage.jobs.payloads import JobResult, MediaLink
 from soundstage.jobs.schemas import CompletedJob
 
 MAX_PROMPT_CHARACTERS = 500
@@ -102,10 +103,11 @@ def music_license() -> dict[str, str]:
     return MusicLicense().model_dump()
 
 
-class MusicResponse(CompletedJob):
-    output_url: str = Field(description="Signed URL of the music; expires 24 h after issue.")
+class MusicResult(JobResult):
+    """The result of a `music` job."""
+
+    output_url: MediaLink = Field(description="Signed URL of the music; expires 24 h after issue.")
     duration_ms: int = Field(description="The real duration of the file: the requested one.")
-    credits_used: int = Field(description="750 credits per minute of output, per started second.")
     genre: str = Field(description="The genre played, as read from the prompt (default pop).")
     bpm: int = Field(description="Tempo in beats (quarter notes) per minute.")
     key: str = Field(description='Tonic and mode, e.g. "D minor".')
@@ -113,11 +115,11 @@ class MusicResponse(CompletedJob):
     seed: int = Field(description="The seed used: send it back to get the same piece.")
     sections: list[SectionOut] = Field(description="The section plan, in order, with times.")
     instruments: list[InstrumentOut] = Field(description="Who plays what.")
-    midi_url: str = Field(
+    midi_url: MediaLink = Field(
         description="Signed URL of the Standard MIDI File the audio was rendered from (tempo, "
         "key, one named track per part with its program change; the sung line as its own track)."
     )
-    vocals_url: str | None = Field(
+    vocals_url: MediaLink | None = Field(
         default=None,
         description="Only with `instrumental: false` (absent otherwise): the vocal stem alone, at "
         "its level in the mix.",
@@ -128,3 +130,7 @@ class MusicResponse(CompletedJob):
         "music is licensed for commercial use under the caller's active API plan terms.\"}` "
         "(also in the job's `result`).",
     )
+
+
+class MusicResponse(MusicResult, CompletedJob):
+    credits_used: int = Field(description="750 credits per minute of output, per started second.")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import secrets
-from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
@@ -18,7 +17,7 @@ from soundstage.creative.music.schemas import (
     MusicRequest,
     MusicResponse,
 )
-from soundstage.creative.music.tasks import KIND
+from soundstage.creative.music.tasks import KIND, MusicJob, SingerChoice
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.engines.music.prompt import read_prompt
@@ -38,18 +37,20 @@ async def generate(
         raise InvalidField("voice_id: only used with `instrumental: false`.", param="voice_id")
     # The prompt's own bounds (an explicit tempo) are checked before anything is reserved.
     read_prompt(body.prompt)
-    request: dict[str, Any] = {
-        **body.model_dump(exclude={"seed", "voice_id"}),
-        "seed": body.seed if body.seed is not None else secrets.randbelow(MAX_SEED + 1),
-        "singer": None if body.instrumental else await run_in_threadpool(_singer, db, body),
-    }
+    request = MusicJob(
+        prompt=body.prompt,
+        duration_seconds=body.duration_seconds,
+        format=body.format,
+        seed=body.seed if body.seed is not None else secrets.randbelow(MAX_SEED + 1),
+        singer=None if body.instrumental else await run_in_threadpool(_singer, db, body),
+    )
     job = await jobs.run(
         db, settings, principal, KIND, request, credits_needed=price(body.duration_seconds)
     )
     return MusicResponse.of(job)
 
 
-def _singer(db: Database, body: MusicRequest) -> dict[str, str]:
+def _singer(db: Database, body: MusicRequest) -> SingerChoice:
     """The voice that sings: 404 `voice_not_found` if unknown, 422 if it is not English (the
     lyrics are)."""
     voice_id = body.voice_id or DEFAULT_SINGER
@@ -61,9 +62,11 @@ def _singer(db: Database, body: MusicRequest) -> dict[str, str]:
                 "choose an English voice (GET /api/v1/voices?language=en).",
                 param="voice_id",
             )
-        return {
-            "voice_id": voice.id,
-            "engine": voice.engine,
-            "engine_voice": voice.engine_voice,
-            "gender": voice.gender,
-        }
+        return SingerChoice.model_validate(
+            {
+                "voice_id": voice.id,
+                "engine": voice.engine,
+                "engine_voice": voice.engine_voice,
+                "gender": voice.gender,
+            }
+        )

@@ -5,15 +5,22 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from soundstage.creative.music.schemas import MusicLicense, music_license
+from soundstage.creative.music.schemas import (
+    InstrumentOut,
+    MusicLicense,
+    MusicResult,
+    SectionOut,
+    music_license,
+)
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.engines.music.generator import Piece, Singer, generate
 from soundstage.engines.music.instruments import program_name
 from soundstage.engines.tts.base import Gender
 from soundstage.engines.tts.registry import get_engine
-from soundstage.jobs.handlers import JobContext, JobOutcome, register
-from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
+from soundstage.jobs import handlers
+from soundstage.jobs.handlers import JobContext, JobOutcome
+from soundstage.jobs.payloads import JobRequest, MediaRef
 from soundstage.media.audio import EncodeFormat
 
 KIND = "music"
@@ -40,47 +47,17 @@ class MusicJob(JobRequest):
     singer: SingerChoice | None = None
 
 
-class SectionResult(JobResult):
-    name: str
-    start_ms: int
-    end_ms: int
-    bars: int
-    lines: list[str]
-
-
-class InstrumentResult(JobResult):
-    part: str
-    program: int
-    name: str
-
-
-class Description(JobResult):
+class Description(BaseModel):
     """The result's account of the piece: genre, tempo, key, seed, sections, instruments."""
 
     genre: str
     bpm: int
     key: str
     seed: int
-    sections: list[SectionResult]
-    instruments: list[InstrumentResult]
+    sections: list[SectionOut]
+    instruments: list[InstrumentOut]
 
 
-class MusicResult(JobResult):
-    output_url: MediaRef
-    duration_ms: int
-    genre: str
-    bpm: int
-    key: str
-    seed: int
-    sections: list[SectionResult]
-    instruments: list[InstrumentResult]
-    midi_url: MediaRef
-    license: MusicLicense
-    # Only with vocals.
-    vocals_url: MediaRef | None = None
-
-
-@register(KIND, request=MusicJob, result=MusicResult)
 def generate_music(ctx: JobContext[MusicJob]) -> JobOutcome[MusicResult]:
     request = ctx.request
     singer = None
@@ -118,7 +95,7 @@ def describe(piece: Piece, seed: int) -> Description:
             else round(section.end_bar * bar_ms)
         )
         sections.append(
-            SectionResult(
+            SectionOut(
                 name=section.name,
                 start_ms=round(section.start_bar * bar_ms),
                 end_ms=end_ms,
@@ -127,7 +104,7 @@ def describe(piece: Piece, seed: int) -> Description:
             )
         )
     instruments = [
-        InstrumentResult(
+        InstrumentOut(
             part=track.role,
             program=track.program,
             name="Drum kit" if track.is_drums else program_name(track.program),
@@ -148,3 +125,8 @@ def _save_midi(ctx: JobContext[MusicJob], piece: Piece) -> MediaRef:
     path = ctx.workdir / "music.mid"
     piece.score.write_midi(path)
     return ctx.save_file(path, MIDI_CONTENT_TYPE, round(piece.composition.duration_s * 1000))
+
+
+def register() -> None:
+    """Declare this feature's job kinds (called by the composition root, soundstage.app_tasks)."""
+    handlers.declare(KIND, generate_music, request=MusicJob, result=MusicResult)

@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from soundstage.core.schemas import RequestModel
 from soundstage.engines.sound.recipes.base import Family
+from soundstage.jobs.payloads import JobResult, MediaLink
 from soundstage.jobs.schemas import CompletedJob
 
 MAX_PROMPT_CHARACTERS = 500
@@ -83,12 +84,13 @@ class SoundRecipeUse(BaseModel):
     layer: int = Field(description="The index of the layer (in `layers`) it is part of.")
 
 
-class SoundResponse(CompletedJob):
-    output_url: str = Field(
+class SoundResult(JobResult):
+    """The result of a `sound` job."""
+
+    output_url: MediaLink = Field(
         description="Signed URL of the audio (44.1 kHz stereo); expires 24 h after issue."
     )
     duration_ms: int = Field(description="The file's real duration: the requested seconds.")
-    credits_used: int = Field(description="150 a generation.")
     seed: int = Field(
         description="Beyond the spec: the seed used; send it to get the same sound again."
     )
@@ -109,6 +111,10 @@ class SoundResponse(CompletedJob):
         "Above 0.6 the prompt named a sound a recipe makes; lower, the sound is the closest "
         "blend the service can make.",
     )
+
+
+class SoundResponse(SoundResult, CompletedJob):
+    credits_used: int = Field(description="150 a generation.")
 
 
 class SoundRecipe(BaseModel):

@@ -16,7 +16,7 @@ from soundstage.creative.sound.schemas import (
     SoundRequest,
     SoundResponse,
 )
-from soundstage.creative.sound.tasks import KIND
+from soundstage.creative.sound.tasks import KIND, SoundJob
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.engines.sound.recipes import RECIPES
@@ -29,7 +29,9 @@ async def generate(
     # The seed is fixed before the job runs, so a job run again (a worker lost) makes the
     # same sound, and the answer can tell it.
     seed = body.seed if body.seed is not None else secrets.randbelow(MAX_SEED + 1)
-    request = {**body.model_dump(), "seed": seed}
+    request = SoundJob(
+        prompt=body.prompt, duration_seconds=body.duration_seconds, format=body.format, seed=seed
+    )
     credits = rates.for_generation(Operation.SOUND)
     job = await jobs.run(db, settings, principal, KIND, request, credits_needed=credits)
     result = job.result or {}

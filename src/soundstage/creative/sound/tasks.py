@@ -3,13 +3,15 @@ process), render the scene, encode and store it."""
 
 from __future__ import annotations
 
+from soundstage.creative.sound.schemas import SoundLayer, SoundRecipeUse, SoundResult
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.engines.embedder import get_embedder
 from soundstage.engines.sound import scene
 from soundstage.engines.sound.interpret import Element, confidence, index_for, interpret
-from soundstage.jobs.handlers import JobContext, JobOutcome, register
-from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
+from soundstage.jobs import handlers
+from soundstage.jobs.handlers import JobContext, JobOutcome
+from soundstage.jobs.payloads import JobRequest
 from soundstage.media.audio import EncodeFormat
 
 KIND = "sound"
@@ -24,38 +26,8 @@ class SoundJob(JobRequest):
     seed: int
 
 
-class LayerResult(JobResult):
-    """A layer of the scene: the recipe it plays and the words it was made from."""
-
-    recipe: str
-    label: str
-    text: str
-    similarity: float
-    modifiers: list[str]
-    after_previous: bool
-
-
-class RecipeUseResult(JobResult):
-    """A recipe in the mix, with its share of the level."""
-
-    name: str
-    label: str
-    family: str
-    weight: float
-    layer: int
-
-
-class SoundResult(JobResult):
-    output_url: MediaRef
-    duration_ms: int
-    seed: int
-    layers: list[LayerResult]
-    recipes: list[RecipeUseResult]
-    confidence: float
-
-
-def describe(element: Element) -> LayerResult:
-    return LayerResult(
+def describe(element: Element) -> SoundLayer:
+    return SoundLayer(
         recipe=element.recipe.name,
         label=element.recipe.label,
         text=element.text,
@@ -65,7 +37,6 @@ def describe(element: Element) -> LayerResult:
     )
 
 
-@register(KIND, request=SoundJob, result=SoundResult)
 def generate_sound(ctx: JobContext[SoundJob]) -> JobOutcome[SoundResult]:
     request = ctx.request
     ctx.progress(0.0, "interpreting")
@@ -81,7 +52,7 @@ def generate_sound(ctx: JobContext[SoundJob]) -> JobOutcome[SoundResult]:
         seed=request.seed,
         layers=[describe(element) for element in elements],
         recipes=[
-            RecipeUseResult(
+            SoundRecipeUse(
                 name=recipe.name,
                 label=recipe.label,
                 family=recipe.family,
@@ -93,3 +64,8 @@ def generate_sound(ctx: JobContext[SoundJob]) -> JobOutcome[SoundResult]:
         confidence=confidence(elements),
     )
     return JobOutcome(result, credits_used=rates.for_generation(Operation.SOUND))
+
+
+def register() -> None:
+    """Declare this feature's job kinds (called by the composition root, soundstage.app_tasks)."""
+    handlers.declare(KIND, generate_sound, request=SoundJob, result=SoundResult)

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from soundstage.core.schemas import MediaUrl, RequestModel
+from soundstage.jobs.payloads import JobResult, MediaLink
 
 
 class DubbingRequest(RequestModel):
@@ -50,3 +51,53 @@ class LanguagePairList(BaseModel):
     object: Literal["list"] = "list"
     data: list[LanguagePairOut]
     has_more: bool
+
+
+class TranslatorResult(JobResult):
+    name: str
+    via: list[str]
+
+
+class SpeakerResult(JobResult):
+    """A speaker of the source and the voice cast for it."""
+
+    speaker: str
+    voice_id: str
+    engine: str
+    engine_voice: str
+    gender: str
+    source_median_pitch_hz: float | None
+    pitch_shift_semitones: float
+    similarity: float | None
+
+
+class UtteranceResult(JobResult):
+    """A line of the source, its translation and where the dub put it."""
+
+    speaker: str
+    start_ms: int
+    end_ms: int
+    text: str
+    translation: str
+    output_start_ms: int
+    output_end_ms: int
+    time_ratio: float
+    engine_rate: float
+    spoken: bool
+
+
+class DubbingResult(JobResult):
+    output_url: MediaLink
+    duration_ms: int
+    source_transcript_url: MediaLink
+    target_transcript_url: MediaLink
+    source_language: str
+    target_language: str
+    tier: str
+    preserve_voice: bool
+    transcript: str
+    translator: TranslatorResult
+    speakers: list[SpeakerResult]
+    utterances: list[UtteranceResult]
+    # Each stage's wall time.
+    stage_ms: dict[str, int]

@@ -4,7 +4,6 @@ reserve the credits and queue the job (jobs.inputs); list the supported pairs.""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -25,7 +24,7 @@ from soundstage.jobs.schemas import JobAccepted
 from soundstage.speech.dubbing import media
 from soundstage.speech.dubbing.limits import OPERATION, PARAM
 from soundstage.speech.dubbing.schemas import DubbingRequest, LanguagePairOut
-from soundstage.speech.dubbing.tasks import KIND
+from soundstage.speech.dubbing.tasks import KIND, DubbingJob
 from soundstage.speech.dubbing.tiers import TIERS, estimated_completion_ms
 from soundstage.voices import service as voices
 
@@ -47,14 +46,13 @@ def _submit(
         media.plan(media_in.info, media_in.path)
         tier = TIERS[body.tier]
         credits = rates.for_duration(tier.operation, media_in.info.duration_ms)
-        request: dict[str, Any] = {
-            "media_url": body.media_url,
-            "source_language": source,
-            "target_language": target,
-            "tier": body.tier,
-            "preserve_voice": body.preserve_voice,
-            "credits": credits,
-        }
+        request = DubbingJob(
+            media_url=body.media_url,
+            source_language=source,
+            target_language=target,
+            tier=body.tier,
+            preserve_voice=body.preserve_voice,
+        )
         return inputs.Plan(
             request=request,
             credits=credits,

@@ -26,9 +26,9 @@ from soundstage.engines.speakers.base import NoSpeech
 from soundstage.engines.translators.base import LanguagePair, UnsupportedLanguagePair
 from soundstage.engines.translators.registry import route
 from soundstage.engines.tts.base import EngineVoice, Gender
-from soundstage.jobs import inputs
-from soundstage.jobs.handlers import JobContext, JobOutcome, register
-from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
+from soundstage.jobs import handlers, inputs
+from soundstage.jobs.handlers import JobContext, JobOutcome
+from soundstage.jobs.payloads import JobRequest, MediaRef
 from soundstage.media.audio import Audio, InvalidMedia, MediaInfo, iter_decode, probe
 from soundstage.models import Voice
 from soundstage.speech.dubbing import media, pipeline
@@ -37,6 +37,12 @@ from soundstage.speech.dubbing.fitting import Line
 from soundstage.speech.dubbing.limits import PARAM, check_length
 from soundstage.speech.dubbing.pipeline import Heard, Progress
 from soundstage.speech.dubbing.raw import BLOCK_FRAMES, RawAudio, RawWriter, mono_at, silent
+from soundstage.speech.dubbing.schemas import (
+    DubbingResult,
+    SpeakerResult,
+    TranslatorResult,
+    UtteranceResult,
+)
 from soundstage.speech.dubbing.tiers import TIERS, TierName
 from soundstage.speech.dubbing.utterances import Utterance
 from soundstage.speech.stt import cues
@@ -71,56 +77,6 @@ class DubbingJob(inputs.KeptInputs):
     target_language: str
     tier: TierName
     preserve_voice: bool
-
-
-class TranslatorResult(JobResult):
-    name: str
-    via: list[str]
-
-
-class SpeakerResult(JobResult):
-    """A speaker of the source and the voice cast for it."""
-
-    speaker: str
-    voice_id: str
-    engine: str
-    engine_voice: str
-    gender: str
-    source_median_pitch_hz: float | None
-    pitch_shift_semitones: float
-    similarity: float | None
-
-
-class UtteranceResult(JobResult):
-    """A line of the source, its translation and where the dub put it."""
-
-    speaker: str
-    start_ms: int
-    end_ms: int
-    text: str
-    translation: str
-    output_start_ms: int
-    output_end_ms: int
-    time_ratio: float
-    engine_rate: float
-    spoken: bool
-
-
-class DubbingResult(JobResult):
-    output_url: MediaRef
-    duration_ms: int
-    source_transcript_url: MediaRef
-    target_transcript_url: MediaRef
-    source_language: str
-    target_language: str
-    tier: str
-    preserve_voice: bool
-    transcript: str
-    translator: TranslatorResult
-    speakers: list[SpeakerResult]
-    utterances: list[UtteranceResult]
-    # Each stage's wall time.
-    stage_ms: dict[str, int]
 
 
 @dataclass(frozen=True)
@@ -175,14 +131,6 @@ class _Revoiced:
     track: RawAudio
 
 
-@register(
-    KIND,
-    request=DubbingJob,
-    result=DubbingResult,
-    completed_event=COMPLETED_EVENT,
-    failed_event=FAILED_EVENT,
-    cancelled_event=CANCELLED_EVENT,
-)
 def dub(ctx: JobContext[DubbingJob]) -> JobOutcome[DubbingResult]:
     tier = TIERS[ctx.request.tier]
     stages = _Stages(ctx)
@@ -376,4 +324,17 @@ def _utterance(line: Utterance, translation: str, spot: Line) -> UtteranceResult
         time_ratio=spot.time_ratio,
         engine_rate=spot.engine_rate,
         spoken=spot.spoken,
+    )
+
+
+def register() -> None:
+    """Declare this feature's job kinds (called by the composition root, soundstage.app_tasks)."""
+    handlers.declare(
+        KIND,
+        dub,
+        request=DubbingJob,
+        result=DubbingResult,
+        completed_event=COMPLETED_EVENT,
+        failed_event=FAILED_EVENT,
+        cancelled_event=CANCELLED_EVENT,
     )

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from soundstage.core.schemas import MediaUrl, RequestModel
+from soundstage.jobs.payloads import JobResult, MediaLink
 from soundstage.jobs.schemas import CompletedJob
 
 
@@ -21,9 +22,13 @@ class IsolationRequest(RequestModel):
     )
 
 
-class IsolationResponse(CompletedJob):
-    vocals_url: str = Field(description="Signed URL of the voice alone; expires 24 h after issue.")
-    background_url: str | None = Field(
+class IsolationResult(JobResult):
+    """The result of an `isolation` job."""
+
+    vocals_url: MediaLink = Field(
+        description="Signed URL of the voice alone; expires 24 h after issue."
+    )
+    background_url: MediaLink | None = Field(
         default=None,
         description="Only with `return_background: true` (absent otherwise): the rest of the "
         "mixture. In WAV and FLAC both stems have the input's exact length, rate and "
@@ -36,3 +41,7 @@ class IsolationResponse(CompletedJob):
         "not one of the nine MPEG rates (8, 11.025, 12, 16, 22.05, 24, 32, 44.1, 48 kHz): "
         "then 44.1 kHz for rates of the 44.1 kHz family (88.2, 176.4 kHz), else 48 kHz."
     )
+
+
+class IsolationResponse(IsolationResult, CompletedJob):
+    pass

@@ -10,9 +10,11 @@ from typing import Final
 
 from soundstage.credits.rates import Operation
 from soundstage.engines.separators.registry import get_separator
-from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome, register
-from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
+from soundstage.jobs import handlers
+from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome
+from soundstage.jobs.payloads import JobRequest
 from soundstage.media.audio import Audio, EncodeFormat, FileEncoder, iter_decode, kept_rate
+from soundstage.speech.isolator.schemas import IsolationResult
 
 KIND = "isolation"
 PARAM: Final = "audio_url"
@@ -29,15 +31,6 @@ class IsolationJob(JobRequest):
     return_background: bool
 
 
-class IsolationResult(JobResult):
-    duration_ms: int
-    sample_rate: int
-    vocals_url: MediaRef
-    # Only with `return_background`.
-    background_url: MediaRef | None = None
-
-
-@register(KIND, request=IsolationJob, result=IsolationResult)
 def isolate_voice(ctx: JobContext[IsolationJob]) -> JobOutcome[IsolationResult]:
     request = ctx.request
     rule = InputRule(PARAM, ctx.settings.isolation.max_duration_ms, OPERATION, Operation.ISOLATION)
@@ -82,3 +75,8 @@ def isolate_voice(ctx: JobContext[IsolationJob]) -> JobOutcome[IsolationResult]:
     if "background" in saved:
         result.background_url = saved["background"]
     return JobOutcome(result, credits_used=opened.price)
+
+
+def register() -> None:
+    """Declare this feature's job kinds (called by the composition root, soundstage.app_tasks)."""
+    handlers.declare(KIND, isolate_voice, request=IsolationJob, result=IsolationResult)

@@ -19,7 +19,7 @@ from soundstage.core.principal import Principal
 from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.credits.rates import Operation, for_duration
 from soundstage.realtime import gate, live
-from soundstage.speech.stt.realtime_session import BYTES_PER_SAMPLE
+from soundstage.speech.stt.realtime_session import BYTES_PER_SAMPLE, open_session
 from soundstage.speech.stt.schemas import RealtimeToken, SttRealtimeOpening
 from soundstage.speech.stt.tasks import REALTIME_KIND
 
@@ -28,7 +28,6 @@ router = APIRouter(
 )
 
 PURPOSE: Final = "stt"
-FACTORY: Final = "soundstage.speech.stt.realtime_session:open_session"
 # Credits are reserved a minute of audio at a time (250) as the session's audio grows.
 BLOCK_MS: Final = 60_000
 
@@ -69,7 +68,7 @@ async def _transcribe(
         websocket,
         principal,
         kind=REALTIME_KIND,
-        factory=FACTORY,
+        factory=open_session,
         params=params,
         request=params,
         block_credits=for_duration(Operation.STT, BLOCK_MS),

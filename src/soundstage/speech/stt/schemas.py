@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from soundstage.core.schemas import MediaUrl, RequestModel
 from soundstage.core.timeutil import Timestamp
 from soundstage.engines.speakers.diarize import MAX_SPEAKERS
+from soundstage.jobs.payloads import JobResult
 from soundstage.jobs.schemas import CompletedJob
 
 
@@ -81,7 +83,9 @@ class ModelSegment(BaseModel):
     no_speech_prob: float
 
 
-class SttResponse(CompletedJob):
+class SttResult(JobResult):
+    """The result of an `stt` job."""
+
     transcript: str = Field(description="Punctuated; empty when nothing was said.")
     duration_ms: int = Field(description="Duration of the input audio.")
     language: str = Field(description="The language transcribed (Whisper's code: `en`, `es`).")
@@ -98,6 +102,16 @@ class SttResponse(CompletedJob):
     segments: list[TranscriptSegment] = Field(
         description="Beyond the spec: the transcript in phrases (subtitle cues) with timings."
     )
+    model_segments: list[ModelSegment] | None = Field(
+        default=None,
+        description="Only when the job asked for them (the OpenAI-compatible API's "
+        "`verbose_json`): the model's own segments with their decoding figures.",
+    )
+
+
+class SttResponse(SttResult, CompletedJob):
+    # The model's segments are the compatible API's (transcribe_detailed), not this answer's.
+    model_segments: SkipJsonSchema[list[ModelSegment] | None] = Field(default=None, exclude=True)
 
 
 class SttRealtimeOpening(RequestModel):

@@ -4,7 +4,7 @@ not when the caller prefers), and render a finished transcript as subtitles."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from sqlalchemy.orm import Session
 
@@ -21,7 +21,7 @@ from soundstage.jobs.schemas import JobAccepted
 from soundstage.models.jobs import JobStatus
 from soundstage.speech.stt import cues
 from soundstage.speech.stt.schemas import ModelSegment, SttRequest, SttResponse
-from soundstage.speech.stt.tasks import KIND, OPERATION, PARAM
+from soundstage.speech.stt.tasks import KIND, OPERATION, PARAM, SttJob
 
 AUTO = "auto"
 # A rough estimate of an asynchronous transcription: seconds of work per second of audio on
@@ -38,13 +38,13 @@ class TranscriptNotReady(Conflict):
     code = "job_not_completed"
 
 
-def _job_request(body: SttRequest) -> dict[str, Any]:
+def _job_request(body: SttRequest) -> SttJob:
     language = body.language
     if language.lower() == AUTO:
         language = AUTO
     else:
         whisper_language(language)  # 422 unsupported_language, param language
-    return {**body.model_dump(), "language": language}
+    return SttJob.model_validate({**body.model_dump(), "language": language})
 
 
 async def transcribe(
@@ -74,7 +74,7 @@ async def transcribe_detailed(
     """As `transcribe`, with the model's own segments too (the OpenAI-compatible API's
     `verbose_json`); task "translate" writes the speech in English (Whisper's translation),
     the answer's `language` staying the speech's. Same price, charged on completion."""
-    request = {**_job_request(body), "task": task, "model_segments": True}
+    request = _job_request(body).model_copy(update={"task": task, "model_segments": True})
     job = await jobs.run(db, settings, principal, KIND, request, credits_needed=0)
     segments = (job.result or {}).get("model_segments") or []
     return DetailedTranscript(

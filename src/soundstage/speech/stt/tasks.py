@@ -18,10 +18,9 @@ from soundstage.engines.transcribers.base import (
     whisper_language,
 )
 from soundstage.engines.transcribers.registry import get_transcriber
-from soundstage.jobs import inputs
+from soundstage.jobs import handlers, inputs
 from soundstage.jobs import live as live_jobs
-from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome, register
-from soundstage.jobs.payloads import JobResult
+from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome
 from soundstage.media.audio import iter_decode
 from soundstage.media.input_limits import within_duration
 from soundstage.speech import longform
@@ -30,6 +29,7 @@ from soundstage.speech.stt.schemas import (
     ModelSegment,
     Speaker,
     SpeakerSegment,
+    SttResult,
     SttWord,
     TranscriptSegment,
 )
@@ -38,7 +38,6 @@ KIND = "stt"
 # A realtime transcription session (speech/stt/realtime_endpoints.py): run by its API
 # process's slot, never queued; a worker given one (its API process died) fails it.
 REALTIME_KIND: Final = "stt_realtime"
-live_jobs.register_lost_kind(REALTIME_KIND)
 PARAM: Final = "audio_url"
 OPERATION: Final = "speech-to-text"
 SAMPLE_RATE: Final = 16_000
@@ -63,20 +62,6 @@ class SttJob(inputs.KeptInputs):
     model_segments: bool = False
 
 
-class SttResult(JobResult):
-    transcript: str
-    duration_ms: int
-    language: str
-    words: list[SttWord]
-    speakers: list[Speaker]
-    segments: list[TranscriptSegment]
-    # Only when the language was detected (`auto`).
-    language_probability: float | None = None
-    # Only when the job asked for them (`model_segments`).
-    model_segments: list[ModelSegment] | None = None
-
-
-@register(KIND, request=SttJob, result=SttResult)
 def transcribe_audio(ctx: JobContext[SttJob]) -> JobOutcome[SttResult]:
     request = ctx.request
     limit_ms = ctx.settings.stt.max_duration_ms
@@ -242,3 +227,9 @@ def _speakers(turns: list[SpeakerTurn]) -> list[Speaker]:
             SpeakerSegment(start_ms=turn.start_ms, end_ms=turn.end_ms)
         )
     return [Speaker(speaker=name, segments=spans) for name, spans in by_speaker.items()]
+
+
+def register() -> None:
+    """Declare this feature's job kinds (called by the composition root, soundstage.app_tasks)."""
+    live_jobs.register_lost_kind(REALTIME_KIND)
+    handlers.declare(KIND, transcribe_audio, request=SttJob, result=SttResult)

@@ -41,7 +41,6 @@ from soundstage.speech.tts.realtime_session import (
 from soundstage.speech.tts.schemas import RealtimeTtsInput, RealtimeTtsOpening
 from soundstage.speech.tts.segments import DEFAULT_CHUNK_LENGTH_SCHEDULE
 
-FACTORY: Final = "soundstage.speech.tts.realtime_session:open_session"
 # Credits reserved when the session opens, and again each time its use outgrows them: one
 # block covers the longest piece (280 characters) at least.
 BLOCK_CREDITS: Final = 300

@@ -15,6 +15,7 @@ from soundstage.core.errors import AppError
 from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.realtime import gate, live
 from soundstage.speech.tts import realtime
+from soundstage.speech.tts.realtime_session import open_session
 from soundstage.speech.tts.schemas import RealtimeTokenResponse
 from soundstage.speech.tts.tasks import REALTIME_KIND
 
@@ -43,7 +44,7 @@ async def text_to_speech_realtime(websocket: WebSocket) -> None:
             websocket,
             principal,
             kind=REALTIME_KIND,
-            factory=realtime.FACTORY,
+            factory=open_session,
             params=params,
             request=realtime.opening_request(opening),
             block_credits=realtime.BLOCK_CREDITS,

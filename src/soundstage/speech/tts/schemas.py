@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from soundstage.core.schemas import RequestModel
 from soundstage.core.timeutil import Timestamp
+from soundstage.jobs.payloads import JobResult, MediaLink
 from soundstage.jobs.schemas import CompletedJob
 
 MAX_TEXT_CHARACTERS = 5000
@@ -69,8 +70,10 @@ class TimedWord(BaseModel):
     end_ms: int
 
 
-class TtsResponse(CompletedJob):
-    output_url: str = Field(description="Signed URL of the audio; expires 24 h after issue.")
+class TtsResult(JobResult):
+    """The result of a `tts` job."""
+
+    output_url: MediaLink = Field(description="Signed URL of the audio; expires 24 h after issue.")
     duration_ms: int = Field(description="The real duration of the audio file.")
     characters_processed: int = Field(
         description="The characters charged: the text's as spoken (plain text's, all; "
@@ -82,6 +85,10 @@ class TtsResponse(CompletedJob):
         "order as written (of SSML, its text content's), aligned to the audio by the service's "
         'speech recognizer; a word read as several ("$250") spans all of them.',
     )
+
+
+class TtsResponse(TtsResult, CompletedJob):
+    pass
 
 
 # Realtime text-to-speech (GET /api/v1/speech/tts/realtime, a WebSocket): the client's

@@ -28,7 +28,7 @@ from soundstage.speech.tts.schemas import (
     TtsRequest,
     TtsResponse,
 )
-from soundstage.speech.tts.tasks import KIND
+from soundstage.speech.tts.tasks import KIND, TtsJob
 from soundstage.voices import service as voices
 
 
@@ -84,7 +84,7 @@ async def _job_request(
     stream: bool,
     encoding: str | None = None,
     text_param: str = "text",
-) -> tuple[dict[str, Any], int]:
+) -> tuple[TtsJob, int]:
     """The job's request and the credits it costs. The text is read through the front end
     here, so invalid SSML (or a say-as, a phoneme that does not fit) and a spoken text
     beyond the bound are 422 (naming `text_param`) before anything is submitted or
@@ -102,14 +102,15 @@ async def _job_request(
         return rules, billed_characters(body.text, rules, param=text_param)
 
     rules, characters = await run_in_threadpool(prepare)
-    request = {
-        **body.model_dump(exclude={"pronunciation_dictionary_locators"}),
-        **voice,
-        "stream": stream,
-        "rules": [asdict(rule) for rule in rules],
-    }
-    if encoding is not None:
-        request["encoding"] = encoding
+    request = TtsJob.model_validate(
+        {
+            **body.model_dump(exclude={"pronunciation_dictionary_locators"}),
+            **voice,
+            "stream": stream,
+            "rules": [asdict(rule) for rule in rules],
+            "encoding": encoding,
+        }
+    )
     return request, rates.for_characters(Operation.TTS, characters)
 
 

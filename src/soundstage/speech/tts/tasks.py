@@ -15,15 +15,15 @@ from soundstage.engines.tts.base import SpeechSynthesizer
 from soundstage.engines.tts.frontend import reading as frontend
 from soundstage.engines.tts.frontend.script import Rule, Script, Span
 from soundstage.engines.tts.registry import get_engine
-from soundstage.jobs import streams
-from soundstage.jobs.handlers import JobContext, JobOutcome, register
+from soundstage.jobs import handlers, streams
+from soundstage.jobs.handlers import JobContext, JobOutcome
 from soundstage.jobs.live import register_lost_kind
-from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
+from soundstage.jobs.payloads import JobRequest
 from soundstage.media import encodings
 from soundstage.media.audio import Audio, EncodeFormat, StreamEncoder
 from soundstage.media.encodings import Encoding
 from soundstage.speech.tts import scripted
-from soundstage.speech.tts.schemas import TimedWord
+from soundstage.speech.tts.schemas import TimedWord, TtsResult
 
 KIND = "tts"
 # A realtime session's job (GET /api/v1/speech/tts/realtime): its API process runs it and
@@ -79,14 +79,6 @@ class TtsJob(JobRequest):
     @property
     def stream_encoding(self) -> EncodeFormat | Encoding:
         return self.format if self.encoding is None else encodings.encoding(self.encoding)
-
-
-class TtsResult(JobResult):
-    output_url: MediaRef
-    duration_ms: int
-    characters_processed: int
-    # Only with `timestamps`.
-    words: list[TimedWord] | None = None
 
 
 @dataclass(frozen=True)
@@ -204,7 +196,6 @@ def _words(request: TtsJob, script: Script, audio: Audio) -> list[TimedWord]:
     ]
 
 
-@register(KIND, request=TtsJob, result=TtsResult)
 def synthesize_speech(ctx: JobContext[TtsJob]) -> JobOutcome[TtsResult]:
     request = ctx.request
     reading = Reading(
@@ -233,4 +224,7 @@ def synthesize_speech(ctx: JobContext[TtsJob]) -> JobOutcome[TtsResult]:
     return JobOutcome(result, credits_used=characters)
 
 
-register_lost_kind(REALTIME_KIND)
+def register() -> None:
+    """Declare this feature's job kinds (called by the composition root, soundstage.app_tasks)."""
+    register_lost_kind(REALTIME_KIND)
+    handlers.declare(KIND, synthesize_speech, request=TtsJob, result=TtsResult)

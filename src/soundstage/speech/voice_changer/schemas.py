@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from soundstage.core.schemas import MediaUrl, RequestModel
+from soundstage.jobs.payloads import JobResult, MediaLink
 from soundstage.jobs.schemas import CompletedJob
 
 
@@ -33,7 +34,13 @@ class VoiceChangerRequest(RequestModel):
     )
 
 
-class VoiceChangerResponse(CompletedJob):
-    output_url: str = Field(description="Signed URL of the audio; expires 24 h after issue.")
+class VoiceChangerResult(JobResult):
+    """The result of a `voice_changer` job."""
+
+    output_url: MediaLink = Field(description="Signed URL of the audio; expires 24 h after issue.")
     duration_ms: int = Field(description="The output's duration: the input's, exactly.")
     transcript: str = Field(description="Beyond the spec: the words re-voiced.")
+
+
+class VoiceChangerResponse(VoiceChangerResult, CompletedJob):
+    pass

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from starlette.concurrency import run_in_threadpool
 
 from soundstage.config import Settings
@@ -12,24 +10,26 @@ from soundstage.core.principal import Principal
 from soundstage.engines.transcribers.base import whisper_language
 from soundstage.jobs import service as jobs
 from soundstage.speech.voice_changer.schemas import VoiceChangerRequest, VoiceChangerResponse
-from soundstage.speech.voice_changer.tasks import KIND
+from soundstage.speech.voice_changer.tasks import KIND, VoiceChangerJob
 from soundstage.voices import service as voices
 
 
 async def change_voice(
     db: Database, settings: Settings, principal: Principal, body: VoiceChangerRequest
 ) -> VoiceChangerResponse:
-    def job_request() -> dict[str, Any]:
+    def job_request() -> VoiceChangerJob:
         with db.read_session() as session:
             voice = voices.get_active_voice(session, body.voice_id)
             language = body.language or voice.language
         whisper_language(language)  # 422 unsupported_language, param language
-        return {
-            **body.model_dump(),
-            "language": language,
-            "engine": voice.engine,
-            "engine_voice": voice.engine_voice,
-        }
+        return VoiceChangerJob(
+            audio_url=body.audio_url,
+            format=body.format,
+            remove_background_noise=body.remove_background_noise,
+            language=language,
+            engine=voice.engine,
+            engine_voice=voice.engine_voice,
+        )
 
     request = await run_in_threadpool(job_request)
     # Priced by the input's duration, which the job measures and reserves before working.

@@ -22,9 +22,11 @@ from soundstage.credits.rates import Operation
 from soundstage.engines.conversion.base import WORKING_RATE
 from soundstage.engines.conversion.registry import get_converter
 from soundstage.engines.separators.registry import get_separator
-from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome, register
-from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
+from soundstage.jobs import handlers
+from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome
+from soundstage.jobs.payloads import JobRequest
 from soundstage.media.audio import Audio, EncodeFormat, FileEncoder, Samples, iter_decode
+from soundstage.speech.voice_changer.schemas import VoiceChangerResult
 
 KIND = "voice_changer"
 CONTENT_NAMES = {"mp3": "voice.mp3", "wav": "voice.wav", "flac": "voice.flac"}
@@ -50,13 +52,6 @@ class VoiceChangerJob(JobRequest):
     engine_voice: str
 
 
-class VoiceChangerResult(JobResult):
-    output_url: MediaRef
-    duration_ms: int
-    transcript: str
-
-
-@register(KIND, request=VoiceChangerJob, result=VoiceChangerResult)
 def change_voice(ctx: JobContext[VoiceChangerJob]) -> JobOutcome[VoiceChangerResult]:
     request = ctx.request
     rule = InputRule(
@@ -188,3 +183,8 @@ def _exact(samples: Samples, frames: int) -> Samples:
     if samples.size >= frames:
         return np.ascontiguousarray(samples[:frames], dtype=np.float32)
     return np.concatenate([samples, np.zeros(frames - samples.size, dtype=np.float32)])
+
+
+def register() -> None:
+    """Declare this feature's job kinds (called by the composition root, soundstage.app_tasks)."""
+    handlers.declare(KIND, change_voice, request=VoiceChangerJob, result=VoiceChangerResult)
