@@ -37,9 +37,10 @@ SENTENCES: Final = json.loads(
 # Behaviour with margins, not figures: an English voice is intelligible (under 10% of the
 # words misheard: 207 or 97, below; the voices measured 0-4%, and a broken one (silence,
 # another language, garbled audio, numbers read digit by digit) loses far more).
-# whisper-base hears other languages less well: under 25% of their 79-95 words (Pico and Festival measured 3-18%,
-# espeak-ng's formant voices 33-80%). Each voice's own figure is bench/voice_wer.py's to print,
-# never a bound here: it moves with the CPU running whisper (docs/calibration.md).
+# whisper-base hears other languages less well: under 25% of their 79-95 words (Pico and
+# Festival measured 3-18%, espeak-ng's formant voices 33-80%). Each voice's own figure is
+# bench/voice_wer.py's to print, never a bound here: it moves with the CPU running whisper
+# (docs/calibration.md).
 ENGLISH_MAX_WER: Final = 0.10
 OTHER_MAX_WER: Final = 0.25
 # (engine, voice, language) of every catalog voice the bounds apply to; test_the_voice_list
