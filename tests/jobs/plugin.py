@@ -13,7 +13,7 @@ from soundstage.core.db import Database
 from soundstage.core.errors import InvalidField
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.jobs.live import register_lost_kind
-from soundstage.jobs.payloads import JobRequest, JobResult, MediaRef
+from soundstage.jobs.payloads import JobRequest, JobResult, MediaLink
 from soundstage.jobs.tasks import task
 
 
@@ -48,7 +48,7 @@ class NoResult(JobResult):
 
 
 class ToneResult(JobResult):
-    output_url: MediaRef
+    output_url: MediaLink
     duration_ms: int
 
 

@@ -88,6 +88,7 @@ def install(app: FastAPI, error_envelopes: Mapping[str, type[BaseModel]] | None 
             )
             for method, operation in path_item.items():
                 _augment(method, operation, ref)
+        _drop_unreferenced(schemas, schema.get("paths", {}))
         app.openapi_schema = schema
         return schema
 
@@ -112,3 +113,26 @@ def _augment(method: str, operation: dict[str, Any], error_ref: dict[str, str]) 
         response["headers"] = headers
     if method == "post":
         operation.setdefault("parameters", []).append(IDEMPOTENCY_PARAMETER)
+
+
+def _drop_unreferenced(schemas: dict[str, Any], paths: dict[str, Any]) -> None:
+    """Remove the components no operation reaches, directly or through other components (a
+    model only ever shown in another form, such as a job's stored media reference shown as
+    its signed URL, leaves its definition behind)."""
+    prefix = "#/components/schemas/"
+    reached: set[str] = set()
+    pending = [paths]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith(prefix):
+                name = ref.removeprefix(prefix)
+                if name not in reached and name in schemas:
+                    reached.add(name)
+                    pending.append(schemas[name])
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    for name in set(schemas) - reached:
+        del schemas[name]
