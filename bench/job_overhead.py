@@ -51,7 +51,7 @@ def main() -> None:
     db = Database(settings)
     with db.session() as session:
         account = accounts.create_account(session, "bench")
-        key = accounts.create_key(session, account.id, "sandbox")
+        key = accounts.create_key(session, (account.id, "sandbox"))
         credits.grant(session, (account.id, "sandbox"), 10**9)
     who = Principal(account.id, "sandbox", key.key.id)
 

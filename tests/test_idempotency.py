@@ -14,7 +14,8 @@ from soundstage.app import create_app
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.fingerprint import StreamedDigest, fingerprint_of
-from soundstage.idempotency import Claim, IdempotencyStore
+from soundstage.core.principal import IdempotencyClaim as Claim
+from soundstage.idempotency import IdempotencyStore
 from tests.support.api import assert_error
 from tests.support.factories import Customer
 

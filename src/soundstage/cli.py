@@ -225,7 +225,7 @@ def keys_group() -> None:
 @json_option
 def keys_create(account_id: str, environment: str, as_json: bool) -> None:
     with unit_of_work() as session:
-        issued = accounts.create_key(session, account_id, environment)  # type: ignore[arg-type]
+        issued = accounts.create_key(session, (account_id, environment))
     emit(
         as_json,
         {
@@ -427,7 +427,7 @@ def demo(as_json: bool) -> None:
                 return
     with unit_of_work() as session:
         account = accounts.create_account(session, "Demo")
-        issued = accounts.create_key(session, account.id, "sandbox")
+        issued = accounts.create_key(session, (account.id, "sandbox"))
         credits.grant(session, (account.id, "sandbox"), DEMO_CREDITS, "demo credits")
     saved = {"account_id": account.id, "key_id": issued.key.id, "key": issued.secret}
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,8 @@ has run out its request is dead and a retry takes the key over at once. A job su
 the key is bound to it in the job's own transaction (`bind_job`), so the retry of a request
 that died resumes that job (`take_resumed_job`) instead of running and charging it twice.
 
+The request's principal carries its claim (`Principal.claim`) to the job system.
+
 It keeps its records in a table (`models.IdempotencyRecord`), so it sits above `models`, outside
 `core`, which `models` build on: the app and the job system import it, `core` never does."""
 
@@ -18,8 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select, update
@@ -40,6 +41,8 @@ from soundstage.core.errors import (
 )
 from soundstage.core.fingerprint import StreamedDigest, fingerprint_of
 from soundstage.core.ids import random_token
+from soundstage.core.principal import IdempotencyClaim as Claim
+from soundstage.core.principal import Principal
 from soundstage.core.responses import error_response
 from soundstage.core.spool import SpooledBody
 from soundstage.core.timeutil import utcnow
@@ -59,25 +62,10 @@ class StoredResponse:
     body: bytes
 
 
-@dataclass
-class Claim:
-    """A running request's hold on its key. The middleware puts it in a context variable
-    for the job system (a mutable holder: thread pools run on a copy of the context)."""
-
-    record_id: int
-    owner: str
-    # The job a request that died had created under this key, for its retry to resume.
-    resumed_job_id: str | None = None
-    job_bound: bool = False
-
-
-_CLAIM: ContextVar[Claim | None] = ContextVar("idempotency_claim", default=None)
-
-
-def take_resumed_job() -> str | None:
-    """The job to resume instead of submitting one: the current request retries, under the
-    same key, a request that died after creating it. Given once per request."""
-    claim = _CLAIM.get()
+def take_resumed_job(principal: Principal) -> str | None:
+    """The job to resume instead of submitting one: the principal's request retries, under
+    the same key, a request that died after creating it. Given once per request."""
+    claim = principal.claim
     if claim is None or claim.resumed_job_id is None:
         return None
     job_id, claim.resumed_job_id = claim.resumed_job_id, None
@@ -85,10 +73,10 @@ def take_resumed_job() -> str | None:
     return job_id
 
 
-def bind_job(session: Session, job_id: str) -> None:
-    """Record on the current request's key (if any) the job it created, in the session that
+def bind_job(session: Session, principal: Principal, job_id: str) -> None:
+    """Record on the principal's request key (if any) the job it created, in the session that
     creates the job: both are committed together or not at all. The first job only."""
-    claim = _CLAIM.get()
+    claim = principal.claim
     if claim is None or claim.job_bound:
         return
     session.execute(
@@ -325,7 +313,9 @@ class IdempotencyMiddleware:
                     chunks.append(message.get("body", b""))
 
         heartbeat = asyncio.create_task(self._heartbeat(claim))
-        token = _CLAIM.set(claim)
+        # The endpoint's principal carries the claim to the job system (bind_job).
+        state = scope["state"]
+        state["principal"] = replace(state["principal"], claim=claim)
         try:
             await self.app(scope, replay_receive, capture)
         except BaseException:
@@ -333,7 +323,6 @@ class IdempotencyMiddleware:
                 await run_in_threadpool(self.store.finish, claim, None)
             raise
         finally:
-            _CLAIM.reset(token)
             heartbeat.cancel()
         if streaming:
             return

@@ -228,7 +228,7 @@ def test_two_revocations_at_once_leave_one_key_active(db: Database, customer: Cu
     request at a time (the account row is locked), so of two revocations racing for the last
     two active keys, one is refused."""
     with db.session() as session:
-        spare = accounts.create_key(session, customer.account_id, "sandbox").key.id
+        spare = accounts.create_key(session, (customer.account_id, "sandbox")).key.id
     me = principal_of(customer)
     barrier = threading.Barrier(2)
 

@@ -53,7 +53,7 @@ def test_every_operation_conforms_to_the_openapi_document(settings: Settings, db
     # never reaches the key every request is sent with (a key may revoke itself, and all
     # that follows would be 401). tests/accounts/test_keys.py covers revocation itself.
     with db.session() as session:
-        spare = accounts.create_key(session, customer.account_id, "sandbox").key.id
+        spare = accounts.create_key(session, (customer.account_id, "sandbox")).key.id
     on_services = not (settings.database_url or "sqlite").startswith("sqlite")
     examples = MAX_EXAMPLES_ON_SERVICES if on_services else MAX_EXAMPLES
     config = schemathesis.Config.from_dict(

@@ -44,8 +44,8 @@ def create_customer(db: Database, credits_each: int = 0) -> Customer:
     granted in each environment."""
     with db.session() as session:
         account = accounts.create_account(session, "Test customer")
-        sandbox = accounts.create_key(session, account.id, "sandbox")
-        production = accounts.create_key(session, account.id, "production")
+        sandbox = accounts.create_key(session, (account.id, "sandbox"))
+        production = accounts.create_key(session, (account.id, "production"))
         if credits_each:
             for environment in ("sandbox", "production"):
                 credits.grant(session, (account.id, environment), credits_each, "test grant")
@@ -57,7 +57,7 @@ def create_customer(db: Database, credits_each: int = 0) -> Customer:
 def create_api_key(db: Database, customer: Customer, environment: Environment = "sandbox") -> str:
     """Another key of the customer's, in `environment`: its secret."""
     with db.session() as session:
-        return accounts.create_key(session, customer.account_id, environment).secret
+        return accounts.create_key(session, (customer.account_id, environment)).secret
 
 
 def principal_of(customer: Customer, environment: str = "sandbox") -> Principal:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from dataclasses import dataclass
+from typing import cast
 
 from sqlalchemy.orm import Session
 
@@ -22,6 +23,7 @@ from soundstage.core.errors import ApiKeyRevoked, InvalidApiKey, MalformedApiKey
 from soundstage.core.ids import new_id, random_token
 from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.principal import Principal
+from soundstage.core.tenancy import Owner, owner_key
 from soundstage.core.timeutil import utcnow
 from soundstage.credits import service as credits
 from soundstage.models import Account, ApiKey
@@ -56,10 +58,13 @@ def get_account(session: Session, account_id: str) -> Account:
     return account
 
 
-def create_key(
-    session: Session, account_id: str, environment: Environment, name: str | None = None
-) -> IssuedKey:
+def create_key(session: Session, owner: Owner, name: str | None = None) -> IssuedKey:
+    """A new key for `owner` (an account in one environment; the CLI and issue_key)."""
+    account_id, named = owner_key(owner)
     get_account(session, account_id)
+    if named not in ENVIRONMENTS:
+        raise ValueError(f"no such environment: {named}")
+    environment = cast(Environment, named)
     secret = KEY_PREFIXES[environment] + random_token(_SECRET_LENGTH)
     key = ApiKey(
         id=new_id("key"),
@@ -106,7 +111,7 @@ def issue_key(
             f"This account has {max_active_keys} active API keys in {principal.environment}, "
             "the most it may hold; revoke one first."
         )
-    return create_key(session, principal.account_id, principal.environment, name)
+    return create_key(session, principal, name)
 
 
 def revoke_owned_key(session: Session, principal: Principal, key_id: str) -> ApiKey:

@@ -63,7 +63,7 @@ def submit(
         estimated_completion_ms=estimated_completion_ms,
         attempts=0,
     )
-    idempotency.bind_job(session, job.id)
+    idempotency.bind_job(session, principal, job.id)
     after_commit(session, lambda: _enqueue(settings, job.id))
     return job
 
@@ -122,7 +122,7 @@ def resumed(db: Database, principal: Principal, kind: str) -> Job | None:
 
 
 def _resumed_job(session: Session, principal: Principal, kind: str) -> Job | None:
-    job_id = idempotency.take_resumed_job()
+    job_id = idempotency.take_resumed_job(principal)
     if job_id is None:
         return None
     job = repository.get_owned(session, principal, job_id)
