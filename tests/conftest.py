@@ -29,7 +29,12 @@ from soundstage.core.migrate import upgrade_database
 from soundstage.voices.demo import load_demo_catalog
 from soundstage.voices.service import CatalogCounts
 from tests.support.factories import Customer, create_customer
-from tests.support.processes import GENEROUS_LIMITS, free_port, run_worker, wait_for_port
+from tests.support.processes import (
+    GENEROUS_LIMITS,
+    SharedWorker,
+    free_port,
+    wait_for_port,
+)
 from tests.support.stores import s3_test_media, s3_test_store
 
 
@@ -130,12 +135,33 @@ def settings(
     return settings
 
 
+@pytest.fixture(scope="session")
+def shared_worker(settings: Settings) -> Iterator[SharedWorker]:
+    holder = SharedWorker(settings)
+    yield holder
+    holder.stop()
+
+
 @pytest.fixture(scope="module")
-def worker(settings: Settings) -> Iterator[subprocess.Popen[bytes]]:
-    """A real `soundstage worker` (Huey consumer, 2 processes, sweeper) for one test module
-    (its sweeper would otherwise act on other modules' rows). It may deliver webhooks to
-    receivers on 127.0.0.1, on a short retry schedule."""
-    yield from run_worker(settings)
+def worker(shared_worker: SharedWorker) -> subprocess.Popen[bytes]:
+    """A real `soundstage worker` (Huey consumer, 2 processes, sweeper). It may deliver
+    webhooks to receivers on 127.0.0.1, on a short retry schedule. One test module after
+    another in a test process share it while each asks for it from its first test (its
+    processes load each model once); before any other module it is stopped
+    (`_worker_only_where_asked`), so a module runs with no worker, or its own, as it did
+    with one worker per module."""
+    return shared_worker.running()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _worker_only_where_asked(request: pytest.FixtureRequest, shared_worker: SharedWorker) -> None:
+    """Stop the shared worker before a module whose first test does not ask for it, or that
+    defines a `worker` of its own: no jobs of its run before it asks, none on a worker it
+    does not know, and no sweeper acts on its rows unasked."""
+    first = next((item for item in request.session.items if item.module is request.module), None)
+    own = callable(getattr(request.module, "worker", None))
+    if first is None or "worker" not in first.fixturenames or own:
+        shared_worker.stop()
 
 
 @pytest.fixture(scope="session")

@@ -86,6 +86,31 @@ def run_worker(settings: Settings, **extra_env: str) -> Iterator[subprocess.Pope
         proc.kill()
 
 
+class SharedWorker:
+    """The `worker` fixture's process, kept running from one test module to the next while
+    each asks for it, so that the models a worker loads are loaded once, not per module
+    (stopped before a module that does not ask for it first, or runs a worker of its own:
+    see tests/conftest.py)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._running: Iterator[subprocess.Popen[bytes]] | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def running(self) -> subprocess.Popen[bytes]:
+        """The worker, started if it is not running (or was stopped by a test)."""
+        if self._process is None or self._process.poll() is not None:
+            self.stop()
+            self._running = run_worker(self.settings)
+            self._process = next(self._running)
+        return self._process
+
+    def stop(self) -> None:
+        if self._running is not None:
+            next(self._running, None)
+        self._running = self._process = None
+
+
 def stand_in_program(folder: Path, name: str, script: str) -> Path:
     """An executable shell script called name in folder, standing in for a broken or stuck
     external program (a failure the real one shows only now and then)."""
