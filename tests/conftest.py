@@ -158,7 +158,14 @@ def _worker_only_where_asked(request: pytest.FixtureRequest, shared_worker: Shar
     """Stop the shared worker before a module whose first test does not ask for it, or that
     defines a `worker` of its own: no jobs of its run before it asks, none on a worker it
     does not know, and no sweeper acts on its rows unasked."""
-    first = next((item for item in request.session.items if item.module is request.module), None)
+    first = next(
+        (
+            item
+            for item in request.session.items
+            if isinstance(item, pytest.Function) and item.module is request.module
+        ),
+        None,
+    )
     own = callable(getattr(request.module, "worker", None))
     if first is None or "worker" not in first.fixturenames or own:
         shared_worker.stop()
