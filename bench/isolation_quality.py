@@ -23,9 +23,9 @@ from _service import served
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.speech.audio_fixtures import librivox_clips
-from tests.speech.mixtures import Mixture, mix, music, rms, si_sdr
+from tests.support.audio_fixtures import librivox_clips
 from tests.support.isolation import bare_deepfilternet
+from tests.support.mixtures import Mixture, mix, music, rms, si_sdr
 
 from soundstage.media.audio import Audio
 

@@ -3,7 +3,7 @@
 and Italian), the figure the tests do not gate on. Every sentence is sent as written to
 POST /api/v1/speech/tts (served by `soundstage serve` with its embedded worker, the demo
 catalog loaded), one request a sentence, the WAV downloaded and heard by whisper-base in this
-process; both sides are normalized as tests/speech/roundtrip/listening.py does.
+process; both sides are normalized as tests/support/listening.py does.
 
 The figures move with the CPU that runs whisper-base (its int8 kernels: AVX2, AVX-512, AMX;
 docs/calibration.md, "Whisper's kernels and the measured WER"): the CPU's flags are printed
@@ -29,7 +29,7 @@ from _service import served
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.speech.roundtrip.listening import SENTENCES, comparable
+from tests.support.listening import SENTENCES, comparable
 
 from soundstage.config import Settings
 from soundstage.engines.transcribers.registry import get_transcriber

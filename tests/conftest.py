@@ -126,7 +126,7 @@ def settings(
             sweep_interval_seconds=0.5,
             requeue_after_seconds=5,
             worker_processes=2,
-            plugins=["tests.jobs.plugin"],
+            plugins=["tests.support.jobs_plugin"],
         ),
     )
     upgrade_database(settings)

@@ -1,7 +1,8 @@
 """CONTRIBUTING.md's route table is the map from a URL to the module that serves it: every
 route the app serves is placed by its longest listed prefix (whole path segments), in the
 module the row names, and no row is left that no route uses. Each router declares its own
-prefix, so the map is also read in the endpoints file itself."""
+prefix, so the map is also read in the endpoints file itself. Routes and prefixes are facts of
+the running app and of `app.py`'s calls, not imports: import-linter has no say in them."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from elevenlabs.core.api_error import ApiError
 from elevenlabs.errors import UnprocessableEntityError
 
 from soundstage.core.db import Database
-from tests.speech.audio_fixtures import librivox_clips, word_error_rate
+from tests.support.audio_fixtures import librivox_clips, word_error_rate
 from tests.support.elevenlabs import ONCE, decode_output, sdk
 from tests.support.factories import Customer, create_customer
 

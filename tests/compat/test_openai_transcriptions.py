@@ -14,7 +14,7 @@ import openai
 import pytest
 
 from soundstage.core.db import Database
-from tests.speech.audio_fixtures import Clip, librivox_clips, word_error_rate
+from tests.support.audio_fixtures import Clip, librivox_clips, word_error_rate
 from tests.support.factories import Customer, create_customer
 from tests.support.openai_sdk import sdk_client
 

@@ -27,7 +27,7 @@ from soundstage.core.migrate import upgrade_database
 from soundstage.jobs import service as jobs
 from soundstage.models import Job
 from soundstage.voices.service import CatalogCounts
-from tests.faults.deployment import (
+from tests.support.deployment import (
     Deployment,
     assert_books_balance,
     captures_of,

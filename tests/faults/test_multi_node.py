@@ -24,8 +24,8 @@ from soundstage.core.db import Database
 from soundstage.jobs import service as jobs
 from soundstage.jobs.schemas import JobOut
 from soundstage.voices.service import CatalogCounts
-from tests.faults.deployment import Deployment, assert_books_balance, captures_of, wait_until
-from tests.speech.audio_fixtures import librivox_clips
+from tests.support.audio_fixtures import librivox_clips
+from tests.support.deployment import Deployment, assert_books_balance, captures_of, wait_until
 from tests.support.factories import create_customer, principal_of
 from tests.support.jobs import stored
 from tests.support.servers import FileServer, Receiver

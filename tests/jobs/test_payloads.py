@@ -11,9 +11,9 @@ from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.jobs.handlers import get_kind
 from soundstage.jobs.payloads import JobResult, MediaRef
-from tests.jobs.plugin import ToneResult
 from tests.support.factories import Customer, principal_of
 from tests.support.jobs import submit, wait_for
+from tests.support.jobs_plugin import ToneResult
 
 
 @pytest.mark.services

@@ -27,10 +27,10 @@ from soundstage.core.timeutil import travel
 from soundstage.jobs import live as live_jobs
 from soundstage.realtime import gate, live
 from soundstage.realtime.slots import SlotPool
-from tests.realtime.handlers import open_shouter
 from tests.support.credits import wallet_sums
 from tests.support.factories import Customer, create_api_key, create_customer, principal_of
 from tests.support.realtime import job_of, wallets
+from tests.support.realtime_handlers import open_shouter
 
 pytestmark = pytest.mark.services
 

@@ -15,13 +15,13 @@ from fastapi.testclient import TestClient
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.media.audio import Audio
-from tests.speech import mixtures
-from tests.speech.audio_fixtures import download_audio, librivox_clips
-from tests.speech.mixtures import mix, music, pink_noise, rms, si_sdr, speech
+from tests.support import mixtures
 from tests.support.api import assert_error
 from tests.support.audio import audio_bytes
+from tests.support.audio_fixtures import download_audio, librivox_clips
 from tests.support.factories import Customer, create_customer
 from tests.support.isolation import bare_deepfilternet
+from tests.support.mixtures import mix, music, pink_noise, rms, si_sdr, speech
 from tests.support.servers import FileServer
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker")]

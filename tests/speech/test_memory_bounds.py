@@ -28,12 +28,12 @@ from soundstage.core.db import Database
 from soundstage.media.audio import Audio, decode
 from soundstage.models import Job
 from soundstage.voices.service import CatalogCounts
-from tests.speech.audio_fixtures import download_audio, librivox_clips
-from tests.speech.dubbing.helpers import joined_clips, submit, wait
-from tests.speech.mixtures import pink_noise, speech
 from tests.support.api import Answer, assert_error
 from tests.support.audio import understated_mkv
+from tests.support.audio_fixtures import download_audio, librivox_clips
+from tests.support.dubbing import joined_clips, submit, wait
 from tests.support.factories import Customer, create_customer
+from tests.support.mixtures import pink_noise, speech
 from tests.support.processes import run_worker
 from tests.support.servers import FileServer
 

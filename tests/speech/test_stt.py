@@ -20,9 +20,9 @@ from scipy.signal import butter, resample_poly, sosfilt
 from soundstage.core.db import Database
 from soundstage.engines.tts.registry import get_engine
 from soundstage.media.audio import Audio
-from tests.speech.audio_fixtures import Clip, librivox_clips, word_error_rate
 from tests.support.api import assert_error
 from tests.support.audio import audio_bytes
+from tests.support.audio_fixtures import Clip, librivox_clips, word_error_rate
 from tests.support.factories import Customer, create_customer
 from tests.support.servers import FileServer
 

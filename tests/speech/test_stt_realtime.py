@@ -21,11 +21,11 @@ from soundstage.config import RealtimeSettings, Settings
 from soundstage.core.db import Database
 from soundstage.credits.rates import Operation, for_duration
 from soundstage.models import Job
-from tests.speech.audio_fixtures import librivox_clips
-from tests.speech.realtime_audio import FRAME_MS, Session, finals_error_rate, librivox_session
+from tests.support.audio_fixtures import librivox_clips
 from tests.support.factories import Customer, create_customer
 from tests.support.processes import serve
 from tests.support.realtime import job_of, wallets
+from tests.support.realtime_audio import FRAME_MS, Session, finals_error_rate, librivox_session
 
 pytestmark = pytest.mark.services
 

@@ -18,8 +18,8 @@ from soundstage.engines.transcribers.whisper import WhisperTranscriber
 from soundstage.engines.tts.registry import get_engine
 from soundstage.media.audio import Audio
 from soundstage.speech.stt.realtime_session import open_session
-from tests.speech.audio_fixtures import librivox_clips, word_error_rate
-from tests.speech.realtime_audio import (
+from tests.support.audio_fixtures import librivox_clips, word_error_rate
+from tests.support.realtime_audio import (
     FRAME_MS,
     RATE,
     Session,

@@ -15,7 +15,7 @@ from soundstage.core.db import Database
 from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.media.audio import Audio
 from soundstage.voices.service import CatalogCounts
-from tests.speech.audio_fixtures import word_error_rate
+from tests.support.audio_fixtures import word_error_rate
 from tests.support.factories import Customer, create_customer
 
 pytestmark = [

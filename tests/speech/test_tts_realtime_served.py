@@ -21,7 +21,7 @@ from soundstage.core.db import Database
 from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.models import Job
 from soundstage.voices.service import CatalogCounts
-from tests.speech.audio_fixtures import word_error_rate
+from tests.support.audio_fixtures import word_error_rate
 from tests.support.factories import Customer, create_customer
 from tests.support.processes import serve
 from tests.support.realtime import LIGHTHOUSE, job_of, pcm_audio, wallets

@@ -29,8 +29,8 @@ from soundstage.speech.tts.realtime_session import (
     TextInput,
     open_session,
 )
-from tests.speech.audio_fixtures import word_error_rate
 from tests.support.audio import encoded_frames
+from tests.support.audio_fixtures import word_error_rate
 
 TEXT = (
     "The weather was cold and clear when we left the house. We walked along the river to the "

@@ -25,11 +25,11 @@ from soundstage.core.db import Database
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.media.audio import Audio, decode
-from tests.creative.daw.omf_reader import OmfFile, read_composition
 from tests.support.api import assert_error
 from tests.support.daw import DAW, Wave, download, export, file_bytes, noise, parse_wave
 from tests.support.factories import Customer, create_customer
 from tests.support.jobs import wait_for_job
+from tests.support.omf_reader import OmfFile, read_composition
 from tests.support.servers import FileServer, Receiver
 from tests.support.stores import account_media
 

@@ -34,8 +34,8 @@ from soundstage.formats.bwf import (
 from soundstage.formats.omf import write_omf
 from soundstage.formats.session import Session, SessionTrack
 from soundstage.formats.timecode import FRAME_RATES, frame_count, samples_at, timecode_at
-from tests.creative.daw.omf_reader import Bento, OmfFile
 from tests.support.daw import parse_wave
+from tests.support.omf_reader import Bento, OmfFile
 
 INFO = BroadcastInfo("test", "Soundstage", "ref", datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC), 0, "")
 

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.media.audio import Audio
-from tests.creative.music import analysis
+from tests.support import music_analysis as analysis
 from tests.support.api import Answer, assert_error
 from tests.support.factories import Customer, create_customer
 from tests.support.music import (

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from soundstage.config import Settings
 from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.media.audio import Audio
-from tests.creative.music import analysis
+from tests.support import music_analysis as analysis
 from tests.support.factories import Customer
 from tests.support.music import compose, fetch, fetch_audio, fetch_midi, midi_notes
 

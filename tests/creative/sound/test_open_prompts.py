@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.engines.sound.recipes import RECIPES
-from tests.speech.audio_fixtures import download_audio
+from tests.support.audio_fixtures import download_audio
 from tests.support.factories import Customer, create_customer
 from tests.support.sound import level_db
 

@@ -20,8 +20,9 @@ from soundstage.credits.rates import Operation
 from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.media.audio import Audio, decode
 from soundstage.voices.service import CatalogCounts
-from tests.speech.audio_fixtures import librivox_clips, word_error_rate
-from tests.speech.dubbing.helpers import (
+from tests.support.audio import audio_bytes
+from tests.support.audio_fixtures import librivox_clips, word_error_rate
+from tests.support.dubbing import (
     download,
     dub,
     joined_clips,
@@ -29,7 +30,6 @@ from tests.speech.dubbing.helpers import (
     text_of,
     utterance_starts,
 )
-from tests.support.audio import audio_bytes
 from tests.support.factories import Customer, create_customer
 from tests.support.servers import FileServer
 

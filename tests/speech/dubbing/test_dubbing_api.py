@@ -16,10 +16,10 @@ from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.media.audio import Audio
 from soundstage.voices.service import CatalogCounts
-from tests.speech.audio_fixtures import librivox_clips
-from tests.speech.dubbing.helpers import DUBBING, submit, video_with, wait
 from tests.support.api import assert_error, every_page
 from tests.support.audio import audio_bytes, understated_mkv
+from tests.support.audio_fixtures import librivox_clips
+from tests.support.dubbing import DUBBING, submit, video_with, wait
 from tests.support.factories import Customer, create_customer
 from tests.support.servers import FileServer, Receiver
 from tests.support.stores import account_media

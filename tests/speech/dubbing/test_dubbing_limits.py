@@ -14,9 +14,9 @@ from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.media.audio import Audio
 from soundstage.voices.service import CatalogCounts
-from tests.speech.dubbing.helpers import DUBBING, submit, wait
 from tests.support.api import assert_error
 from tests.support.audio import audio_bytes, understated_mkv
+from tests.support.dubbing import DUBBING, submit, wait
 from tests.support.factories import Customer, create_customer
 from tests.support.processes import run_worker
 from tests.support.servers import FileServer

@@ -18,10 +18,10 @@ from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.engines.tts.registry import get_engine
 from soundstage.media.audio import Audio, decode
 from soundstage.voices.service import CatalogCounts
-from tests.speech import mixtures
-from tests.speech.audio_fixtures import librivox_clips
-from tests.speech.dubbing.helpers import download, dub, video_with
+from tests.support import mixtures
 from tests.support.audio import audio_bytes
+from tests.support.audio_fixtures import librivox_clips
+from tests.support.dubbing import download, dub, video_with
 from tests.support.factories import Customer, create_customer
 from tests.support.servers import FileServer
 

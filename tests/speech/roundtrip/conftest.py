@@ -11,8 +11,8 @@ from soundstage.core.db import Database
 from soundstage.engines.transcribers.base import Transcriber
 from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.voices.service import CatalogCounts, voice_ids_by_engine_voice
-from tests.speech.roundtrip.listening import Listener
 from tests.support.factories import create_customer
+from tests.support.listening import Listener
 
 
 @pytest.fixture(scope="session")

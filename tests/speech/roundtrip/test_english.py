@@ -1,11 +1,11 @@
-"""The normalization round trip of every English voice (listening.py): WER under 10%."""
+"""The normalization round trip of every English voice (support/listening.py): WER under 10%."""
 
 from __future__ import annotations
 
 import pytest
 
 from soundstage.engines.tts.registry import all_voices
-from tests.speech.roundtrip.listening import (
+from tests.support.listening import (
     ENGLISH_MAX_WER,
     ENGLISH_VOICES,
     MEASURED_ONLY,

@@ -1,11 +1,11 @@
 """The normalization round trip of the Spanish, French, German and Italian voices that pass
-(listening.py; espeak-ng's are measured only): WER under 25%."""
+(support/listening.py; espeak-ng's are measured only): WER under 25%."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.speech.roundtrip.listening import (
+from tests.support.listening import (
     OTHER_MAX_WER,
     OTHER_VOICES,
     Listener,

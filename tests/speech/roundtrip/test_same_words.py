@@ -1,5 +1,5 @@
 """Every English voice reads "3:30 pm", "$250", "12th" and "40%" as the same words, and
-<say-as interpret-as="characters"> as letters (listening.py): asserted with a listener's
+<say-as interpret-as="characters"> as letters (support/listening.py): asserted with a listener's
 margin (one misheard word or letter is whisper's), never as one exact transcript per voice."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from difflib import SequenceMatcher
 import jiwer
 import pytest
 
-from tests.speech.roundtrip.listening import ENGLISH_VOICES, SAME_EVERYWHERE, Listener, comparable
+from tests.support.listening import ENGLISH_VOICES, SAME_EVERYWHERE, Listener, comparable
 
 # Audio through the job system: not `services` (the backends are other tests' to cover).
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("worker")]

@@ -464,7 +464,7 @@ _ESPEAK: Final[dict[str, str]] = {
     "˩": "1",
 }
 # Where one language's table names a sound otherwise (measured by the round trip of espeak's
-# own IPA, tests/speech/test_tts_phonemes.py): language subtag -> IPA -> mnemonic.
+# own IPA, tests/engines/tts/test_phonemes.py): language subtag -> IPA -> mnemonic.
 _ESPEAK_BY_LANGUAGE: Final[dict[str, dict[str, str]]] = {
     "de": {"ɾ": "r"},
     "fr": {"ʁ": "r"},

@@ -86,7 +86,7 @@ def _symbols(listing: str) -> frozenset[str]:
 
 # Each language's phones, in X-SAMPA: the symbols that change what Pico says for
 # `<phoneme ph="a X a"/>` (it skips the others), found by trying every X-SAMPA segment and
-# nasal vowel; tests/speech/test_tts_phonemes.py checks them against the lingware. Stress
+# nasal vowel; tests/engines/tts/test_phonemes.py checks them against the lingware. Stress
 # ("'", "%"), length (":") and syllable breaks (".") are read in every language.
 _PHONES: Final = {
     "es-ES": _symbols("a b d e f i j k l m n o p r s t u x g B D G J L N T 4"),

@@ -26,13 +26,11 @@ from fastapi.testclient import TestClient
 from soundstage.config import Settings
 from soundstage.engines.transcribers.base import Transcriber
 from soundstage.engines.tts.frontend.normalize import expand
-from tests.speech.audio_fixtures import download_audio
+from tests.support.audio_fixtures import download_audio
 from tests.support.factories import Customer
 
 TTS: Final = "/api/v1/speech/tts"
-SENTENCES: Final = json.loads(
-    (Path(__file__).parents[2] / "support" / "normalization_sentences.json").read_text()
-)
+SENTENCES: Final = json.loads((Path(__file__).parent / "normalization_sentences.json").read_text())
 # Behaviour with margins, not figures: an English voice is intelligible (under 10% of the
 # words misheard: 207 or 97, below; the voices measured 0-4%, and a broken one (silence,
 # another language, garbled audio, numbers read digit by digit) loses far more).
@@ -66,7 +64,7 @@ OTHER_VOICES: Final = [
 # did as badly reading the raw text itself (es 48.4%, fr 85.3%, de 65.8%, it 51.2%); no rate or
 # word gap brought any under 35%. Each of the four languages has voices that pass: SVOX Pico's,
 # and for Italian also Festival's two diphone voices. The espeak-ng voices stay in the catalog
-# (their ids never change); that they speak at all is tests/speech/test_engines.py's to check.
+# (their ids never change); that they speak at all is tests/engines/tts/test_engines.py's.
 MEASURED_ONLY: Final = {
     ("espeak", "es+f3", "es-ES"): "WER 33.0% > 25%",
     ("espeak", "fr-fr", "fr-FR"): "WER 80.0% > 25%",

@@ -29,7 +29,7 @@ from soundstage.engines.transcribers.registry import get_transcriber, transcribe
 from soundstage.engines.transcribers.whisper import WhisperTranscriber, load_model
 from soundstage.engines.transcribers.windows import Chunking, windows
 from soundstage.media.audio import Audio
-from tests.speech.audio_fixtures import Clip, librivox_clips, word_error_rate
+from tests.support.audio_fixtures import Clip, librivox_clips, word_error_rate
 
 pytestmark = pytest.mark.slow
 

@@ -15,8 +15,8 @@ import pytest
 from soundstage.engines.conversion import intonation
 from soundstage.engines.conversion.intonation import pitch_track
 from soundstage.media.audio import Audio
-from tests.speech.audio_fixtures import librivox_clips
-from tests.speech.dubbing.helpers import joined_clips
+from tests.support.audio_fixtures import librivox_clips
+from tests.support.dubbing import joined_clips
 
 # 10 minutes at 16 kHz: 38 MB of float32, 77 MB per float64 copy.
 SECONDS = 600

@@ -17,7 +17,7 @@ from soundstage.engines.music.generator import generate, write_score
 from soundstage.engines.music.genres import GENRES, genre_named
 from soundstage.engines.music.prompt import MAX_INSTRUMENTS, read_prompt
 from soundstage.engines.music.score import MELODIC_CHANNELS, Channels
-from tests.creative.music import analysis
+from tests.support import music_analysis as analysis
 from tests.support.music import ELEVEN_LOW, ELEVEN_MELODIC
 
 # The fifteen genres (and latin), each named as a user might.

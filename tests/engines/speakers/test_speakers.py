@@ -27,7 +27,7 @@ from soundstage.media.audio import Audio, decode
 
 pytestmark = pytest.mark.slow
 
-PYANNOTE = Path(__file__).resolve().parents[1] / "fixtures" / "pyannote"
+PYANNOTE = Path(__file__).resolve().parents[2] / "fixtures" / "pyannote"
 FRAME_MS = 10
 # Lines of a conversation, spoken in turn by the voices of a test.
 LINES = [

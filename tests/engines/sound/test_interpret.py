@@ -13,7 +13,7 @@ from soundstage.engines.sound.interpret import (
 )
 from soundstage.engines.sound.recipes import RECIPES
 from soundstage.engines.sound.steering import MODIFIER_WORDS, find_modifiers, strip_modifiers
-from tests.creative.sound.paraphrases import BEYOND_ESC50_PARAPHRASES, ESC50_PARAPHRASES
+from tests.support.paraphrases import BEYOND_ESC50_PARAPHRASES, ESC50_PARAPHRASES
 
 pytestmark = pytest.mark.slow
 

@@ -17,8 +17,8 @@ from soundstage.formats.bwf import WaveLayout
 from soundstage.formats.omf import product_version, write_omf
 from soundstage.formats.session import Media, Session, SessionTrack
 from soundstage.formats.timecode import FRAME_RATES
-from tests.creative.daw.importer_model import AvidStyleImporter
-from tests.creative.daw.omf_reader import STD, Bento, OmfFile, read_composition
+from tests.support.omf_importer_model import AvidStyleImporter
+from tests.support.omf_reader import STD, Bento, OmfFile, read_composition
 
 RATE = 44_100
 

@@ -35,7 +35,7 @@ from soundstage.engines.transcribers.base import Transcriber, Word
 from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.engines.tts.registry import get_engine
 from soundstage.media.audio import Audio
-from tests.speech.audio_fixtures import librivox_clips, word_error_rate
+from tests.support.audio_fixtures import librivox_clips, word_error_rate
 
 pytestmark = pytest.mark.slow
 

@@ -14,7 +14,7 @@ from soundstage.engines.separators.base import Separation, Separator
 from soundstage.engines.separators.deepfilter import DeepFilterSeparator
 from soundstage.engines.separators.registry import get_separator
 from soundstage.media.audio import Audio
-from tests.speech.mixtures import Mixture, db, mix, music, pink_noise, rms, si_sdr, speech
+from tests.support.mixtures import Mixture, db, mix, music, pink_noise, rms, si_sdr, speech
 
 pytestmark = pytest.mark.slow
 

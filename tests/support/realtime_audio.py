@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from tests.speech.audio_fixtures import Clip, librivox_clips, word_error_rate
+from tests.support.audio_fixtures import Clip, librivox_clips, word_error_rate
 
 RATE = 16_000
 FRAME_MS = 40

@@ -1,5 +1,5 @@
-"""Fixtures of the sound-effect tests: the real sentence model, loaded once per session (the
-helpers that render and measure scenes are in `tests/support/sound.py`)."""
+"""Fixtures of the sound-effect engine's tests: the real sentence model, loaded once per
+session (the helpers that render and measure scenes are in `tests/support/sound.py`)."""
 
 from __future__ import annotations
 

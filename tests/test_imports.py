@@ -1,16 +1,29 @@
-"""No import cycle between modules of the service: following imports from any module never
-leads back to it (imports inside functions count: a lazy import is still a dependency).
-import-linter checks the packages (`acyclic_siblings` in pyproject.toml); this checks modules.
-And every feature is under the contract that lets other features reach its service only."""
+"""What import-linter cannot check about the service's imports (its contracts in
+pyproject.toml, run by `lint-imports`, are the one statement of the layers and of who may
+import what):
+
+- No import cycle between modules. `acyclic_siblings` compares a package's children with one
+  another, never with the package itself: `soundstage.jobs` importing `soundstage.jobs.queue`,
+  which imports `soundstage.jobs`, passes it. Imports inside functions count (a lazy import is
+  still a dependency).
+- Every feature is under the contract that lets other features reach its service only: a
+  contract lists its modules, and a new feature left off the list would pass unseen.
+- No module of the service is imported by a literal name (`importlib.import_module("…")`):
+  import-linter reads import statements, and such an import passes every contract unseen."""
 
 from __future__ import annotations
 
+import ast
 import tomllib
 from collections.abc import Mapping, Set
+from pathlib import Path
 
 import grimp
 
+import soundstage
 from tests.support.processes import REPO_ROOT
+
+SOURCE = Path(soundstage.__file__).parent
 
 ImportGraph = Mapping[str, Set[str]]
 
@@ -101,3 +114,51 @@ def test_every_feature_shows_other_features_its_service_only() -> None:
         if module.endswith(".endpoints") and module != "soundstage.jobs.endpoints"
     }
     assert features == set(protected["protected_modules"])
+
+
+def imported_by_name(source: str) -> list[tuple[int, str]]:
+    """(line, name) of each module of the service (or a relative name) that `source` imports
+    by a literal string: `importlib.import_module("…")`, `import_module("…")`, `__import__("…")`."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and _called(node.func) in ("import_module", "__import__"):
+            name = node.args[0] if node.args else None
+            literal = name.value if isinstance(name, ast.Constant) else None
+            if isinstance(literal, str) and literal.split(".")[0] in ("soundstage", ""):
+                found.append((node.lineno, literal))
+    return sorted(found)
+
+
+def _called(function: ast.expr) -> str | None:
+    if isinstance(function, ast.Attribute):
+        return function.attr
+    return function.id if isinstance(function, ast.Name) else None
+
+
+def test_no_module_is_imported_by_a_literal_name() -> None:
+    modules = sorted(SOURCE.rglob("*.py"))
+    assert len(modules) > 200  # the walk found the package
+    found = [
+        f"{path.relative_to(SOURCE.parent)}:{line}: {name}"
+        for path in modules
+        for line, name in imported_by_name(path.read_text())
+    ]
+    assert found == [], "import it by a statement, which import-linter sees"
+
+
+def test_the_check_sees_imports_by_name() -> None:
+    source = (
+        "import importlib\n"
+        "from importlib import import_module\n"
+        "def later(name):\n"
+        "    importlib.import_module('soundstage.credits.service')\n"
+        "    import_module('.previews', 'soundstage.voices')\n"
+        "    __import__('soundstage.webhooks')\n"
+        "    importlib.import_module(name)\n"
+        "    importlib.import_module('json')\n"
+    )
+    assert imported_by_name(source) == [
+        (4, "soundstage.credits.service"),
+        (5, ".previews"),
+        (6, "soundstage.webhooks"),
+    ]

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
 from soundstage.media.audio import Audio, decode
-from tests.speech.audio_fixtures import Clip, ReferenceWord
+from tests.support.audio_fixtures import Clip, ReferenceWord
 from tests.support.factories import Customer
 
 DUBBING = "/api/v1/speech/dubbing"
