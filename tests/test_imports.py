@@ -9,14 +9,18 @@ import what):
 - Every feature is under the contract that lets other features reach its service only: a
   contract lists its modules, and a new feature left off the list would pass unseen.
 - No module of the service is imported by a literal name (`importlib.import_module("…")`):
-  import-linter reads import statements, and such an import passes every contract unseen."""
+  import-linter reads import statements, and such an import passes every contract unseen.
+- Every endpoints module, HTTP or WebSocket (`endpoints`, `realtime_endpoints`), is under the
+  contract that lets the app alone import it: a pattern that missed one would pass unseen."""
 
 from __future__ import annotations
 
 import ast
+import re
 import tomllib
 from collections.abc import Mapping, Set
 from pathlib import Path
+from typing import Any
 
 import grimp
 
@@ -105,9 +109,7 @@ def test_every_feature_shows_other_features_its_service_only() -> None:
     """A package with endpoints is a feature (the job system's polling endpoint aside); each
     is protected by the import-linter contract that lets other features import its service
     and errors only."""
-    config = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
-    contracts = config["tool"]["importlinter"]["contracts"]
-    (protected,) = [c for c in contracts if c["name"].startswith("a feature imports another")]
+    protected = contract("a feature imports another")
     features = {
         module.removesuffix(".endpoints")
         for module in import_graph()
@@ -162,3 +164,44 @@ def test_the_check_sees_imports_by_name() -> None:
         (5, ".previews"),
         (6, "soundstage.webhooks"),
     ]
+
+
+def contract(name_start: str) -> dict[str, Any]:
+    """The import-linter contract (pyproject.toml) whose name starts so."""
+    config = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
+    contracts = config["tool"]["importlinter"]["contracts"]
+    (found,) = [entry for entry in contracts if entry["name"].startswith(name_start)]
+    return dict(found)
+
+
+def covered(module: str, patterns: list[str]) -> bool:
+    """Whether an import-linter module expression of `patterns` names `module` (`*` one
+    module name, `**` one or more)."""
+    for pattern in patterns:
+        parts = [
+            "[^.]+" if part == "*" else r"[^.]+(\.[^.]+)*" if part == "**" else re.escape(part)
+            for part in pattern.split(".")
+        ]
+        if re.fullmatch(r"\.".join(parts), module):
+            return True
+    return False
+
+
+def test_every_endpoints_module_is_mounted_by_the_app_only() -> None:
+    """HTTP and WebSocket endpoints alike (`endpoints`, `realtime_endpoints`): each is under
+    the contract that lets `soundstage.app` alone import it."""
+    mounted = contract("endpoints are mounted by the app only")
+    endpoints = sorted(m for m in import_graph() if m.rpartition(".")[2].endswith("endpoints"))
+    assert "soundstage.speech.stt.realtime_endpoints" in endpoints
+    assert len(endpoints) > 25
+    assert [m for m in endpoints if not covered(m, mounted["protected_modules"])] == []
+
+
+def test_the_coverage_check_reads_wildcards_as_import_linter_does() -> None:
+    patterns = ["soundstage.**.endpoints"]
+    assert covered("soundstage.agents.endpoints", patterns)
+    assert covered("soundstage.speech.tts.endpoints", patterns)
+    assert not covered("soundstage.speech.tts.realtime_endpoints", patterns)
+    assert not covered("soundstage.endpoints", patterns)
+    assert covered("soundstage.a.b", ["soundstage.*.b"])
+    assert not covered("soundstage.a.c.b", ["soundstage.*.b"])

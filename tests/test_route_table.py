@@ -1,8 +1,9 @@
 """CONTRIBUTING.md's route table is the map from a URL to the module that serves it: every
-route the app serves is placed by its longest listed prefix (whole path segments), in the
-module the row names, and no row is left that no route uses. Each router declares its own
-prefix, so the map is also read in the endpoints file itself. Routes and prefixes are facts of
-the running app and of `app.py`'s calls, not imports: import-linter has no say in them."""
+route the app serves, HTTP or WebSocket, is placed by its longest listed prefix (whole path
+segments), in the module the row names, and no row is left that no route uses. Each router
+declares its own prefix, so the map is also read in the endpoints file itself. Routes and
+prefixes are facts of the running app and of `app.py`'s calls, not imports: import-linter has
+no say in them."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import importlib
 import re
 from pathlib import Path
 
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter, FastAPI, WebSocket
 from fastapi.routing import APIRoute, APIWebSocketRoute, iter_route_contexts
+from starlette.routing import WebSocketRoute
 
 import soundstage
 from tests.support.processes import REPO_ROOT
@@ -36,11 +38,12 @@ def table() -> dict[str, str]:
 
 
 def served(app: FastAPI) -> dict[str, str]:
-    """Path -> the module (below `soundstage`) whose endpoint serves it."""
+    """Path -> the module (below `soundstage`) whose endpoint serves it: the API's routes and
+    WebSockets (not the documentation pages, plain Starlette `Route`s)."""
     found: dict[str, str] = {}
     for context in iter_route_contexts(app.routes):
         route = context.original_route
-        if isinstance(route, APIRoute):
+        if isinstance(route, APIRoute | APIWebSocketRoute | WebSocketRoute):
             module = route.endpoint.__module__.removeprefix("soundstage.")
             found[context.path or route.path] = module.removesuffix(".endpoints")
     return found
@@ -66,6 +69,24 @@ def test_every_route_is_served_where_the_table_says(app: FastAPI) -> None:
         if rows.get(placed(path, rows) or "") != module
     }
     assert not wrong, f"served from (module, listed module): {wrong}"
+
+
+def test_websocket_routes_are_placed_too(app: FastAPI) -> None:
+    """The realtime WebSockets are in the map, and a WebSocket served from the wrong module
+    would be found like any route."""
+    routes = served(app)
+    assert routes["/api/v1/speech/stt/realtime"] == "speech.stt.realtime_endpoints"
+    assert routes["/api/v1/speech/tts/realtime"] == "speech.tts.realtime_endpoints"
+    probe = FastAPI()
+
+    @probe.websocket("/api/v1/speech/tts/realtime/elsewhere")
+    async def elsewhere(websocket: WebSocket) -> None:
+        await websocket.close()
+
+    path = "/api/v1/speech/tts/realtime/elsewhere"
+    assert served(probe) == {path: __name__}
+    rows = table()
+    assert rows[placed(path, rows) or ""] == "speech.tts.realtime_endpoints" != __name__
 
 
 def test_every_row_places_a_route(app: FastAPI) -> None:

@@ -25,7 +25,7 @@ from soundstage.core.db import Database
 from soundstage.core.errors import AppError
 from soundstage.core.timeutil import travel
 from soundstage.jobs import live as live_jobs
-from soundstage.realtime import gate, live
+from soundstage.realtime import gate, live, messages
 from soundstage.realtime.slots import SlotPool
 from tests.support.credits import wallet_sums
 from tests.support.factories import Customer, create_api_key, create_customer, principal_of
@@ -38,7 +38,7 @@ KIND = "shout_realtime"
 BLOCK = 10
 MINIMUM = RealtimeSettings().minimum_credits_per_minute
 PATH = "/api/v1/test/shout"
-live_jobs.register_lost_kind(KIND)
+live.register_lost_kind(KIND)
 
 
 async def shout(websocket: WebSocket) -> None:
@@ -46,7 +46,7 @@ async def shout(websocket: WebSocket) -> None:
     try:
         principal = await gate.authenticate(websocket, "shout")
         await websocket.accept()
-        opening = live.read_json(dict(await websocket.receive()))
+        opening = messages.read_json(dict(await websocket.receive()))
         async with live.session(
             websocket,
             principal,
@@ -58,7 +58,7 @@ async def shout(websocket: WebSocket) -> None:
         ) as session:
             await websocket.send_json({"type": "opened", "job_id": session.job_id})
             while True:
-                body = live.read_json(await session.receive())
+                body = messages.read_json(await session.receive())
                 if body.get("close"):
                     async for out in session.finish():
                         await websocket.send_json(out)

@@ -4,20 +4,22 @@ clips with silence between, sent in 40 ms frames, through the real whisper-base 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 import pytest
+from pydantic import BaseModel
 from scipy.signal import resample_poly
 
 from soundstage.config import Settings
-from soundstage.core.errors import MalformedRequest
 from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.engines.transcribers.streaming import partial_token_budget
 from soundstage.engines.transcribers.whisper import WhisperTranscriber
 from soundstage.engines.tts.registry import get_engine
 from soundstage.media.audio import Audio
-from soundstage.speech.stt.realtime_session import open_session
+from soundstage.speech.stt.realtime import Commit, RealtimeTranscription, open_session
+from soundstage.speech.stt.realtime_messages import SttRealtimeOpening
 from tests.support.audio_fixtures import librivox_clips, word_error_rate
 from tests.support.realtime_audio import (
     FRAME_MS,
@@ -37,15 +39,25 @@ def session() -> Session:
     return librivox_session()
 
 
+def opened(settings: Settings, params: dict[str, Any]) -> RealtimeTranscription:
+    """The handler of a session opened with `params` (validated as the API side does)."""
+    return open_session(settings, SttRealtimeOpening.model_validate(params))
+
+
+def wire(messages: Iterable[BaseModel]) -> list[dict[str, Any]]:
+    """The handler's messages as a client reads them."""
+    return [message.model_dump(mode="json", exclude_none=True) for message in messages]
+
+
 def run(settings: Settings, params: dict[str, Any], frames: list[bytes]) -> list[dict[str, Any]]:
     """Every message the handler gives, each with `at_ms`: how much audio it had been sent."""
-    handler = open_session(settings, params)
+    handler = opened(settings, params)
     out = []
     sent_ms = 0
     for frame in frames:
         sent_ms += FRAME_MS
-        out += [{**m, "at_ms": sent_ms} for m in handler.handle(frame)]
-    out += [{**m, "at_ms": sent_ms} for m in handler.close()]
+        out += [{**m, "at_ms": sent_ms} for m in wire(handler.handle(frame))]
+    out += [{**m, "at_ms": sent_ms} for m in wire(handler.close())]
     return out
 
 
@@ -132,26 +144,27 @@ def test_without_vad_only_a_commit_ends_an_utterance(settings: Settings) -> None
     session = librivox_session()
     frames = session.pcm_frames()
     # No language: detected on the first final.
-    handler = open_session(settings, {"vad": False})
+    handler = opened(settings, {"vad": False})
     first_clip_end = (session.placed[0].offset_ms + 7100 + 600) // FRAME_MS
-    out = [m for frame in frames[:first_clip_end] for m in handler.handle(frame)]
+    out = [m for frame in frames[:first_clip_end] for m in wire(handler.handle(frame))]
     assert not [m for m in out if m["type"] == "final"]
     assert [m for m in out if m["type"] == "partial"]
-    finals = [m for m in handler.handle({"commit": True}) if m["type"] == "final"]
+    finals = [m for m in wire(handler.handle(Commit())) if m["type"] == "final"]
     assert len(finals) == 1
     assert finals[0]["language"] == "en"
     # The clip's 22 words, at most 3 misheard.
     assert word_error_rate(session.placed[0].clip.text, finals[0]["text"]) <= 0.15
-    with pytest.raises(MalformedRequest):
-        list(handler.handle({"nothing": True}))
+    with pytest.raises(TypeError):
+        list(handler.handle({"nothing": True}))  # type: ignore[arg-type]
 
 
 def test_a_split_sample_and_silence_give_no_transcript(settings: Settings) -> None:
-    handler = open_session(settings, {"language": "en"})
+    handler = opened(settings, {"language": "en"})
     silence = bytes(1280 * 25)  # 1 s of 16-bit zeros
     # Frames of odd sizes: a sample cut in two between frames is joined.
-    out = [m for i in range(0, len(silence), 333) for m in handler.handle(silence[i : i + 333])]
-    out += list(handler.close())
+    frames = [silence[i : i + 333] for i in range(0, len(silence), 333)]
+    out = [m for frame in frames for m in wire(handler.handle(frame))]
+    out += wire(handler.close())
     assert [m["type"] for m in out] == ["session.stats"]
     assert 0 <= out[0]["processing_ms"] < 1000
 

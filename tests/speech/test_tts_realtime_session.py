@@ -18,11 +18,12 @@ from soundstage.engines.transcribers.align import align_words
 from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.media import encodings
 from soundstage.media.audio import Audio
-from soundstage.speech.tts.realtime_session import (
+from soundstage.speech.tts.realtime import (
     ENCODINGS,
     AudioTail,
     Output,
     RealtimeSpeech,
+    SessionParams,
     SessionTotals,
     SpokenChunk,
     TextBufferFull,
@@ -43,7 +44,7 @@ FLITE = {"engine": "flite", "engine_voice": "slt"}
 
 
 def session(**params: object) -> RealtimeSpeech:
-    return open_session(Settings(), {**JOE, **params})
+    return open_session(Settings(), SessionParams.model_validate({**JOE, **params}))
 
 
 def word_by_word(speech: RealtimeSpeech, text: str) -> tuple[list[Output], list[int]]:

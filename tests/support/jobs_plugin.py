@@ -12,9 +12,9 @@ from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.errors import InvalidField
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
-from soundstage.jobs.live import register_lost_kind
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaLink
 from soundstage.jobs.tasks import task
+from soundstage.realtime.live import register_lost_kind
 
 
 class EchoRequest(JobRequest):

@@ -1,5 +1,5 @@
-"""FastAPI dependencies shared by every feature: the app's database and settings, the
-request's session and the caller."""
+"""FastAPI dependencies shared by every feature: the app's database and settings (for HTTP
+and WebSocket endpoints alike), the request's session and the caller."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
+from starlette.requests import HTTPConnection
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
@@ -19,18 +20,19 @@ from soundstage.core.routing import REQUEST_UNIT
 _bearer = HTTPBearer(auto_error=False, description="Secret key: sk_sandbox_… or sk_live_…")
 
 
-def database(request: Request) -> Database:
-    db: Database = request.app.state.db
+def database(connection: HTTPConnection) -> Database:
+    db: Database = connection.app.state.db
     return db
 
 
 # Asynchronous, so FastAPI calls them on the event loop rather than through a worker thread.
-async def _app_database(request: Request) -> Database:
-    return database(request)
+# An HTTPConnection: a request's or a WebSocket's.
+async def _app_database(connection: HTTPConnection) -> Database:
+    return database(connection)
 
 
-async def _app_settings(request: Request) -> Settings:
-    settings: Settings = request.app.state.settings
+async def _app_settings(connection: HTTPConnection) -> Settings:
+    settings: Settings = connection.app.state.settings
     return settings
 
 

@@ -1,8 +1,9 @@
-"""Jobs their caller runs itself instead of the queue (a realtime session): recorded as
-processing under the caller's lease from start to end, credits reserved up front and
-extended as the work grows, captured once at the end. If the caller's process dies, its
-lease runs out and the sweeper hands the job to a worker, where the kind's task (see
-`register_lost_kind`) fails it: nothing is charged for what no process can vouch for."""
+"""Live jobs: jobs their caller runs itself instead of the queue (a WebSocket session, say),
+recorded as processing under the caller's lease from start to end, credits reserved up front
+and extended as the work grows, captured once at the end. If the caller's process dies, its
+lease runs out and the sweeper hands the job to a worker, which runs the handler its kind
+was declared with (`declare`): it fails the job, and nothing is charged for what no process
+can vouch for."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from soundstage.config import Settings
 from soundstage.core.errors import AppError
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
-from soundstage.jobs import repository, service, wiring
-from soundstage.jobs.handlers import JobContext, JobOutcome, declare
+from soundstage.jobs import handlers, repository, service, wiring
+from soundstage.jobs.handlers import Handler
 from soundstage.jobs.payloads import JobRequest, JobResult
 from soundstage.models import Job
 from soundstage.models.jobs import JobStatus
@@ -103,31 +104,17 @@ def finish(
     return True
 
 
-class SessionLost(AppError):
-    """The process serving a realtime session stopped (its slot process or its API process
-    died); what it had not yet delivered is not charged."""
-
-    status = 500
-    type = "api_error"
-    code = "session_lost"
-
-
 _KINDS: set[str] = set()
 
 
 def kinds() -> frozenset[str]:
-    """The live jobs' kinds registered in this process: their jobs are no queued work, so
+    """The live jobs' kinds declared in this process: their jobs are no queued work, so
     they count for no account's cap on running jobs (jobs.repository.claim_next)."""
     return frozenset(_KINDS)
 
 
-def register_lost_kind(kind: str) -> None:
-    """Register `kind` as a live job's kind: a worker given one (its process died) fails it."""
+def declare(kind: str, lost: Handler) -> None:
+    """Declare `kind` a live job's kind: a worker given one (its caller's process died)
+    runs `lost`, which raises the error the job fails with."""
     _KINDS.add(kind)
-    declare(kind, _lost, request=JobRequest, result=JobResult)
-
-
-def _lost(ctx: JobContext[JobRequest]) -> JobOutcome[JobResult]:
-    raise SessionLost(
-        "The process serving this session stopped before the session ended; nothing was charged."
-    )
+    handlers.declare(kind, lost, request=JobRequest, result=JobResult)

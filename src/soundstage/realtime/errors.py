@@ -37,3 +37,12 @@ class InvalidToken(AppError):
     status = 401
     type = "authentication_error"
     code = "invalid_realtime_token"
+
+
+class SessionLost(AppError):
+    """The process serving a realtime session stopped (its slot process or its API process
+    died); what it had not yet delivered is not charged."""
+
+    status = 500
+    type = "api_error"
+    code = "session_lost"

@@ -27,6 +27,7 @@ from soundstage.core.timeutil import utcnow
 from soundstage.models import RealtimeToken
 from soundstage.realtime import repository
 from soundstage.realtime.errors import InvalidToken
+from soundstage.realtime.messages import ErrorMessage, send
 
 TOKEN_PREFIX = "rt_"  # noqa: S105 (a prefix, not a secret)
 # Close codes: 4000 + the HTTP status of the error (4400 a bad opening message, 4401 no
@@ -138,18 +139,8 @@ async def refuse(websocket: WebSocket, error: AppError) -> None:
         await websocket.accept()
     if websocket.client_state != WebSocketState.CONNECTED:
         return
-    body = {
-        "type": "error",
-        "error": {
-            "status": error.status,
-            "type": error.type,
-            "code": error.code,
-            "message": error.message,
-            "param": error.param,
-        },
-    }
     try:
-        await websocket.send_json(body)
+        await send(websocket, ErrorMessage.of(error))
         await websocket.close(close_code(error), error.code)
     except (RuntimeError, OSError, WebSocketDisconnect):  # the client has gone, or stalled
         pass

@@ -2,27 +2,26 @@
 process's lease, renewed while it lasts), its credits (reserved in blocks as its use grows,
 at least a minimum per started minute it is open, captured once when it ends, however it
 ends), its key (checked while it lasts: revoking it ends the session), and the client's
-messages read within the idle timeout and the session's longest length."""
+messages read within the idle timeout and the session's longest length. A session's kind is
+a live job's (`register_lost_kind`): a worker fails one whose API process died."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import math
 import os
 import secrets
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import anyio
 from fastapi import WebSocket
-from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocketDisconnect
 
@@ -33,29 +32,33 @@ from soundstage.core.errors import (
     AppError,
     AuthenticationError,
     InsufficientCredits,
-    MalformedRequest,
     PayloadTooLarge,
 )
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.jobs import live as live_jobs
+from soundstage.jobs.handlers import JobContext, JobOutcome
+from soundstage.jobs.payloads import JobRequest, JobResult
 from soundstage.models import Job
-from soundstage.realtime.errors import SessionTimeout
-from soundstage.realtime.slots import SessionFactory, Slot, SlotPool
+from soundstage.realtime.errors import SessionLost, SessionTimeout
+from soundstage.realtime.slots import SessionHandler, Slot, SlotPool
 
 log = logging.getLogger("soundstage.realtime")
 
-Opening = TypeVar("Opening", bound=BaseModel)
+# What a session's handler takes and gives (its SessionHandler's), and is opened with.
+In = TypeVar("In")
+Out = TypeVar("Out")
+Params = TypeVar("Params")
 
 
 @dataclass
-class LiveSession:
-    """What a feature's endpoint drives once the session is open: `receive` the client's
-    messages (read from the socket from then on by the session itself), `stream` each
-    through the handler, `cover` the credits its use has reached before delivering it, and
-    set `used` (what its use came to) and `result` (the job's result). At the end `captured`
-    is what was charged: `used`, or the minimum for the minutes the session was open when
-    that is more."""
+class LiveSession(Generic[In, Out]):
+    """What a feature drives once the session is open: `receive` the client's messages
+    (read from the socket from then on by the session itself), `stream` each through the
+    handler (`In` in, `Out`s back), `cover` the credits its use has reached before delivering
+    it, and set `used` (what its use came to) and `result` (the job's result). At the end
+    `captured` is what was charged: `used`, or the minimum for the minutes the session was
+    open when that is more."""
 
     websocket: WebSocket
     job: Job
@@ -80,19 +83,19 @@ class LiveSession:
     def job_id(self) -> str:
         return self.job.id
 
-    async def stream(self, message: Any) -> AsyncIterator[Any]:
+    async def stream(self, message: In) -> AsyncIterator[Out]:
         """The handler's outputs for `message`, each as soon as it is ready; stops with
         WebSocketDisconnect as soon as the client leaves (the slot is then freed once this
         call is over, without waiting to deliver its outputs)."""
         async for output in self._unless_gone(self.slot.call(message)):
             yield output
 
-    async def finish(self) -> AsyncIterator[Any]:
+    async def finish(self) -> AsyncIterator[Out]:
         """The handler's last outputs (what it still buffers) as the session ends."""
         async for output in self._unless_gone(self.slot.close_handler()):
             yield output
 
-    async def _unless_gone(self, outputs: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    async def _unless_gone(self, outputs: AsyncIterator[Any]) -> AsyncIterator[Out]:
         gone = asyncio.ensure_future(self._gone.wait())
         stopped = asyncio.ensure_future(self._stopped.wait())
         try:
@@ -206,49 +209,6 @@ class LiveSession:
                 return
 
 
-def validation_error(exc: ValidationError, what: str) -> tuple[str | None, str]:
-    """(the field at fault, a message naming it) of a client message's first error."""
-    first = exc.errors()[0]
-    param = ""
-    for part in first.get("loc", ()):
-        param += f"[{part}]" if isinstance(part, int) else (f".{part}" if param else str(part))
-    problem = "Unknown field" if first.get("type") == "extra_forbidden" else first.get("msg")
-    return param or None, f"Invalid {what}: {param}: {problem}." if param else f"{problem}."
-
-
-async def read_opening(websocket: WebSocket, model: type[Opening]) -> Opening:
-    """A session's opening message (the first the client sends), within the idle timeout
-    (SessionTimeout), as `model`: MalformedRequest naming the field (close 4400) when it is
-    not one, before anything is reserved or charged."""
-    timeout = websocket.app.state.settings.realtime.idle_timeout_seconds
-    try:
-        message = await asyncio.wait_for(websocket.receive(), timeout)
-    except TimeoutError:
-        raise SessionTimeout(f"No opening message within {timeout:g} s.") from None
-    if message["type"] == "websocket.disconnect":
-        raise WebSocketDisconnect(message.get("code", 1000))
-    body = read_json(dict(message), param="opening")
-    try:
-        return model.model_validate(body)
-    except ValidationError as exc:
-        param, text = validation_error(exc, "opening message")
-        raise MalformedRequest(text, param=param or "opening") from None
-
-
-def read_json(message: dict[str, Any], *, param: str = "message") -> dict[str, Any]:
-    """A client's text message as a JSON object (MalformedRequest otherwise)."""
-    text = message.get("text")
-    if text is None:
-        raise MalformedRequest("Expected a JSON text message here.", param=param)
-    try:
-        body = json.loads(text)
-    except ValueError as exc:
-        raise MalformedRequest(f"The message is not valid JSON: {exc}", param=param) from exc
-    if not isinstance(body, dict):
-        raise MalformedRequest("The message must be a JSON object.", param=param)
-    return body
-
-
 def _owner() -> str:
     return f"realtime:{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
 
@@ -259,16 +219,16 @@ async def session(
     principal: Principal,
     *,
     kind: str,
-    factory: SessionFactory,
-    params: dict[str, Any],
+    factory: Callable[[Settings, Params], SessionHandler[In, Out]],
+    params: Params,
     request: dict[str, Any],
     block_credits: int,
-) -> AsyncIterator[LiveSession]:
+) -> AsyncIterator[LiveSession[In, Out]]:
     """Open a session: a free slot (else RealtimeBusy / TooManySessions), its job recorded
     with `block_credits` reserved (else 402, nothing charged), the handler made by `factory`
-    with `params` in the slot. On exit, whatever ended it (the client leaving included),
-    `used` is captured, the job ends (failed when an AppError ended it) and the slot is
-    freed."""
+    with `params` in the slot (the opening's model as the endpoint validated it, pickled as
+    it is). On exit, whatever ended it (the client leaving included), `used` is captured,
+    the job ends (failed when an AppError ended it) and the slot is freed."""
     db: Database = websocket.app.state.db
     settings: Settings = websocket.app.state.settings
     pool: SlotPool = websocket.app.state.realtime_pool
@@ -292,7 +252,9 @@ async def session(
                 )
 
         job = await run_in_threadpool(start)
-        live = LiveSession(websocket, job, slot, settings, db, owner, _block=block_credits)
+        live: LiveSession[In, Out] = LiveSession(
+            websocket, job, slot, settings, db, owner, _block=block_credits
+        )
         loop = asyncio.get_running_loop()
         tasks = [
             loop.create_task(_renew(db, job.id, owner, settings)),
@@ -317,7 +279,7 @@ async def session(
                 await run_in_threadpool(_end, live, error)
 
 
-def _end(live: LiveSession, error: AppError | None) -> None:
+def _end(live: LiveSession[Any, Any], error: AppError | None) -> None:
     used = live.used
     if used > live.job.credits_reserved:
         held = live.job.credits_reserved
@@ -336,7 +298,7 @@ def _end(live: LiveSession, error: AppError | None) -> None:
         )
 
 
-def _with_minimum(live: LiveSession, used: int, error: AppError | None) -> int:
+def _with_minimum(live: LiveSession[Any, Any], used: int, error: AppError | None) -> int:
     """What the session is charged: its use, or the minimum for the minutes it was open when
     that is more (held first; what the balance cannot hold is not charged). A session that
     failed on the server's side (5xx) is charged its use only."""
@@ -353,7 +315,7 @@ def _with_minimum(live: LiveSession, used: int, error: AppError | None) -> int:
     return charged
 
 
-async def _watch_key(live: LiveSession, principal: Principal) -> None:
+async def _watch_key(live: LiveSession[Any, Any], principal: Principal) -> None:
     """Ends the session (401 `api_key_revoked`) once its key is revoked."""
 
     def check() -> None:
@@ -382,3 +344,15 @@ async def _renew(db: Database, job_id: str, owner: str, settings: Settings) -> N
             await run_in_threadpool(renew)
         except Exception:  # the database is down: the next beat tries again
             log.warning("realtime job %s: lease not renewed", job_id, exc_info=True)
+
+
+def register_lost_kind(kind: str) -> None:
+    """Declare `kind` a realtime session's job kind (a live job's, jobs.live): a worker given
+    one (the API process running its session died) fails it, `session_lost`, uncharged."""
+    live_jobs.declare(kind, _lost)
+
+
+def _lost(ctx: JobContext[JobRequest]) -> JobOutcome[JobResult]:
+    raise SessionLost(
+        "The process serving this session stopped before the session ended; nothing was charged."
+    )

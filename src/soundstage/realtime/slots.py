@@ -3,7 +3,8 @@ handler (a feature's SessionHandler) lives there with its state (buffers, VAD st
 models loaded once per process). Messages go to the handler one at a time; its outputs come
 back as soon as each is ready. The pool knows no feature: a session is opened with its
 feature's factory, a top-level function (sent to the slot process by reference, as pickle
-sends functions)."""
+sends functions), and the opening's typed model (a pydantic model, pickled as it is:
+validated once, on the API side). Messages and outputs cross as the feature's own types."""
 
 from __future__ import annotations
 
@@ -17,12 +18,11 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, suppress
 from multiprocessing.connection import Connection
 from multiprocessing.context import SpawnContext, SpawnProcess
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from soundstage.config import Settings
 from soundstage.core.errors import AppError, InternalError
-from soundstage.jobs.live import SessionLost
-from soundstage.realtime.errors import RealtimeBusy, TooManySessions
+from soundstage.realtime.errors import RealtimeBusy, SessionLost, TooManySessions
 
 log = logging.getLogger("soundstage.realtime")
 
@@ -33,24 +33,31 @@ _RECYCLE_TIMEOUT_SECONDS = 30.0
 _RECYCLE_WAIT_SECONDS = 5.0
 
 
-class SessionHandler(Protocol):
-    """A session's work, in its slot process."""
+In = TypeVar("In", contravariant=True)
+Out = TypeVar("Out", covariant=True)
+Params = TypeVar("Params")
 
-    def handle(self, message: Any) -> Iterator[Any]:
+
+class SessionHandler(Protocol[In, Out]):
+    """A session's work, in its slot process: it takes `In` messages and gives `Out`s."""
+
+    def handle(self, message: In) -> Iterator[Out]:
         """Take one client message; yield what to send back, each as soon as it is ready."""
 
-    def close(self) -> Iterator[Any]:
+    def close(self) -> Iterator[Out]:
         """The session ends: finish what is buffered; yield the rest."""
 
 
-SessionFactory = Callable[[Settings, dict[str, Any]], SessionHandler]
+# What a slot opens a session with: a top-level function (pickled by reference) of the
+# settings and the session's parameters (a typed model, pickled as it is).
+SessionFactory = Callable[[Settings, Params], SessionHandler[Any, Any]]
 
 
 def _serve(conn: Connection, settings: Settings) -> None:
     """A slot process: one handler at a time, each request answered by its items then
     `done` (or `error`), tagged with the request's number so the parent can skip the
     answers of a session that has gone."""
-    handler: SessionHandler | None = None
+    handler: SessionHandler[Any, Any] | None = None
     while True:
         try:
             number, op, argument = conn.recv()
@@ -170,7 +177,7 @@ class Slot:
             else:
                 raise payload
 
-    async def open(self, factory: SessionFactory, params: dict[str, Any]) -> None:
+    async def open(self, factory: SessionFactory[Params], params: Params) -> None:
         async for _ in self._request("open", (factory, params)):
             pass
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
@@ -112,42 +110,6 @@ class SttResult(JobResult):
 class SttResponse(SttResult, CompletedJob):
     # The model's segments are the compatible API's (transcribe_detailed), not this answer's.
     model_segments: SkipJsonSchema[list[ModelSegment] | None] = Field(default=None, exclude=True)
-
-
-class SttRealtimeOpening(RequestModel):
-    """The first message of a realtime transcription session (GET /api/v1/speech/stt/realtime):
-    how the audio frames that follow are encoded, and how to transcribe them."""
-
-    # ElevenLabs' and OpenAI's clients open with a typed message: tolerated, not required.
-    type: Literal["session.start", "transcription_session.update"] | None = None
-    language: str | None = Field(
-        default=None,
-        min_length=2,
-        max_length=35,
-        description="BCP-47 tag of the spoken language, or `auto` (the default) to detect it "
-        "on the first utterance and keep it.",
-    )
-    sample_rate: int = Field(
-        default=16_000, ge=8_000, le=48_000, description="Hz of the audio frames sent."
-    )
-    encoding: Literal["pcm_s16le", "mulaw"] = Field(
-        default="pcm_s16le",
-        description="`pcm_s16le` (16-bit little-endian mono) or `mulaw` (G.711, 8-bit mono).",
-    )
-    vad: bool = Field(
-        default=True,
-        description="Utterances end where silero-vad hears 500 ms of silence; with `false`, "
-        "only at `commit` (and every 15 s of unbroken speech).",
-    )
-    diarize: bool = Field(
-        default=False,
-        description="Tell the speakers apart, utterance by utterance: each final names its "
-        "`speaker` (`speaker_1`, `speaker_2`... in order of first speech).",
-    )
-    model_id: str | None = Field(
-        default=None,
-        description="`whisper-base` (the default) or `tiny.en` (English, about twice as fast).",
-    )
 
 
 class RealtimeToken(BaseModel):

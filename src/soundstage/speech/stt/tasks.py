@@ -19,10 +19,10 @@ from soundstage.engines.transcribers.base import (
 )
 from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.jobs import handlers, inputs
-from soundstage.jobs import live as live_jobs
 from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome
 from soundstage.media.audio import iter_decode
 from soundstage.media.input_limits import within_duration
+from soundstage.realtime.live import register_lost_kind
 from soundstage.speech import longform
 from soundstage.speech.stt import cues
 from soundstage.speech.stt.schemas import (
@@ -35,7 +35,7 @@ from soundstage.speech.stt.schemas import (
 )
 
 KIND = "stt"
-# A realtime transcription session (speech/stt/realtime_endpoints.py): run by its API
+# A realtime transcription session (speech/stt/realtime.py): run by its API
 # process's slot, never queued; a worker given one (its API process died) fails it.
 REALTIME_KIND: Final = "stt_realtime"
 PARAM: Final = "audio_url"
@@ -231,5 +231,5 @@ def _speakers(turns: list[SpeakerTurn]) -> list[Speaker]:
 
 def register() -> None:
     """Declare this feature's job kinds (called by the composition root, soundstage.app_tasks)."""
-    live_jobs.register_lost_kind(REALTIME_KIND)
+    register_lost_kind(REALTIME_KIND)
     handlers.declare(KIND, transcribe_audio, request=SttJob, result=SttResult)

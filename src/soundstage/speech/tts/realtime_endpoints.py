@@ -1,33 +1,36 @@
 """Realtime text-to-speech: the WebSocket GET /api/v1/speech/tts/realtime (text streamed in,
 speech streamed out) and POST /api/v1/speech/tts/realtime/tokens (a single-use token to open
-one from a browser)."""
+one from a browser). The protocol is in the README, "Realtime text-to-speech"; its messages
+in speech.tts.realtime_messages, the session in speech.tts.realtime."""
 
 from __future__ import annotations
+
+from typing import Final
 
 from fastapi import APIRouter, WebSocket
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocketDisconnect
 
-from soundstage.config import Settings
-from soundstage.core.db import Database
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
 from soundstage.core.errors import AppError
 from soundstage.core.routing import API_V1, UnitOfWorkRoute
-from soundstage.realtime import gate, live
+from soundstage.realtime import gate
+from soundstage.realtime.messages import read_opening
 from soundstage.speech.tts import realtime
-from soundstage.speech.tts.realtime_session import open_session
+from soundstage.speech.tts.realtime_messages import RealtimeTtsOpening
 from soundstage.speech.tts.schemas import RealtimeTokenResponse
-from soundstage.speech.tts.tasks import REALTIME_KIND
 
 router = APIRouter(
     prefix=f"{API_V1}/speech/tts/realtime", tags=["Speech"], route_class=UnitOfWorkRoute
 )
 
-PURPOSE = "tts"
+PURPOSE: Final = "tts"
 
 
 @router.websocket("")
-async def text_to_speech_realtime(websocket: WebSocket) -> None:
+async def text_to_speech_realtime(
+    websocket: WebSocket, db: DatabaseDep, settings: SettingsDep
+) -> None:
     """Text streamed in, speech streamed out, over one WebSocket (README, "Realtime
     text-to-speech"). Authenticated by `Authorization: Bearer <key>` or `?token=` from
     POST /speech/tts/realtime/tokens. Errors end the session with an `error` message and the
@@ -36,21 +39,9 @@ async def text_to_speech_realtime(websocket: WebSocket) -> None:
     try:
         principal = await gate.authenticate(websocket, PURPOSE)
         await websocket.accept()
-        db: Database = websocket.app.state.db
-        settings: Settings = websocket.app.state.settings
-        opening = await realtime.read_opening(websocket, settings)
-        params = await realtime.session_params(db, settings, opening)
-        async with live.session(
-            websocket,
-            principal,
-            kind=REALTIME_KIND,
-            factory=open_session,
-            params=params,
-            request=realtime.opening_request(opening),
-            block_credits=realtime.BLOCK_CREDITS,
-        ) as session:
-            await realtime.Conversation(websocket, session, opening).run()
-        await websocket.close()  # 1000, a normal end
+        timeout = settings.realtime.idle_timeout_seconds
+        opening = await read_opening(websocket, RealtimeTtsOpening, timeout)
+        await realtime.speak(websocket, principal, opening, db, settings)
     except WebSocketDisconnect:
         pass
     except AppError as exc:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -89,95 +89,6 @@ class TtsResult(JobResult):
 
 class TtsResponse(TtsResult, CompletedJob):
     pass
-
-
-# Realtime text-to-speech (GET /api/v1/speech/tts/realtime, a WebSocket): the client's
-# messages. The names follow ElevenLabs' `stream-input` where they mean the same thing.
-
-RealtimeFormat = Literal["pcm_16000", "pcm_22050", "pcm_24000", "mp3", "ulaw_8000"]
-ChunkLength = Annotated[int, Field(ge=50, le=500)]
-
-
-class RealtimeVoiceSettings(RequestModel):
-    """ElevenLabs' `voice_settings`: `speed` is used (when the opening message has no
-    `speed`); the others are accepted for its clients and have no effect here."""
-
-    speed: float | None = Field(default=None, ge=0.5, le=2.0)
-    stability: float | None = Field(default=None, ge=0.0, le=1.0)
-    similarity_boost: float | None = Field(default=None, ge=0.0, le=1.0)
-    style: float | None = Field(default=None, ge=0.0, le=1.0)
-    use_speaker_boost: bool | None = None
-
-
-class RealtimeGenerationConfig(RequestModel):
-    chunk_length_schedule: list[ChunkLength] = Field(
-        min_length=1,
-        max_length=16,
-        description="The i-th piece of speech may end at a clause mark (, ; : or a dash) once "
-        "it holds this many characters (the last value for later pieces); a complete "
-        "sentence is always spoken at once. 50 to 500 each.",
-    )
-
-
-class RealtimeTtsOpening(RequestModel):
-    """The first message of a realtime text-to-speech session."""
-
-    # Text is spoken (and charged) as sent: it is not trimmed.
-    model_config = ConfigDict(str_strip_whitespace=False)
-
-    voice_id: str = Field(min_length=1, max_length=64, description="From GET /api/v1/voices.")
-    format: RealtimeFormat = Field(
-        default="pcm_24000",
-        description="pcm_*: raw signed 16-bit little-endian mono at that rate; mp3: 44.1 kHz "
-        "128 kb/s; ulaw_8000: raw G.711 mu-law at 8 kHz.",
-    )
-    speed: float = Field(default=1.0, ge=0.5, le=2.0, description="0.5 to 2.0.")
-    pitch: int = Field(default=0, ge=-12, le=12, description="Semitones, -12 to 12.")
-    output_mode: Literal["binary", "base64"] = Field(
-        default="binary",
-        description="binary: each piece's audio in a binary frame, followed by its "
-        "`alignment` message; base64: one JSON `audio` message per piece, its alignment in it.",
-    )
-    text: str = Field(
-        default="",
-        max_length=MAX_TEXT_CHARACTERS,
-        description='ElevenLabs\' opening " ": white space only is ignored; any other text '
-        "is the first text of the session.",
-    )
-    voice_settings: RealtimeVoiceSettings | None = None
-    generation_config: RealtimeGenerationConfig | None = None
-    try_trigger_generation: bool = Field(
-        default=False, description="Accepted for ElevenLabs' clients; no effect."
-    )
-    flush: bool = False
-
-    @property
-    def reading_speed(self) -> float:
-        """`speed`, else ElevenLabs' `voice_settings.speed`, else 1.0."""
-        if "speed" not in self.model_fields_set and self.voice_settings is not None:
-            return self.voice_settings.speed or self.speed
-        return self.speed
-
-
-class RealtimeTtsInput(RequestModel):
-    """A message of the session after the opening one."""
-
-    model_config = ConfigDict(str_strip_whitespace=False)
-
-    text: str | None = Field(
-        default=None,
-        max_length=MAX_TEXT_CHARACTERS,
-        description='More text to speak, any size (a word, a token); "" ends the session.',
-    )
-    flush: bool = Field(default=False, description="Speak everything buffered now.")
-    close: bool = Field(default=False, description="End the session (what is buffered is spoken).")
-    try_trigger_generation: bool = Field(
-        default=False, description="Accepted for ElevenLabs' clients; no effect."
-    )
-
-    @property
-    def ends(self) -> bool:
-        return self.close or self.text == ""
 
 
 class RealtimeTokenResponse(BaseModel):

@@ -17,11 +17,11 @@ from soundstage.engines.tts.frontend.script import Rule, Script, Span
 from soundstage.engines.tts.registry import get_engine
 from soundstage.jobs import handlers, streams
 from soundstage.jobs.handlers import JobContext, JobOutcome
-from soundstage.jobs.live import register_lost_kind
 from soundstage.jobs.payloads import JobRequest
 from soundstage.media import encodings
 from soundstage.media.audio import Audio, EncodeFormat, StreamEncoder
 from soundstage.media.encodings import Encoding
+from soundstage.realtime.live import register_lost_kind
 from soundstage.speech.tts import scripted
 from soundstage.speech.tts.schemas import TimedWord, TtsResult
 

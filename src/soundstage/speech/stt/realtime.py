@@ -1,0 +1,271 @@
+"""A realtime transcription session (GET /api/v1/speech/stt/realtime), both sides of its slot.
+On the API side (`transcribe`): the client's messages read (speech.stt.realtime_messages),
+the audio received charged before it is handed on, the recognizer's messages sent as they
+come, the totals at the end. In the slot process (`open_session`, `RealtimeTranscription`):
+the audio (16-bit PCM or mu-law at its rate) decoded to 16 kHz, fed to the streaming
+recognizer, its events turned into the protocol's messages."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+import numpy as np
+import soxr
+from fastapi import WebSocket
+from pydantic import BaseModel, ConfigDict
+
+from soundstage.config import Settings
+from soundstage.core.principal import Principal
+from soundstage.credits.rates import Operation, for_duration
+from soundstage.engines.transcribers import streaming
+from soundstage.engines.transcribers.streaming import (
+    SAMPLE_RATE,
+    Samples,
+    StreamingOptions,
+    load_recognizer,
+)
+from soundstage.realtime import live
+from soundstage.realtime.messages import read_json, send
+from soundstage.speech.stt.realtime_messages import (
+    FinalTranscript,
+    PartialTranscript,
+    SessionClosed,
+    SessionStarted,
+    SpeechStarted,
+    SpeechStopped,
+    SttRealtimeInput,
+    SttRealtimeOpening,
+    TimedWord,
+)
+from soundstage.speech.stt.tasks import REALTIME_KIND
+
+BYTES_PER_SAMPLE: Final = {"pcm_s16le": 2, "mulaw": 1}
+# Credits are reserved a minute of audio at a time (250) as the session's audio grows.
+BLOCK_MS: Final = 60_000
+
+
+@dataclass(frozen=True)
+class Commit:
+    """The utterance under way ends now (the client's `commit`)."""
+
+
+class SessionStats(BaseModel):
+    """The handler's last output, for the API side only: the slot's time on the audio."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["session.stats"] = "session.stats"
+    processing_ms: int
+
+
+# What the slot's handler takes, and what it gives back.
+SlotInput = bytes | Commit
+SlotOutput = SpeechStarted | SpeechStopped | PartialTranscript | FinalTranscript | SessionStats
+
+
+async def transcribe(
+    websocket: WebSocket, principal: Principal, opening: SttRealtimeOpening
+) -> None:
+    """The session, once its opening message is read: `session.started`, then each message
+    of the recognizer as it comes, until the client closes; then `session.closed` with what
+    was charged, and a normal close."""
+    bytes_per_second = BYTES_PER_SAMPLE[opening.encoding] * opening.sample_rate
+    received = 0
+    finals: list[str] = []
+    async with live.session(
+        websocket,
+        principal,
+        kind=REALTIME_KIND,
+        factory=open_session,
+        params=opening,
+        request=opening.model_dump(),
+        block_credits=for_duration(Operation.STT, BLOCK_MS),
+    ) as session:
+        await send(websocket, SessionStarted(job_id=session.job_id, session=opening))
+
+        async def relay(message: SlotInput) -> None:
+            async for out in session.stream(message):
+                if isinstance(out, FinalTranscript):
+                    finals.append(out.text)
+                if not isinstance(out, SessionStats):
+                    await send(websocket, out)
+
+        while True:
+            message = _client_input(await session.receive())
+            if message.audio:
+                received += len(message.audio)
+                # Charged for what was received, also if the client leaves mid-frame.
+                credits = for_duration(Operation.STT, received * 1000 // bytes_per_second)
+                await session.cover(credits)
+                session.used = credits
+                await relay(message.audio)
+            if message.commit:
+                await relay(Commit())
+            if message.close:
+                break
+        processing_ms = 0
+        async for out in session.finish():
+            if isinstance(out, SessionStats):
+                processing_ms = out.processing_ms
+                continue
+            if isinstance(out, FinalTranscript):
+                finals.append(out.text)
+            await send(websocket, out)
+        duration_ms = received * 1000 // bytes_per_second
+        session.result = {
+            "duration_ms": duration_ms,
+            "processing_ms": processing_ms,
+            "transcript": " ".join(finals),
+            "utterances": len(finals),
+        }
+    closed = SessionClosed(
+        job_id=session.job_id,
+        duration_ms=duration_ms,
+        credits_used=session.captured,
+        processing_ms=processing_ms,
+    )
+    await send(websocket, closed)
+    await websocket.close()
+
+
+def _client_input(message: dict[str, Any]) -> SttRealtimeInput:
+    """A binary frame is audio; a text one a JSON message (SttRealtimeInput.of_json)."""
+    if message.get("bytes") is not None:
+        return SttRealtimeInput(audio=bytes(message["bytes"]))
+    return SttRealtimeInput.of_json(read_json(message))
+
+
+def open_session(settings: Settings, opening: SttRealtimeOpening) -> RealtimeTranscription:
+    """The handler of one session (the slot's factory), for its opening message as the API
+    side validated it. Loads the model on the slot's first session (about 0.5 s), then
+    reuses it."""
+    return RealtimeTranscription(settings, opening)
+
+
+class RealtimeTranscription:
+    """handle(bytes): an audio frame; handle(Commit()): an utterance boundary; close(): the
+    final of the utterance under way, then SessionStats (for the API side: the time spent on
+    the session's audio)."""
+
+    def __init__(self, settings: Settings, opening: SttRealtimeOpening) -> None:
+        language = None if opening.language in (None, "auto") else opening.language
+        self._recognizer = load_recognizer(
+            settings,
+            model=opening.model_id,
+            language=language,
+            options=StreamingOptions(vad=opening.vad),
+            diarize=opening.diarize,
+        )
+        self._decoder = AudioDecoder(opening.encoding, opening.sample_rate)
+        self._busy = 0.0
+
+    def handle(self, message: SlotInput) -> Iterator[SlotOutput]:
+        started = time.perf_counter()
+        try:
+            yield from self._handle(message)
+        finally:
+            self._busy += time.perf_counter() - started
+
+    def _handle(self, message: SlotInput) -> Iterator[SlotOutput]:
+        if isinstance(message, bytes):
+            events = self._recognizer.feed(self._decoder.decode(message))
+        elif isinstance(message, Commit):
+            events = self._recognizer.commit()
+        else:
+            raise TypeError(f"a realtime transcription takes bytes or Commit, not {message!r}")
+        for event in events:
+            yield message_of(event)
+
+    def close(self) -> Iterator[SlotOutput]:
+        started = time.perf_counter()
+        for event in self._recognizer.feed(self._decoder.flush()):
+            yield message_of(event)
+        for event in self._recognizer.finish():
+            yield message_of(event)
+        self._busy += time.perf_counter() - started
+        yield SessionStats(processing_ms=round(self._busy * 1000))
+
+
+def message_of(event: streaming.Event) -> SlotOutput:
+    """The protocol's message for a recognizer event."""
+    if isinstance(event, streaming.SpeechStarted):
+        return SpeechStarted(utterance=event.utterance, audio_start_ms=event.at_ms)
+    if isinstance(event, streaming.SpeechStopped):
+        return SpeechStopped(utterance=event.utterance, audio_end_ms=event.at_ms)
+    if isinstance(event, streaming.Partial):
+        return PartialTranscript(
+            utterance=event.utterance,
+            text=event.text,
+            stable_text=event.stable_text,
+            start_ms=event.start_ms,
+        )
+    assert isinstance(event, streaming.FinalTranscript)
+    return FinalTranscript(
+        utterance=event.utterance,
+        text=event.text,
+        start_ms=event.start_ms,
+        end_ms=event.end_ms,
+        language=event.language,
+        speaker=event.speaker,
+        words=[
+            TimedWord(
+                word=word.word,
+                start_ms=word.start_ms,
+                end_ms=word.end_ms,
+                probability=word.probability,
+            )
+            for word in event.words
+        ],
+    )
+
+
+class AudioDecoder:
+    """The client's byte stream as 16 kHz float32: a sample split across two frames is
+    joined, and one resampler runs across frames (no seams)."""
+
+    def __init__(self, encoding: str, sample_rate: int) -> None:
+        self._width = BYTES_PER_SAMPLE[encoding]
+        self._mulaw = encoding == "mulaw"
+        self._pending = b""
+        self._resampler = (
+            None
+            if sample_rate == SAMPLE_RATE
+            else soxr.ResampleStream(sample_rate, SAMPLE_RATE, 1, dtype="float32", quality="HQ")
+        )
+
+    def decode(self, data: bytes) -> Samples:
+        data = self._pending + data
+        whole = len(data) - len(data) % self._width
+        self._pending = data[whole:]
+        if self._mulaw:
+            samples = _MULAW[np.frombuffer(data[:whole], dtype=np.uint8)]
+        else:
+            samples = np.frombuffer(data[:whole], dtype="<i2").astype(np.float32) / 32768.0
+        return self._resampled(samples, last=False)
+
+    def flush(self) -> Samples:
+        """What the resampler still holds, at the end of the stream."""
+        return self._resampled(np.zeros(0, dtype=np.float32), last=True)
+
+    def _resampled(self, samples: Samples, *, last: bool) -> Samples:
+        if self._resampler is None:
+            return samples
+        out: Samples = self._resampler.resample_chunk(samples, last=last)
+        return out
+
+
+def _mulaw_table() -> Samples:
+    """G.711 mu-law: each byte's linear value, scaled to -1..1."""
+    codes = ~np.arange(256, dtype=np.uint8)
+    sign = codes & 0x80
+    exponent = (codes >> 4) & 0x07
+    mantissa = codes & 0x0F
+    magnitude = ((mantissa.astype(np.int32) << 3) + 0x84) << exponent
+    linear = np.where(sign != 0, 0x84 - magnitude, magnitude - 0x84)
+    return (linear / 32768.0).astype(np.float32)
+
+
+_MULAW: Final = _mulaw_table()
