@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 from dataclasses import dataclass
-from typing import cast
 
 from sqlalchemy.orm import Session
 
@@ -60,11 +59,10 @@ def get_account(session: Session, account_id: str) -> Account:
 
 def create_key(session: Session, owner: Owner, name: str | None = None) -> IssuedKey:
     """A new key for `owner` (an account in one environment; the CLI and issue_key)."""
-    account_id, named = owner_key(owner)
+    account_id, environment = owner_key(owner)
     get_account(session, account_id)
-    if named not in ENVIRONMENTS:
-        raise ValueError(f"no such environment: {named}")
-    environment = cast(Environment, named)
+    if environment not in ENVIRONMENTS:
+        raise ValueError(f"no such environment: {environment}")
     secret = KEY_PREFIXES[environment] + random_token(_SECRET_LENGTH)
     key = ApiKey(
         id=new_id("key"),
