@@ -38,6 +38,7 @@ def main() -> None:
     os.environ.pop("SOUNDSTAGE_REDIS_URL", None)
     sys.path.insert(0, str(ROOT))
 
+    from soundstage import app_tasks
     from soundstage.accounts import service as accounts
     from soundstage.config import get_settings
     from soundstage.core.db import Database
@@ -47,6 +48,7 @@ def main() -> None:
     from soundstage.jobs import service as jobs
 
     settings = get_settings()
+    app_tasks.install()
     upgrade_database(settings)
     db = Database(settings)
     with db.session() as session:
@@ -63,11 +65,13 @@ def main() -> None:
         ),
     ]
     try:
-        from bench.empty_job import noop
+        from bench.empty_job import EmptyRequest, noop
 
         async def ours() -> float:
             start = time.perf_counter()
-            job = await jobs.submit_and_wait(db, settings, who, "bench.empty", {}, credits_needed=1)
+            job = await jobs.submit_and_wait(
+                db, settings, who, "bench.empty", EmptyRequest(), credits_needed=1
+            )
             assert job.status == "completed", job
             return time.perf_counter() - start
 
