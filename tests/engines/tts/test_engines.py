@@ -17,6 +17,7 @@ from soundstage.engines.tts.pico import MAX_TEXT_BYTES
 from soundstage.engines.tts.piper import PiperEngine
 from soundstage.engines.tts.registry import all_voices, engine_names, get_engine
 from soundstage.media.audio import Audio
+from tests.support.voices import ENGLISH_ENGINE_VOICES
 
 pytestmark = pytest.mark.slow
 
@@ -48,14 +49,7 @@ SENTENCES = {
     "id": "Cuaca pagi ini sangat indah sekali.",
     "nb": "Været er veldig fint i dag.",
 }
-ENGLISH_VOICES = {
-    ("piper", "en_US-joe-medium"),
-    ("festival", "cmu_us_slt_arctic_hts"),
-    ("festival", "kal_diphone"),
-    ("flite", "awb"),
-    ("flite", "rms"),
-    ("flite", "slt"),
-}
+ENGLISH_VOICES = set(ENGLISH_ENGINE_VOICES)
 # One voice per engine for the speed test, with a sentence long enough that pauses at its
 # edges weigh little.
 RATE_PROBES = {

@@ -31,15 +31,9 @@ from soundstage.engines.tts.phonemes import (
 )
 from soundstage.engines.tts.pico import _PHONES, MAX_TEXT_BYTES, _pieces
 from soundstage.engines.tts.registry import engine_names, get_engine
+from tests.support.voices import ENGLISH_ENGINE_VOICES
 
-ENGLISH_VOICES = [
-    ("piper", "en_US-joe-medium"),
-    ("festival", "cmu_us_slt_arctic_hts"),
-    ("festival", "kal_diphone"),
-    ("flite", "awb"),
-    ("flite", "rms"),
-    ("flite", "slt"),
-]
+ENGLISH_VOICES = ENGLISH_ENGINE_VOICES
 # A few words in each language of the espeak catalog (from test_engines' sentences).
 ESPEAK_WORDS = {
     "es+f3": "El tiempo es muy agradable hoy",

@@ -11,6 +11,7 @@ import pytest
 from soundstage.engines.speakers.embeddings import embed, similarity
 from soundstage.engines.tts.base import EngineVoice
 from soundstage.engines.tts.registry import all_voices, get_engine
+from tests.support.voices import ENGLISH_ENGINE_VOICES
 
 pytestmark = pytest.mark.slow
 
@@ -21,14 +22,7 @@ TEXTS = (
     "Please remember to water the tomatoes twice a week and close the greenhouse door before "
     "the storm.",
 )
-ENGLISH_VOICES = {
-    ("piper", "en_US-joe-medium"),
-    ("festival", "cmu_us_slt_arctic_hts"),
-    ("festival", "kal_diphone"),
-    ("flite", "awb"),
-    ("flite", "rms"),
-    ("flite", "slt"),
-}
+ENGLISH_VOICES = set(ENGLISH_ENGINE_VOICES)
 
 
 @pytest.fixture(scope="module")

@@ -7,12 +7,12 @@ import pytest
 from soundstage.engines.tts.registry import all_voices
 from tests.support.listening import (
     ENGLISH_MAX_WER,
-    ENGLISH_VOICES,
     MEASURED_ONLY,
     OTHER_VOICES,
     Listener,
     round_trip,
 )
+from tests.support.voices import ENGLISH_VOICES
 
 # Audio through the job system: not `services` (the backends are other tests' to cover).
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("worker")]

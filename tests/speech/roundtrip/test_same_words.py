@@ -9,7 +9,8 @@ from difflib import SequenceMatcher
 import jiwer
 import pytest
 
-from tests.support.listening import ENGLISH_VOICES, SAME_EVERYWHERE, Listener, comparable
+from tests.support.listening import SAME_EVERYWHERE, Listener, comparable
+from tests.support.voices import ENGLISH_VOICES
 
 # Audio through the job system: not `services` (the backends are other tests' to cover).
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("worker")]
