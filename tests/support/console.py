@@ -70,6 +70,9 @@ def console_server(root: Path, **settings: str) -> Iterator[ConsoleServer]:
         # A person clicking around spends requests fast; the limits are tested elsewhere.
         SOUNDSTAGE_RATE_LIMITS__SANDBOX="100000/minute",
         SOUNDSTAGE_RATE_LIMITS__PRODUCTION="100000/minute",
+        # A job a page set off (a voice preview) may still run when the module ends: its
+        # graceful stop is tests/jobs/test_shutdown.py's to test, not a wait here.
+        SOUNDSTAGE_JOBS__SHUTDOWN_TIMEOUT_SECONDS="2",
         PYTHONPATH=os.pathsep.join([str(REPO_ROOT / "src"), str(REPO_ROOT)]),
     )
     env.update({f"SOUNDSTAGE_{name}": value for name, value in settings.items()})
