@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
+import httpx
 import numpy as np
 import pytest
 import soundfile
@@ -175,6 +176,13 @@ def test_audio_isolation(live_url: str, rich: Customer) -> None:
     )
     decoded = decode_output(data, "mp3_44100_128")
     assert abs(decoded.seconds - seconds) < 0.1
+    # `stream` posts to /v1/audio-isolation/stream: the same voice, read as it comes.
+    streamed = b"".join(
+        client.audio_isolation.stream(
+            audio=(clip.path.name, clip.path.read_bytes()), request_options=ONCE
+        )
+    )
+    assert abs(decode_output(streamed, "mp3_44100_128").seconds - seconds) < 0.1
 
 
 def test_speech_to_speech(live_url: str, rich: Customer) -> None:
@@ -202,6 +210,25 @@ def test_speech_to_speech(live_url: str, rich: Customer) -> None:
         )
     assert unknown.value.status_code == 404
     assert unknown.value.body["detail"]["status"] == "voice_not_found"
+    # `stream` posts to /v1/voice-changer/{voice_id}/stream (SDK 2.78): the same re-voicing.
+    streamed = b"".join(
+        client.speech_to_speech.stream(
+            "voice_kal",
+            audio=(clip.path.name, clip.path.read_bytes()),
+            output_format="mp3_44100_128",
+            request_options=ONCE,
+        )
+    )
+    assert abs(decode_output(streamed, "mp3_44100_128").seconds - seconds) < 0.1
+    # ElevenLabs' documented path for the same, as a client without the SDK calls it.
+    documented = httpx.post(
+        f"{live_url}/elevenlabs/v1/speech-to-speech/voice_kal/stream",
+        headers={"xi-api-key": rich.sandbox_key},
+        files={"audio": (clip.path.name, clip.path.read_bytes())},
+        timeout=120,
+    )
+    assert documented.status_code == 200, documented.text
+    assert abs(decode_output(documented.content, "mp3_44100_128").seconds - seconds) < 0.1
 
 
 def test_the_native_audio_type_is_used() -> None:

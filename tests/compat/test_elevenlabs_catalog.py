@@ -95,6 +95,20 @@ def test_models(live_url: str, customer: Customer) -> None:
     assert models["soundstage_sts"].can_do_voice_conversion
 
 
+def test_the_user_is_the_keys_account_with_its_subscription(
+    live_url: str, customer: Customer
+) -> None:
+    user = sdk(live_url, customer.sandbox_key).user.get(request_options=ONCE)
+    assert (user.user_id, user.workspace_id) == (customer.account_id, customer.account_id)
+    assert user.subscription.character_limit == 1000
+    assert user.subscription.tier == "sandbox"
+    assert user.created_at > 1_700_000_000
+    assert not user.is_new_user
+    with pytest.raises(ApiError) as refused:
+        sdk(live_url, "sk_sandbox_" + "0" * 40).user.get(request_options=ONCE)
+    assert refused.value.status_code == 401
+
+
 def test_subscription_is_the_balance(live_url: str, customer: Customer) -> None:
     eleven = sdk(live_url, customer.sandbox_key)
     subscription = eleven.user.subscription.get(request_options=ONCE)

@@ -9,10 +9,12 @@ from collections.abc import Sequence
 import pycountry
 from sqlalchemy.orm import Session
 
+from soundstage.accounts import service as accounts
 from soundstage.compat.elevenlabs.schemas import (
     ElevenLabsLanguage,
     ElevenLabsModel,
     ElevenLabsSubscription,
+    ElevenLabsUser,
     ElevenLabsVerifiedLanguage,
     ElevenLabsVoice,
     ElevenLabsVoiceSettingsOut,
@@ -181,6 +183,17 @@ def models(session: Session) -> list[ElevenLabsModel]:
             **limits,
         ),
     ]
+
+
+def user(session: Session, principal: Principal) -> ElevenLabsUser:
+    account = accounts.get_account(session, principal.account_id)
+    return ElevenLabsUser(
+        user_id=account.id,
+        workspace_id=account.id,
+        subscription=subscription(session, principal),
+        first_name=account.name,
+        created_at=int(account.created_at.timestamp()),
+    )
 
 
 def subscription(session: Session, principal: Principal) -> ElevenLabsSubscription:

@@ -23,6 +23,7 @@ from soundstage.compat.elevenlabs.schemas import (
     ElevenLabsSpeechToTextForm,
     ElevenLabsSubscription,
     ElevenLabsTextToSpeechBody,
+    ElevenLabsUser,
     ElevenLabsVoice,
     ElevenLabsVoicesResponse,
     ElevenLabsVoicesV2Response,
@@ -227,6 +228,12 @@ class AudioIsolationForm(FormModel):
     response_class=FileResponse,
     responses={200: {"content": {"audio/mpeg": {}}}, **errors(402, 409, 413, 504)},
 )
+# The SDK's `audio_isolation.stream`: the same operation, its answer sent as it is read.
+@router.post(
+    "/v1/audio-isolation/stream",
+    response_class=FileResponse,
+    responses={200: {"content": {"audio/mpeg": {}}}, **errors(402, 409, 413, 504)},
+)
 async def audio_isolation(
     audio: Annotated[UploadFile, File(description="The mixed audio.")],
     form: Annotated[AudioIsolationForm, Form()],
@@ -272,6 +279,18 @@ async def _speech_to_speech(
     response_class=FileResponse,
     responses={200: {"content": _WHOLE_AUDIO}, **errors(402, 404, 409, 413, 504)},
 )
+# `speech_to_speech.stream` (ElevenLabs' documented path, and the one the SDK 2.78 calls):
+# the same operation, its answer sent as it is read.
+@router.post(
+    "/v1/speech-to-speech/{voice_id}/stream",
+    response_class=FileResponse,
+    responses={200: {"content": _WHOLE_AUDIO}, **errors(402, 404, 409, 413, 504)},
+)
+@router.post(
+    "/v1/voice-changer/{voice_id}/stream",
+    response_class=FileResponse,
+    responses={200: {"content": _WHOLE_AUDIO}, **errors(402, 404, 409, 413, 504)},
+)
 # The path the SDK 2.78 calls for `speech_to_speech.convert`: the same operation.
 @router.post(
     "/v1/voice-changer/{voice_id}",
@@ -291,7 +310,8 @@ async def speech_to_speech(
 ) -> Response:
     """The same words and timing in a catalog voice (native voice changer); 1,000 credits a
     minute of input. Served at /v1/speech-to-speech/{voice_id} and at
-    /v1/voice-changer/{voice_id}, where the SDK 2.78 sends `speech_to_speech.convert`."""
+    /v1/voice-changer/{voice_id}, where the SDK 2.78 sends `speech_to_speech.convert`, each
+    also with /stream (`speech_to_speech.stream`)."""
     return await _speech_to_speech(voice_id, audio, form, db, settings, principal, output_format)
 
 
@@ -367,6 +387,12 @@ def list_models(session: SessionDep, principal: PrincipalDep) -> list[ElevenLabs
     """One text-to-speech and one speech-to-speech model: the voice decides the engine, so
     any `model_id` is accepted where one is taken."""
     return catalog.models(session)
+
+
+@router.get("/v1/user", response_model=ElevenLabsUser)
+def get_user(session: SessionDep, principal: PrincipalDep) -> ElevenLabsUser:
+    """The key's account as ElevenLabs' user (and workspace), with its subscription."""
+    return catalog.user(session, principal)
 
 
 @router.get("/v1/user/subscription", response_model=ElevenLabsSubscription)

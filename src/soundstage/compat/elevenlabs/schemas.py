@@ -409,3 +409,19 @@ class ElevenLabsSubscription(BaseModel):
     status: Literal["active"] = "active"
     open_invoices: list[dict[str, Any]] = []
     has_open_invoices: bool = False
+
+
+class ElevenLabsUser(BaseModel):
+    """ElevenLabs' user (GET /v1/user) for the key's account: the account is the user and its
+    workspace; the subscription is the key's, as GET /v1/user/subscription answers it."""
+
+    user_id: str = Field(description="The account's id.")
+    workspace_id: str = Field(description="The account's id: an account is its own workspace.")
+    subscription: ElevenLabsSubscription
+    first_name: str = Field(description="The account's name.")
+    created_at: int = Field(description="When the account was made, Unix seconds.")
+    is_new_user: bool = False
+    can_use_delayed_payment_methods: bool = False
+    is_onboarding_completed: bool = True
+    is_onboarding_checklist_completed: bool = True
+    seat_type: Literal["workspace_admin"] = "workspace_admin"
