@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 
 from huey import SqliteHuey
 
@@ -25,7 +26,8 @@ def empty(ctx: JobContext[EmptyRequest]) -> JobOutcome[EmptyResult]:
 
 # The reference: a bare Huey round trip (enqueue, a worker runs a no-op, the caller gets
 # the result) on the same kind of storage, without the database, leases or credits.
-bare = SqliteHuey("bench-bare", filename=os.environ.get("BENCH_BARE_DB", "bare.db"), utc=True)
+_BARE_DB = os.environ.get("BENCH_BARE_DB", os.path.join(tempfile.gettempdir(), "bench-bare.db"))
+bare = SqliteHuey("bench-bare", filename=_BARE_DB, utc=True)
 
 
 @bare.task(name="bench.noop")

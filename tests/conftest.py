@@ -36,6 +36,7 @@ from tests.support.processes import (
     wait_for_port,
 )
 from tests.support.stores import s3_test_media, s3_test_store
+from tests.support.tls import Certificate, issue
 
 
 @pytest.fixture(scope="session")
@@ -169,6 +170,12 @@ def _worker_only_where_asked(request: pytest.FixtureRequest, shared_worker: Shar
     own = callable(getattr(request.module, "worker", None))
     if first is None or "worker" not in first.fixturenames or own:
         shared_worker.stop()
+
+
+@pytest.fixture(scope="session")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> Certificate:
+    """A server certificate for 127.0.0.1 from a throwaway authority (for wss:// clients)."""
+    return issue(tmp_path_factory.mktemp("tls"))
 
 
 @pytest.fixture(scope="session")

@@ -79,14 +79,34 @@ def main() -> None:
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--processes", default=1, show_default=True, type=int, help="HTTP server processes.")
 @click.option("--no-worker", is_flag=True, help="Do not start the embedded job worker.")
-def serve(host: str, port: int, processes: int, no_worker: bool) -> None:
+@click.option(
+    "--ssl-certfile",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Serve HTTPS and wss:// with this PEM certificate (chain); uvicorn's own option.",
+)
+@click.option(
+    "--ssl-keyfile",
+    type=click.Path(exists=True, dir_okay=False),
+    help="The certificate's PEM private key, when --ssl-certfile does not hold it.",
+)
+def serve(
+    host: str,
+    port: int,
+    processes: int,
+    no_worker: bool,
+    ssl_certfile: str | None,
+    ssl_keyfile: str | None,
+) -> None:
     """Migrate the database, then serve the HTTP API (with an embedded job worker)."""
     import uvicorn
 
+    if ssl_keyfile is not None and ssl_certfile is None:
+        raise click.BadParameter("needs --ssl-certfile too.", param_hint="--ssl-keyfile")
     # URLs handed out (media) point at this server unless configured otherwise; the app
     # and the embedded worker read it from the environment.
     public_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host  # noqa: S104
-    os.environ.setdefault("SOUNDSTAGE_PUBLIC_BASE_URL", f"http://{public_host}:{port}")
+    scheme = "https" if ssl_certfile else "http"
+    os.environ.setdefault("SOUNDSTAGE_PUBLIC_BASE_URL", f"{scheme}://{public_host}:{port}")
     get_settings.cache_clear()
     settings = get_settings()
     log_config = logs.logging_config(settings.log_format)
@@ -111,6 +131,8 @@ def serve(host: str, port: int, processes: int, no_worker: bool) -> None:
                 port=port,
                 workers=processes,
                 log_config=log_config,
+                ssl_certfile=ssl_certfile,
+                ssl_keyfile=ssl_keyfile,
                 # On SIGTERM open requests and realtime sessions get as long as running jobs
                 # do, then are cut (a session's use is still captured): a client that hangs
                 # on never keeps a stopping server alive.

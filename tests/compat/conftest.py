@@ -15,6 +15,7 @@ import pytest
 from soundstage.config import Settings
 from soundstage.voices.service import CatalogCounts
 from tests.support.processes import serve
+from tests.support.tls import Certificate
 
 
 @pytest.fixture(scope="module")
@@ -24,3 +25,15 @@ def live_url(
     """The base URL of a live server for this module, its worker running, the demo voice
     catalog loaded."""
     yield from serve(settings)
+
+
+@pytest.fixture(scope="module")
+def live_tls_url(
+    settings: Settings,
+    worker: subprocess.Popen[bytes],
+    demo_catalog: CatalogCounts,
+    certificate: Certificate,
+) -> Iterator[str]:
+    """As `live_url`, served over TLS with the session's test `certificate` (https://, wss://):
+    the vendors' realtime SDKs open wss:// only."""
+    yield from serve(settings, certificate)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from soundstage.config import RateLimitSettings, Settings, WebhookSettings
+from tests.support.tls import Certificate
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -120,20 +121,27 @@ def stand_in_program(folder: Path, name: str, script: str) -> Path:
     return program
 
 
-def serve(settings: Settings, **extra_env: str) -> Iterator[str]:
+def serve(
+    settings: Settings, certificate: Certificate | None = None, **extra_env: str
+) -> Iterator[str]:
     """A real `soundstage serve --no-worker` on a free loopback port, with these settings (the
-    `worker` fixture does the jobs): yields its base URL, stops it with SIGTERM."""
+    `worker` fixture does the jobs), over TLS with `certificate`: yields its base URL
+    (https:// then), stops it with SIGTERM."""
     port = free_port()
     env = settings_env(settings)
     env.update(extra_env)
-    server = subprocess.Popen(
-        [sys.executable, "-m", "soundstage.cli", "serve", "--no-worker", "--port", str(port)],
-        env=env,
-        cwd=REPO_ROOT,
-    )
+    command = [sys.executable, "-m", "soundstage.cli", "serve", "--no-worker", "--port", str(port)]
+    if certificate is not None:
+        command += [
+            "--ssl-certfile",
+            str(certificate.cert_file),
+            "--ssl-keyfile",
+            str(certificate.key_file),
+        ]
+    server = subprocess.Popen(command, env=env, cwd=REPO_ROOT)
     try:
         wait_for_port(port, timeout=60)
-        yield f"http://127.0.0.1:{port}"
+        yield f"{'https' if certificate else 'http'}://127.0.0.1:{port}"
     finally:
         if server.poll() is None:
             server.send_signal(signal.SIGTERM)
