@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from urllib.parse import unquote_plus
 
 from fastapi import WebSocket
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from soundstage.accounts import service as accounts
@@ -27,7 +29,7 @@ from soundstage.core.timeutil import utcnow
 from soundstage.models import RealtimeToken
 from soundstage.realtime import repository
 from soundstage.realtime.errors import InvalidToken
-from soundstage.realtime.messages import ErrorMessage, send
+from soundstage.realtime.messages import ErrorMessage, ServerMessage, send
 
 TOKEN_PREFIX = "rt_"  # noqa: S105 (a prefix, not a secret)
 # Close codes: 4000 + the HTTP status of the error (4400 a bad opening message, 4401 no
@@ -96,11 +98,21 @@ def carries_key(query_string: str) -> bool:
     return False
 
 
-async def authenticate(websocket: WebSocket, purpose: str) -> Principal:
-    """The caller of a WebSocket about to open a `purpose` session (raises AppError)."""
+def authorization_header(headers: Headers) -> str | None:
+    return headers.get("authorization")
+
+
+async def authenticate(
+    websocket: WebSocket,
+    purpose: str,
+    credential: Callable[[Headers], str | None] = authorization_header,
+) -> Principal:
+    """The caller of a WebSocket about to open a `purpose` session (raises AppError);
+    `credential`: the `Authorization` value its headers carry (another API's header read
+    as one: ElevenLabs' `xi-api-key`)."""
     limiter: RateLimiter = websocket.app.state.limiter
     try:
-        principal = await _caller(websocket, purpose)
+        principal = await _caller(websocket, purpose, credential)
     except AppError as exc:
         if exc.status not in (400, 401):  # not the caller's failure (the database is down)
             raise
@@ -115,7 +127,9 @@ async def authenticate(websocket: WebSocket, purpose: str) -> Principal:
     return principal
 
 
-async def _caller(websocket: WebSocket, purpose: str) -> Principal:
+async def _caller(
+    websocket: WebSocket, purpose: str, credential: Callable[[Headers], str | None]
+) -> Principal:
     db: Database = websocket.app.state.db
     if carries_key(websocket.scope.get("query_string", b"").decode("latin-1")):
         raise MalformedRequest(
@@ -124,7 +138,7 @@ async def _caller(websocket: WebSocket, purpose: str) -> Principal:
             param="token",
         )
     token = websocket.query_params.get("token")
-    header = websocket.headers.get("authorization")
+    header = credential(websocket.headers)
     return await run_in_threadpool(_principal, db, header, token, purpose)
 
 
@@ -132,15 +146,20 @@ def close_code(error: AppError) -> int:
     return CLOSE_BASE + error.status
 
 
-async def refuse(websocket: WebSocket, error: AppError) -> None:
-    """End the session with `error`: an `error` message, then close code 4000 + status (the
-    reason is the error's code). Accepts the connection first when it was not."""
+async def refuse(
+    websocket: WebSocket,
+    error: AppError,
+    shape: Callable[[AppError], ServerMessage] = ErrorMessage.of,
+) -> None:
+    """End the session with `error`: an `error` message (in the API's envelope, or as
+    `shape` makes it), then close code 4000 + status (the reason is the error's code).
+    Accepts the connection first when it was not."""
     if websocket.client_state == WebSocketState.CONNECTING:
         await websocket.accept()
     if websocket.client_state != WebSocketState.CONNECTED:
         return
     try:
-        await send(websocket, ErrorMessage.of(error))
+        await send(websocket, shape(error))
         await websocket.close(close_code(error), error.code)
     except (RuntimeError, OSError, WebSocketDisconnect):  # the client has gone, or stalled
         pass

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, get_args, get_origin
 
-from fastapi import APIRouter, File, Form, Path, Query, UploadFile
+from fastapi import APIRouter, File, Form, Path, Query, UploadFile, WebSocket
 from fastapi.responses import FileResponse, Response, StreamingResponse
 from pydantic import Field
+from starlette.websockets import WebSocketDisconnect
 
-from soundstage.compat.elevenlabs import catalog, service
+from soundstage.compat.elevenlabs import catalog, realtime_stt, service
+from soundstage.compat.elevenlabs.auth import api_key_header
 from soundstage.compat.elevenlabs.schemas import (
     DEFAULT_FORMAT,
     MAX_ID,
@@ -34,10 +36,13 @@ from soundstage.compat.elevenlabs.schemas import (
     WholeFormat,
 )
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SessionDep, SettingsDep
+from soundstage.core.errors import AppError
 from soundstage.core.openapi import errors
 from soundstage.core.params import QueryBool, QueryInt
 from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.media import encodings
+from soundstage.realtime import gate
+from soundstage.speech.stt import realtime as stt_realtime
 
 TAG = "ElevenLabs compatible"
 JOB_ID_HEADER = "Soundstage-Job-Id"
@@ -400,3 +405,21 @@ def get_subscription(session: SessionDep, principal: PrincipalDep) -> ElevenLabs
     """The key's credit balance as ElevenLabs' character quota: `character_limit` is the
     balance, `character_count` 0."""
     return catalog.subscription(session, principal)
+
+
+@router.websocket("/v1/speech-to-text/realtime")
+async def speech_to_text_realtime(websocket: WebSocket) -> None:
+    """Realtime transcription as ElevenLabs' SDKs speak it (README, "ElevenLabs
+    compatibility"): the native session (GET /api/v1/speech/stt/realtime: same credits,
+    limits and slots) in ElevenLabs' messages. The key in `xi-api-key` (or `Authorization`),
+    or a native realtime token (POST /api/v1/speech/stt/realtime/tokens) as `token`."""
+    try:
+        principal = await gate.authenticate(websocket, stt_realtime.PURPOSE, api_key_header)
+        settings = realtime_stt.session_settings(websocket.query_params)
+        await websocket.accept()
+        dialect = realtime_stt.ElevenLabsDialect(settings)
+        await stt_realtime.transcribe(websocket, principal, settings.opening, dialect)
+    except WebSocketDisconnect:
+        pass
+    except AppError as exc:
+        await gate.refuse(websocket, exc, realtime_stt.ScribeError.of)

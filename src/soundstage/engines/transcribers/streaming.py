@@ -218,6 +218,15 @@ class StreamingRecognizer:
         """The end of the stream: the final of the utterance under way."""
         yield from self.commit()
 
+    def clear(self) -> None:
+        """Drop the audio not transcribed yet (the client's clear): the utterance under way
+        ends with no final, and the next one gets the next index."""
+        if self._utterance is not None:
+            self._utterance = None
+            self._index += 1
+        # Less than a VAD frame stays unheard: the frame cursor counts from the stream's start.
+        self._audio.forget_before(self._audio.end - self._unheard.size)
+
     def _on_frame(self, probability: float, end: int) -> Iterator[Event]:
         options = self._options
         utterance = self._utterance

@@ -1,16 +1,17 @@
 """A realtime transcription session (GET /api/v1/speech/stt/realtime), both sides of its slot.
 On the API side (`transcribe`): the client's messages read (speech.stt.realtime_messages),
 the audio received charged before it is handed on, the recognizer's messages sent as they
-come, the totals at the end. In the slot process (`open_session`, `RealtimeTranscription`):
-the audio (16-bit PCM or mu-law at its rate) decoded to 16 kHz, fed to the streaming
-recognizer, its events turned into the protocol's messages."""
+come, the totals at the end, in the native protocol or another's (a Dialect: compat's
+ElevenLabs and OpenAI realtime transcription). In the slot process (`open_session`,
+`RealtimeTranscription`): the audio (16-bit PCM or mu-law at its rate) decoded to 16 kHz,
+fed to the streaming recognizer, its events turned into the protocol's messages."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 import numpy as np
 import soxr
@@ -28,7 +29,7 @@ from soundstage.engines.transcribers.streaming import (
     load_recognizer,
 )
 from soundstage.realtime import live
-from soundstage.realtime.messages import read_json, send
+from soundstage.realtime.messages import ServerMessage, read_json, send
 from soundstage.speech.stt.realtime_messages import (
     FinalTranscript,
     PartialTranscript,
@@ -42,6 +43,8 @@ from soundstage.speech.stt.realtime_messages import (
 )
 from soundstage.speech.stt.tasks import REALTIME_KIND
 
+# What a session's single-use tokens are minted for (realtime.gate), whatever its dialect.
+PURPOSE: Final = "stt"
 BYTES_PER_SAMPLE: Final = {"pcm_s16le": 2, "mulaw": 1}
 # Credits are reserved a minute of audio at a time (250) as the session's audio grows.
 BLOCK_MS: Final = 60_000
@@ -50,6 +53,11 @@ BLOCK_MS: Final = 60_000
 @dataclass(frozen=True)
 class Commit:
     """The utterance under way ends now (the client's `commit`)."""
+
+
+@dataclass(frozen=True)
+class Clear:
+    """The audio not transcribed yet is dropped (a client's `clear`): no final for it."""
 
 
 class SessionStats(BaseModel):
@@ -62,16 +70,81 @@ class SessionStats(BaseModel):
 
 
 # What the slot's handler takes, and what it gives back.
-SlotInput = bytes | Commit
-SlotOutput = SpeechStarted | SpeechStopped | PartialTranscript | FinalTranscript | SessionStats
+SlotInput = bytes | Commit | Clear
+Recognized = SpeechStarted | SpeechStopped | PartialTranscript | FinalTranscript
+SlotOutput = Recognized | SessionStats
+
+
+@dataclass(frozen=True)
+class ClientTurn:
+    """What one client message asks of the session, in this order: `replies` sent at once,
+    then `audio` transcribed, the utterance committed, the untranscribed audio cleared, the
+    session closed."""
+
+    audio: bytes = b""
+    commit: bool = False
+    clear: bool = False
+    close: bool = False
+    replies: tuple[ServerMessage, ...] = ()
+
+
+class Dialect(Protocol):
+    """How a protocol speaks a session: the client's messages read into turns (AppError ends
+    the session), the recognizer's outputs shaped into its server messages. The native
+    protocol is NativeDialect; the vendors' are in compat."""
+
+    def started(self, job_id: str) -> Sequence[ServerMessage]: ...
+
+    def read(self, message: dict[str, Any]) -> ClientTurn: ...
+
+    def shaped(self, output: Recognized) -> Sequence[ServerMessage]: ...
+
+    def settled(self, turn: ClientTurn) -> Sequence[ServerMessage]:
+        """What follows once the outputs of a client's turn are all out."""
+        ...
+
+    def closed(self, closed: SessionClosed) -> Sequence[ServerMessage]: ...
+
+
+class NativeDialect:
+    """GET /api/v1/speech/stt/realtime's own protocol (speech.stt.realtime_messages)."""
+
+    def __init__(self, opening: SttRealtimeOpening) -> None:
+        self._opening = opening
+
+    def started(self, job_id: str) -> Sequence[ServerMessage]:
+        return [SessionStarted(job_id=job_id, session=self._opening)]
+
+    def read(self, message: dict[str, Any]) -> ClientTurn:
+        """A binary frame is audio; a text one a JSON message (SttRealtimeInput.of_json)."""
+        if message.get("bytes") is not None:
+            return ClientTurn(audio=bytes(message["bytes"]))
+        read = SttRealtimeInput.of_json(read_json(message))
+        return ClientTurn(audio=read.audio, commit=read.commit, close=read.close)
+
+    def shaped(self, output: Recognized) -> Sequence[ServerMessage]:
+        return [output]
+
+    def settled(self, turn: ClientTurn) -> Sequence[ServerMessage]:
+        return []
+
+    def closed(self, closed: SessionClosed) -> Sequence[ServerMessage]:
+        return [closed]
 
 
 async def transcribe(
-    websocket: WebSocket, principal: Principal, opening: SttRealtimeOpening
+    websocket: WebSocket,
+    principal: Principal,
+    opening: SttRealtimeOpening,
+    dialect: Dialect | None = None,
+    *,
+    early: Sequence[dict[str, Any]] = (),
 ) -> None:
-    """The session, once its opening message is read: `session.started`, then each message
-    of the recognizer as it comes, until the client closes; then `session.closed` with what
-    was charged, and a normal close."""
+    """The session, once its opening is known: the dialect's start (`session.started`),
+    then each message of the recognizer as it comes, until the client closes; then the
+    dialect's end (`session.closed` with what was charged), and a normal close. `early`:
+    client messages read before the session opened, handled first."""
+    speaks = dialect or NativeDialect(opening)
     bytes_per_second = BYTES_PER_SAMPLE[opening.encoding] * opening.sample_rate
     received = 0
     finals: list[str] = []
@@ -84,27 +157,32 @@ async def transcribe(
         request=opening.model_dump(),
         block_credits=for_duration(Operation.STT, BLOCK_MS),
     ) as session:
-        await send(websocket, SessionStarted(job_id=session.job_id, session=opening))
+        await _send_all(websocket, speaks.started(session.job_id))
 
         async def relay(message: SlotInput) -> None:
             async for out in session.stream(message):
                 if isinstance(out, FinalTranscript):
                     finals.append(out.text)
                 if not isinstance(out, SessionStats):
-                    await send(websocket, out)
+                    await _send_all(websocket, speaks.shaped(out))
 
+        pending = list(early)
         while True:
-            message = _client_input(await session.receive())
-            if message.audio:
-                received += len(message.audio)
+            turn = speaks.read(pending.pop(0) if pending else await session.receive())
+            await _send_all(websocket, turn.replies)
+            if turn.audio:
+                received += len(turn.audio)
                 # Charged for what was received, also if the client leaves mid-frame.
                 credits = for_duration(Operation.STT, received * 1000 // bytes_per_second)
                 await session.cover(credits)
                 session.used = credits
-                await relay(message.audio)
-            if message.commit:
+                await relay(turn.audio)
+            if turn.commit:
                 await relay(Commit())
-            if message.close:
+            if turn.clear:
+                await relay(Clear())
+            await _send_all(websocket, speaks.settled(turn))
+            if turn.close:
                 break
         processing_ms = 0
         async for out in session.finish():
@@ -113,7 +191,7 @@ async def transcribe(
                 continue
             if isinstance(out, FinalTranscript):
                 finals.append(out.text)
-            await send(websocket, out)
+            await _send_all(websocket, speaks.shaped(out))
         duration_ms = received * 1000 // bytes_per_second
         session.result = {
             "duration_ms": duration_ms,
@@ -127,15 +205,13 @@ async def transcribe(
         credits_used=session.captured,
         processing_ms=processing_ms,
     )
-    await send(websocket, closed)
+    await _send_all(websocket, speaks.closed(closed))
     await websocket.close()
 
 
-def _client_input(message: dict[str, Any]) -> SttRealtimeInput:
-    """A binary frame is audio; a text one a JSON message (SttRealtimeInput.of_json)."""
-    if message.get("bytes") is not None:
-        return SttRealtimeInput(audio=bytes(message["bytes"]))
-    return SttRealtimeInput.of_json(read_json(message))
+async def _send_all(websocket: WebSocket, messages: Sequence[ServerMessage]) -> None:
+    for message in messages:
+        await send(websocket, message)
 
 
 def open_session(settings: Settings, opening: SttRealtimeOpening) -> RealtimeTranscription:
@@ -146,7 +222,8 @@ def open_session(settings: Settings, opening: SttRealtimeOpening) -> RealtimeTra
 
 
 class RealtimeTranscription:
-    """handle(bytes): an audio frame; handle(Commit()): an utterance boundary; close(): the
+    """handle(bytes): an audio frame; handle(Commit()): an utterance boundary; handle(Clear()):
+    the untranscribed audio dropped; close(): the
     final of the utterance under way, then SessionStats (for the API side: the time spent on
     the session's audio)."""
 
@@ -174,8 +251,11 @@ class RealtimeTranscription:
             events = self._recognizer.feed(self._decoder.decode(message))
         elif isinstance(message, Commit):
             events = self._recognizer.commit()
+        elif isinstance(message, Clear):
+            self._recognizer.clear()
+            return
         else:
-            raise TypeError(f"a realtime transcription takes bytes or Commit, not {message!r}")
+            raise TypeError(f"a realtime transcription takes bytes, Commit or Clear: {message!r}")
         for event in events:
             yield message_of(event)
 

@@ -25,7 +25,7 @@ router = APIRouter(
     prefix=f"{API_V1}/speech/stt/realtime", tags=["Speech"], route_class=UnitOfWorkRoute
 )
 
-PURPOSE: Final = "stt"
+PURPOSE: Final = realtime.PURPOSE
 
 
 @router.post("/tokens", response_model=RealtimeToken, responses=errors())
