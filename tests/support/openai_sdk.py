@@ -20,6 +20,12 @@ def sdk_client(live_url: str, api_key: str) -> openai.OpenAI:
     return openai.OpenAI(base_url=live_url + "/v1", api_key=api_key, max_retries=0, timeout=120)
 
 
+def async_sdk_client(live_url: str, api_key: str) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(
+        base_url=live_url + "/v1", api_key=api_key, max_retries=0, timeout=120
+    )
+
+
 def audio_seconds(data: bytes, response_format: str) -> float:
     """How long the audio lasts, decoded with PyAV (pcm: raw 24 kHz 16-bit mono)."""
     if response_format == "pcm":

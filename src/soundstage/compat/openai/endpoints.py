@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, WebSocket
 from fastapi.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
+from starlette.websockets import WebSocketDisconnect
 
+from soundstage.compat.openai import realtime, speech, transcriptions
 from soundstage.compat.openai import service as catalog
-from soundstage.compat.openai import speech, transcriptions
 from soundstage.compat.openai.schemas import (
     AudioModels,
     AudioVoices,
@@ -19,8 +20,11 @@ from soundstage.compat.openai.schemas import (
     TranscriptFormat,
 )
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SettingsDep
+from soundstage.core.errors import AppError, InvalidField, ParameterUnknown
 from soundstage.core.openapi import errors
 from soundstage.core.routing import UnitOfWorkRoute
+from soundstage.realtime import gate
+from soundstage.speech.stt import realtime as stt_realtime
 
 TAG = "OpenAI compatible"
 JOB_ID_HEADER = "Soundstage-Job-Id"
@@ -214,3 +218,33 @@ async def create_translation(
     transcription: multipart `file`, `model`, `response_format` (not `diarized_json`),
     `prompt` and `temperature` (ignored)."""
     return await _transcript(request, db, settings, principal, "translate")
+
+
+@router.websocket("/realtime")
+async def realtime_transcription(websocket: WebSocket, settings: SettingsDep) -> None:
+    """OpenAI's Realtime API transcription session (`?intent=transcription`; README, "OpenAI
+    compatibility"): the native realtime transcription (same credits, limits and slots) in
+    OpenAI's events. The key in `Authorization: Bearer`, never in the URL."""
+    try:
+        principal = await gate.authenticate(websocket, stt_realtime.PURPOSE)
+        query = websocket.query_params
+        for name in query:
+            if name not in ("intent", "model"):
+                raise ParameterUnknown(f"Unknown query parameter: {name}.", param=name)
+        if query.get("intent", "transcription") != "transcription":
+            raise InvalidField(
+                "intent: This server serves transcription sessions only: `?intent=transcription`.",
+                param="intent",
+            )
+        config = realtime.Config()
+        model = query.get("model")
+        if model is not None:
+            config = realtime.Config(model=catalog.model(model, "transcription").id)
+        beta = "realtime=v1" in websocket.headers.get("openai-beta", "")
+        await websocket.accept()
+        timeout = settings.realtime.idle_timeout_seconds
+        await realtime.serve(websocket, principal, config, beta=beta, timeout=timeout)
+    except WebSocketDisconnect:
+        pass
+    except AppError as exc:
+        await gate.refuse(websocket, exc, realtime.ErrorEvent.of)

@@ -42,3 +42,11 @@ class ModelNotFound(NotFound):
     one of the operation's (a speech model for a transcription)."""
 
     code = "model_not_found"
+
+
+class InputAudioBufferCommitEmpty(AppError):
+    """A realtime transcription's `input_audio_buffer.commit` with no audio appended since
+    the last commit or clear (GET /v1/realtime, an `error` event; the session goes on)."""
+
+    status = 400
+    code = "input_audio_buffer_commit_empty"
