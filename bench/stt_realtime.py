@@ -99,19 +99,30 @@ async def live(url: str, key: str, model: str, audio: np.ndarray) -> tuple[list[
     return messages, sent
 
 
+def clip_times(sent: list[float], span: tuple[float, float]) -> tuple[float, float]:
+    """When a clip's first and last frames were sent."""
+    start_s, end_s = span
+    return (
+        sent[round(start_s * 1000 / FRAME_MS)],
+        sent[min(len(sent) - 1, round(end_s * 1000 / FRAME_MS) - 1)],
+    )
+
+
+def partials_during(messages: list[Any], clip_start: float, clip_end: float) -> list[float]:
+    """When the partials that came while a clip was being sent arrived."""
+    return [at for at, m in messages if m["type"] == "partial" and clip_start <= at <= clip_end]
+
+
 def figures(
     messages: list[Any], sent: list[float], spans: list[tuple[float, float]], text: str
 ) -> dict[str, float]:
     finals = [(at, m) for at, m in messages if m["type"] == "final"]
     latencies, gaps, firsts = [], [], []
-    for start_s, end_s in spans:
-        clip_end = sent[min(len(sent) - 1, round(end_s * 1000 / FRAME_MS) - 1)]
-        clip_start = sent[round(start_s * 1000 / FRAME_MS)]
+    for span in spans:
+        clip_start, clip_end = clip_times(sent, span)
         after = [at for at, m in finals if at >= clip_end]
         latencies.append(after[0] - clip_end)
-        partials = [
-            at for at, m in messages if m["type"] == "partial" and clip_start <= at <= clip_end
-        ]
+        partials = partials_during(messages, clip_start, clip_end)
         firsts.append(partials[0] - clip_start)
         gaps += list(np.diff(partials))
     closed = messages[-1][1]

@@ -1,0 +1,114 @@
+"""Realtime transcription capacity: N sessions of GET /api/v1/speech/stt/realtime at once (8 by
+default), each fed the LibriVox session audio of bench/stt_realtime.py at real-time pace in
+40 ms frames, their starts spread over one second; the offline transcription of the same audio
+(POST /api/v1/speech/stt) alone, before them, as the reference.
+
+The server gets a slot per session and one more (one account may hold every slot but one).
+Figures over all sessions: the gaps between partials while a clip is spoken (p50, p95, max;
+goal: a partial at least every 500 ms), end of utterance to final (p50, max; goal: p50 under
+800 ms), the sessions' real-time factor (slot processing / audio; goal: at most 2x offline),
+and the WER of the finals against the offline transcript's (goal: equal).
+
+    .venv/bin/python bench/stt_realtime_capacity.py [--sessions 8] [--model whisper-base]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import json
+import os
+import statistics
+import time
+from typing import Any
+
+import numpy as np
+import soundfile
+from _service import served
+from stt_realtime import RATE, clip_times, figures, live, partials_during, session_audio, wer
+
+
+async def together(
+    url: str, key: str, model: str, audio: np.ndarray, sessions: int
+) -> list[tuple[list[Any], list[float]]]:
+    async def one(index: int) -> tuple[list[Any], list[float]]:
+        await asyncio.sleep(index / sessions)
+        return await live(url, key, model, audio)
+
+    return await asyncio.gather(*(one(index) for index in range(sessions)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sessions", type=int, default=8)
+    parser.add_argument("--model", default="whisper-base")
+    args = parser.parse_args()
+    audio, spans, text = session_audio()
+    seconds = len(audio) / RATE
+    slots = {"processes": args.sessions + 1, "max_sessions_per_account": args.sessions}
+    with served(
+        credits=100_000 * args.sessions, extra_env={"SOUNDSTAGE_REALTIME": json.dumps(slots)}
+    ) as (client, _data_dir):
+        key = client.headers["Authorization"].removeprefix("Bearer ")
+        url = str(client.base_url).replace("http://", "ws://") + "/api/v1/speech/stt/realtime"
+        wav = io.BytesIO()
+        soundfile.write(wav, audio, RATE, format="WAV")
+        upload = client.post(
+            "/api/v1/uploads", files={"file": ("speech.wav", wav.getvalue(), "audio/wav")}
+        )
+        upload.raise_for_status()
+        audio_url = upload.json()["url"]
+        client.post("/api/v1/speech/stt", json={"audio_url": audio_url}).raise_for_status()
+        start = time.perf_counter()
+        answer = client.post("/api/v1/speech/stt", json={"audio_url": audio_url})
+        answer.raise_for_status()
+        offline_rtf = (time.perf_counter() - start) / seconds
+        offline_wer = wer(text, answer.json()["transcript"])
+        # Warm up: every slot loads the model once (short sessions, all at once).
+        asyncio.run(together(url, key, args.model, audio[: RATE * 2], args.sessions))
+        load_before = os.getloadavg()[0]
+        runs = asyncio.run(together(url, key, args.model, audio, args.sessions))
+        load_after = os.getloadavg()[0]
+    results = [figures(messages, sent, spans, text) for messages, sent in runs]
+    gaps = [gap for messages, sent in runs for gap in partial_gaps(messages, sent, spans)]
+    eous = [got["eou_p50"] for got in results]
+    rtfs = [got["rtf"] for got in results]
+    wers = [got["wer"] for got in results]
+    print(
+        f"{args.sessions} sessions at once, {args.model}, each {seconds:.1f} s of real speech "
+        f"(6 utterances, 1.5 s pauses) in 40 ms frames at real time; {os.cpu_count()} cores; "
+        f"load average {load_before:.2f} before, {load_after:.2f} after"
+    )
+    print(
+        f"gap between partials (all sessions): p50 {statistics.median(gaps) * 1000:.0f} ms, "
+        f"p95 {np.percentile(gaps, 95) * 1000:.0f} ms, max {max(gaps) * 1000:.0f} ms "
+        "(goal: <= 500 ms)"
+    )
+    print(
+        f"end of utterance -> final: p50 {statistics.median(eous) * 1000:.0f} ms (median of the "
+        f"sessions' p50), worst session max {max(g['eou_max'] for g in results) * 1000:.0f} ms "
+        "(goal: p50 < 800 ms)"
+    )
+    print(
+        f"session RTF: p50 {statistics.median(rtfs):.3f}, max {max(rtfs):.3f}; offline RTF "
+        f"{offline_rtf:.3f}; ratio {statistics.median(rtfs) / offline_rtf:.2f} (goal: <= 2)"
+    )
+    print(
+        f"finals' WER: p50 {statistics.median(wers):.3f}, max {max(wers):.3f}; offline WER "
+        f"{offline_wer:.3f} (goal: equal)"
+    )
+
+
+def partial_gaps(
+    messages: list[Any], sent: list[float], spans: list[tuple[float, float]]
+) -> list[float]:
+    """Every gap between partials while a clip is being sent (from its first partial)."""
+    gaps: list[float] = []
+    for span in spans:
+        gaps += list(np.diff(partials_during(messages, *clip_times(sent, span))))
+    return gaps
+
+
+if __name__ == "__main__":
+    main()
