@@ -18,7 +18,7 @@ from soundstage.engines.transcribers.streaming import partial_token_budget
 from soundstage.engines.transcribers.whisper import WhisperTranscriber
 from soundstage.engines.tts.registry import get_engine
 from soundstage.media.audio import Audio
-from soundstage.speech.stt.realtime import Commit, RealtimeTranscription, open_session
+from soundstage.speech.stt.realtime import Clear, Commit, RealtimeTranscription, open_session
 from soundstage.speech.stt.realtime_messages import SttRealtimeOpening
 from tests.support.audio_fixtures import librivox_clips, word_error_rate
 from tests.support.realtime_audio import (
@@ -156,6 +156,26 @@ def test_without_vad_only_a_commit_ends_an_utterance(settings: Settings) -> None
     assert word_error_rate(session.placed[0].clip.text, finals[0]["text"]) <= 0.15
     with pytest.raises(TypeError):
         list(handler.handle({"nothing": True}))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("vad", [True, False])
+def test_a_clear_drops_the_utterance_under_way(settings: Settings, vad: bool) -> None:
+    session = librivox_session(librivox_clips()[:2])
+    frames = session.pcm_frames()
+    handler = opened(settings, {"language": "en", "vad": vad})
+    # Cleared halfway through the first clip: none of it is transcribed.
+    halfway = (session.placed[0].offset_ms + 3000) // FRAME_MS
+    out = [m for frame in frames[:halfway] for m in wire(handler.handle(frame))]
+    assert [m for m in out if m["type"] == "partial"]
+    assert not wire(handler.handle(Clear()))
+    second = session.placed[1].offset_ms // FRAME_MS - 10
+    out = [m for frame in frames[second:] for m in wire(handler.handle(frame))]
+    out += wire(handler.handle(Commit()))
+    finals = [m for m in out if m["type"] == "final"]
+    assert len(finals) == 1
+    # The second clip only, as the next utterance.
+    assert finals[0]["utterance"] == 1
+    assert word_error_rate(session.placed[1].clip.text, finals[0]["text"]) <= 0.25
 
 
 def test_a_split_sample_and_silence_give_no_transcript(settings: Settings) -> None:
