@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 from collections import defaultdict
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -78,7 +79,7 @@ def spoken(live_url: str, customer: Customer, surface: Surface, alias: str, text
             alias, text=text, output_format=f"pcm_{PCM_RATE}", request_options=ONCE
         )
     )
-    pcm = np.frombuffer(data, dtype="<i2").astype(np.float32) / 32768
+    pcm = np.frombuffer(data, dtype="<i2").astype(np.float32) / np.float32(32768)
     return Audio(pcm.reshape(-1, 1), PCM_RATE)
 
 
@@ -131,3 +132,13 @@ def test_openai_names_stay_distinct() -> None:
     }
     assert {a.voice_id for a in OPENAI_VOICES.values()} <= english
     assert {a.voice_id for a in ELEVENLABS_VOICES.values()} <= english
+
+
+def test_the_readme_prints_both_tables() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    for name, alias in OPENAI_VOICES.items():
+        pitch = f"{alias.pitch:+d}" if alias.pitch else "0"
+        assert f"| `{name}` | `{alias.voice_id}` | {pitch} | {alias.why} |" in readme, name
+    for voice_id, alias in ELEVENLABS_VOICES.items():
+        row = f"| `{voice_id}` | {alias.vendor_voice} | `{alias.voice_id}` | {alias.why} |"
+        assert row in readme, voice_id
