@@ -53,10 +53,10 @@ ELEVENLABS_VOICES: Final[Mapping[str, VoiceAlias]] = {
         "voice_alan", 0, "George (male, British)", "ElevenLabs' quickstart voice; British male"
     ),
     "21m00Tcm4TlvDq8ikWAM": VoiceAlias(
-        "voice_sally", 0, "Rachel (female, American)", "the long-time default; American woman"
+        "voice_sally", 0, "Rachel (female, American)", "the docs' long-time example; American woman"
     ),
     "EXAVITQu4vr4xnAvfGrL": VoiceAlias(
-        "voice_sarah", 0, "Sarah (female, American)", "the account's default; American woman"
+        "voice_sarah", 0, "Sarah (female, American)", "a common default; American woman"
     ),
     "bIHbv24MWmeRgasZH58o": VoiceAlias(
         "voice_joe", 0, "Will (male, American)", "LiveKit's ElevenLabs default; American man"
