@@ -153,10 +153,22 @@ def test_sound_generation(live_url: str, rich: Customer) -> None:
             request_options=ONCE,
         )
     )
-    # mp3_44100_128 asked (the default): the generator's MP3, 44.1 kHz, 2 s (1.5 rounded).
+    # mp3_44100_128 asked (the default): MP3 at 44.1 kHz and 128 kb/s, 2 s (1.5 rounded).
     decoded = decode_output(data, "mp3_44100_128")
-    assert decoded.sample_rate == 44_100
+    assert (decoded.sample_rate, decoded.bit_rate) == (44_100, 128_000)
     assert abs(decoded.seconds - 2.0) < 0.1
+    # Another rate and codec asked: made as named (the generator's own is 44.1 kHz).
+    wav = b"".join(
+        client.text_to_sound_effects.convert(
+            text="a dog barking",
+            duration_seconds=1,
+            output_format="wav_16000",
+            request_options=ONCE,
+        )
+    )
+    with soundfile.SoundFile(io.BytesIO(wav)) as sound:
+        assert sound.samplerate == 16_000
+        assert abs(sound.frames / sound.samplerate - 1.0) < 0.05
     with pytest.raises(UnprocessableEntityError):
         b"".join(
             client.text_to_sound_effects.convert(
@@ -210,7 +222,8 @@ def test_speech_to_speech(live_url: str, rich: Customer) -> None:
         )
     assert unknown.value.status_code == 404
     assert unknown.value.body["detail"]["status"] == "voice_not_found"
-    # `stream` posts to /v1/voice-changer/{voice_id}/stream (SDK 2.78): the same re-voicing.
+    # `stream` posts to /v1/voice-changer/{voice_id}/stream (SDK 2.78): the same re-voicing,
+    # in the format asked (the voice changer's own MP3 of this 16 kHz input is 48 kHz).
     streamed = b"".join(
         client.speech_to_speech.stream(
             "voice_kal",
@@ -219,23 +232,29 @@ def test_speech_to_speech(live_url: str, rich: Customer) -> None:
             request_options=ONCE,
         )
     )
-    assert abs(decode_output(streamed, "mp3_44100_128").seconds - seconds) < 0.1
-    # ElevenLabs' documented path for the same, as a client without the SDK calls it.
+    decoded = decode_output(streamed, "mp3_44100_128")
+    assert (decoded.sample_rate, decoded.bit_rate) == (44_100, 128_000)
+    assert abs(decoded.seconds - seconds) < 0.1
+    # ElevenLabs' documented path for the same, as a client without the SDK calls it, with a
+    # premade voice id (George: the catalog's Alan) and raw PCM at 22.05 kHz.
     documented = httpx.post(
-        f"{live_url}/elevenlabs/v1/speech-to-speech/voice_kal/stream",
+        f"{live_url}/elevenlabs/v1/speech-to-speech/JBFqnCBsd6RMkjVDRZzb/stream",
+        params={"output_format": "pcm_22050"},
         headers={"xi-api-key": rich.sandbox_key},
         files={"audio": (clip.path.name, clip.path.read_bytes())},
         timeout=120,
     )
     assert documented.status_code == 200, documented.text
-    assert abs(decode_output(documented.content, "mp3_44100_128").seconds - seconds) < 0.1
-
-
-def test_the_native_audio_type_is_used() -> None:
-    # What speech to speech and sound generation answer, for each output_format family.
-    from soundstage.compat.elevenlabs.service import closest_native_format
-
-    assert closest_native_format("mp3_22050_32") == "mp3"
-    assert closest_native_format("opus_48000_64") == "mp3"
-    assert closest_native_format("pcm_16000") == "wav"
-    assert closest_native_format("ulaw_8000") == "wav"
+    assert documented.headers["content-type"] == "audio/pcm"
+    # 16-bit mono samples at 22.05 kHz: the input's length in bytes.
+    assert abs(len(documented.content) / 2 / 22_050 - seconds) < 0.1
+    # A name that is not one of ElevenLabs' formats: 422 naming it, before any work.
+    unknown_format = httpx.post(
+        f"{live_url}/elevenlabs/v1/speech-to-speech/voice_kal/stream",
+        params={"output_format": "mp3_44100_127"},
+        headers={"xi-api-key": rich.sandbox_key},
+        files={"audio": (clip.path.name, clip.path.read_bytes())},
+        timeout=120,
+    )
+    assert unknown_format.status_code == 422, unknown_format.text
+    assert "output_format" in unknown_format.text

@@ -14,7 +14,7 @@ import openai
 import pytest
 from openai._streaming import SSEDecoder
 
-from soundstage.compat.openai.service import VOICE_NAMES
+from soundstage.compat.voice_aliases import OPENAI_VOICES
 from soundstage.core.db import Database
 from tests.support.factories import Customer, create_customer
 from tests.support.openai_sdk import audio_seconds, sdk_client, sse_events
@@ -61,12 +61,13 @@ def test_audio_voices_and_models_answer_open_webui_shapes(
     voices = httpx.get(f"{live_url}/v1/audio/voices", headers=customer.auth(), timeout=30)
     assert voices.status_code == 200, voices.text
     listed = {voice["id"]: voice for voice in voices.json()["voices"]}
-    # Every OpenAI name is listed, each with its own catalog voice, English ones first.
-    assert [name for name in listed if name in VOICE_NAMES] == list(VOICE_NAMES)
-    mapped = [listed[name]["voice_id"] for name in VOICE_NAMES]
-    assert len(set(mapped)) == len(VOICE_NAMES) == 13
-    for name in ("alloy", "echo", "fable", "onyx", "nova", "shimmer"):
+    # Every OpenAI name is listed first, each an English voice or a pitch of one of its own.
+    assert [name for name in listed if name in OPENAI_VOICES] == list(OPENAI_VOICES)
+    mapped = {(listed[name]["voice_id"], listed[name]["pitch"]) for name in OPENAI_VOICES}
+    assert len(mapped) == len(OPENAI_VOICES) == 13
+    for name in OPENAI_VOICES:
         assert listed[name]["language"].startswith("en"), name
+    assert (listed["coral"]["voice_id"], listed["coral"]["pitch"]) == ("voice_sally", 2)
     assert listed["voice_joe"]["voice_id"] == "voice_joe"
 
     models = httpx.get(f"{live_url}/v1/audio/models", headers=customer.auth(), timeout=30)

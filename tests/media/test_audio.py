@@ -16,12 +16,14 @@ from soundstage.media.audio import (
     MAX_CHANNELS,
     MIN_SAMPLE_RATE,
     Audio,
+    EncodingFileEncoder,
     InvalidMedia,
     decode,
     encode,
     iter_decode,
     probe,
 )
+from soundstage.media.encodings import encoding
 
 RATE = 44_100
 SECONDS = 1.5
@@ -484,3 +486,43 @@ def test_audio_cut_short_decodes_what_is_there(tmp_path: Path, wav: Path) -> Non
 def test_missing_file_is_the_callers_bug_not_invalid_media(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         decode(tmp_path / "never-downloaded.wav")
+
+
+@pytest.mark.parametrize(
+    ("name", "rate"), [("wav_22050", 22_050), ("mp3_44100_128", 44_100), ("opus_48000_64", 48_000)]
+)
+def test_a_named_encoding_is_written_to_a_file_block_by_block(
+    tmp_path: Path, name: str, rate: int
+) -> None:
+    """A 48 kHz input in two blocks comes out at the encoding's rate, its length kept (MP3
+    within LAME's delay and padding: no LAME tag), WAV with exact header sizes."""
+    source = tone(48_000, SECONDS, channels=1)
+    fmt = encoding(name)
+    path = tmp_path / f"out.{fmt.container}"
+    with EncodingFileEncoder(path, fmt) as encoder:
+        encoder.write(Audio(source.samples[:30_000], 48_000))
+        encoder.write(Audio(source.samples[30_000:], 48_000))
+        info = encoder.close()
+    assert (info.sample_rate, info.channels, info.content_type) == (rate, 1, fmt.content_type)
+    assert info.duration_ms == round(SECONDS * 1000)
+    back = decode(path)
+    assert back.sample_rate == rate
+    assert abs(back.frames / rate - SECONDS) < 0.08
+    assert abs(dominant_hz(back) - 440) < 5
+    if fmt.container == "wav":
+        assert sf.info(str(path)).frames == round(SECONDS * rate)
+
+
+def test_a_named_encoding_given_up_leaves_no_file(tmp_path: Path) -> None:
+    path = tmp_path / "out.mp3"
+
+    def fail_midway() -> None:
+        with EncodingFileEncoder(path, encoding("mp3_44100_128")) as encoder:
+            encoder.write(tone(48_000, 0.2, channels=1))
+            raise RuntimeError("the job failed")
+
+    with pytest.raises(RuntimeError):
+        fail_midway()
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ValueError, match="no frames"):
+        EncodingFileEncoder(path, encoding("wav_16000")).close()

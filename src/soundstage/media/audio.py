@@ -682,6 +682,8 @@ _CODEC_OPTIONS: Final[dict[str, dict[str, str]]] = {"libopus": {"vbr": "constrai
 # The Ogg muxer sends a page once it holds this much audio (microseconds; FFmpeg's default is
 # a second): shorter pages reach a listener sooner at ~30 bytes of page header each.
 _OGG_PAGE_MICROSECONDS: Final = 200_000
+# FFmpeg's WAV header (RIFF, fmt, LIST of tags) ends well within this.
+_WAV_HEADER_BYTES: Final = 4096
 
 
 class StreamEncoder:
@@ -757,6 +759,92 @@ class StreamEncoder:
                 continue
             for packet in self._stream.encode(frame):
                 self._container.mux(packet)
+
+
+class EncodingFileEncoder:
+    """FileEncoder's interface for a named encoding (media.encodings: the compatible APIs'
+    output formats, at their exact rate and bit rate): StreamEncoder into a file as the
+    blocks come (bounded memory), whose WAV header sizes are filled in at close(). Like
+    StreamEncoder's output, an MP3 has no LAME tag (a player may add ~50 ms of delay and
+    padding). close() puts the complete file at path; leaving the `with` block on an
+    exception (or abort()) leaves no file."""
+
+    def __init__(self, path: Path, fmt: Encoding) -> None:
+        self.path, self.fmt = path, fmt
+        self._partial = path.with_name(f".{path.name}.partial")
+        self._file: io.BufferedWriter | None = None
+        self._encoder: StreamEncoder | None = None
+        self._input_rate = 0
+        self._frames = 0
+
+    def __enter__(self) -> EncodingFileEncoder:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if kind is not None:
+            self.abort()
+
+    def write(self, audio: Audio) -> None:
+        if self._encoder is None:
+            self._file = self._partial.open("wb")
+            self._encoder = StreamEncoder(self._file, self.fmt, audio.sample_rate, audio.channels)
+            self._input_rate = audio.sample_rate
+        self._encoder.write(audio)
+        self._frames += audio.frames
+
+    def close(self) -> EncodedInfo:
+        """Complete the file and put it at path: what was written."""
+        if self._encoder is None or self._file is None or self._frames == 0:
+            raise ValueError("audio has no frames")
+        try:
+            self._encoder.close()
+            self._file.close()
+            if self.fmt.container == "wav":
+                _finalize_wav_file(self._partial)
+            self._partial.replace(self.path)
+        except (av.error.FFmpegError, OSError, ValueError) as exc:
+            self.abort()
+            raise OSError(f"could not write {self.fmt.name} to {self.path}: {exc}") from exc
+        return EncodedInfo(
+            size_bytes=self.path.stat().st_size,
+            duration_ms=round(self._frames * 1000 / self._input_rate),
+            content_type=self.fmt.content_type,
+            sample_rate=self.fmt.sample_rate,
+            channels=self._encoder.channels,
+        )
+
+    def abort(self) -> None:
+        """Give up: no file is left at path (nor a partial one)."""
+        if self._file is not None and not self._file.closed:
+            self._file.close()
+        self._partial.unlink(missing_ok=True)
+
+
+def _finalize_wav_file(path: Path) -> None:
+    """finalize() of a WAV stream in a file, in place: only its header is read and patched."""
+    size = path.stat().st_size
+    with path.open("r+b") as file:
+        header = file.read(_WAV_HEADER_BYTES)
+        offset = 12
+        if header[:4] != b"RIFF" or header[8:12] != b"WAVE":
+            raise ValueError("not a WAV stream")
+        while offset + 8 <= len(header):
+            if header[offset : offset + 4] == b"data":
+                data_size = size - offset - 8
+                if data_size % 2:  # a RIFF chunk of odd size is followed by a pad byte
+                    file.seek(0, io.SEEK_END)
+                    file.write(b"\0")
+                    size += 1
+                if size - 8 > 0xFFFF_FFFF:
+                    raise ValueError("the WAV stream is too long for a RIFF file")
+                file.seek(offset + 4)
+                file.write(data_size.to_bytes(4, "little"))
+                file.seek(4)
+                file.write((size - 8).to_bytes(4, "little"))
+                return
+            chunk = int.from_bytes(header[offset + 4 : offset + 8], "little")
+            offset += 8 + chunk + chunk % 2
+    raise ValueError("the WAV stream has no data chunk")
 
 
 def finalize(fmt: EncodeFormat | Encoding, data: bytes) -> bytes:

@@ -21,6 +21,7 @@ from soundstage.compat.elevenlabs.schemas import (
     ElevenLabsVoicesResponse,
     ElevenLabsVoicesV2Response,
 )
+from soundstage.compat.voice_aliases import ELEVENLABS_VOICES
 from soundstage.config import Settings
 from soundstage.core.errors import InvalidField
 from soundstage.core.pagination import PageParams
@@ -86,7 +87,14 @@ def list_voices(session: Session, settings: Settings) -> ElevenLabsVoicesRespons
 def get_voice(
     session: Session, settings: Settings, voice_id: str, *, with_settings: bool
 ) -> ElevenLabsVoice:
-    return voice(voices.get_voice(session, settings, voice_id), with_settings=with_settings)
+    """A catalog voice; an ElevenLabs premade id (compat.voice_aliases) answers the catalog
+    voice it is read by, under the premade id and name ("George (Alan)")."""
+    alias = ELEVENLABS_VOICES.get(voice_id)
+    if alias is None:
+        return voice(voices.get_voice(session, settings, voice_id), with_settings=with_settings)
+    found = voice(voices.get_voice(session, settings, alias.voice_id), with_settings=with_settings)
+    name = alias.vendor_voice.split(" (")[0]
+    return found.model_copy(update={"voice_id": voice_id, "name": f"{name} ({found.name})"})
 
 
 def _matches(

@@ -62,8 +62,8 @@ StreamFormatQuery = Annotated[
     Query(description="ElevenLabs' `codec_samplerate_bitrate` name (no WAV), made exactly."),
 ]
 ANSWERED_WHOLE = (
-    "ElevenLabs' `output_format` names: the native job makes MP3 or WAV only, so mp3_* and "
-    "opus_* get MP3 and every other name WAV (the Content-Type says which)."
+    "ElevenLabs' `codec_samplerate_bitrate` name, made exactly by the native job and "
+    "answered whole (WAV with its sizes)."
 )
 
 
@@ -78,10 +78,6 @@ def _content_types(formats: Any) -> dict[str, Any]:
     """A speech route's answers: the Content-Type of each `output_format` it takes, as
     `media.encodings` names them (mu-law `audio/basic`, A-law `audio/x-alaw-basic`, …)."""
     return {encodings.encoding(name).content_type: {} for name in _format_names(formats)}
-
-
-# What the routes answering in a native job's format send (ANSWERED_WHOLE).
-_WHOLE_AUDIO: dict[str, Any] = {"audio/mpeg": {}, "audio/wav": {}}
 
 
 def _speech_response(speech: service.Speech) -> StreamingResponse:
@@ -205,7 +201,7 @@ async def speech_to_text(
 @router.post(
     "/v1/sound-generation",
     response_class=FileResponse,
-    responses={200: {"content": _WHOLE_AUDIO}, **errors(402, 409, 504)},
+    responses={200: {"content": _content_types(WholeFormat)}, **errors(402, 409, 504)},
 )
 async def sound_generation(
     body: ElevenLabsSoundGenerationBody,
@@ -215,8 +211,8 @@ async def sound_generation(
     output_format: Annotated[WholeFormat, Query(description=ANSWERED_WHOLE)] = DEFAULT_FORMAT,
     enable_logging: EnableLogging = None,
 ) -> Response:
-    """The native sound-effect generator (44.1 kHz stereo; MP3 at 192 kb/s), 150 credits a
-    generation."""
+    """The native sound-effect generator (stereo where the codec holds it), made in
+    `output_format` at its exact rate and bit rate; 150 credits a generation."""
     return _file_response(
         await service.generate_sound(db, settings, principal, body, output_format)
     )
@@ -282,25 +278,25 @@ async def _speech_to_speech(
 @router.post(
     "/v1/speech-to-speech/{voice_id}",
     response_class=FileResponse,
-    responses={200: {"content": _WHOLE_AUDIO}, **errors(402, 404, 409, 413, 504)},
+    responses={200: {"content": _content_types(WholeFormat)}, **errors(402, 404, 409, 413, 504)},
 )
 # `speech_to_speech.stream` (ElevenLabs' documented path, and the one the SDK 2.78 calls):
 # the same operation, its answer sent as it is read.
 @router.post(
     "/v1/speech-to-speech/{voice_id}/stream",
     response_class=FileResponse,
-    responses={200: {"content": _WHOLE_AUDIO}, **errors(402, 404, 409, 413, 504)},
+    responses={200: {"content": _content_types(WholeFormat)}, **errors(402, 404, 409, 413, 504)},
 )
 @router.post(
     "/v1/voice-changer/{voice_id}/stream",
     response_class=FileResponse,
-    responses={200: {"content": _WHOLE_AUDIO}, **errors(402, 404, 409, 413, 504)},
+    responses={200: {"content": _content_types(WholeFormat)}, **errors(402, 404, 409, 413, 504)},
 )
 # The path the SDK 2.78 calls for `speech_to_speech.convert`: the same operation.
 @router.post(
     "/v1/voice-changer/{voice_id}",
     response_class=FileResponse,
-    responses={200: {"content": _WHOLE_AUDIO}, **errors(402, 404, 409, 413, 504)},
+    responses={200: {"content": _content_types(WholeFormat)}, **errors(402, 404, 409, 413, 504)},
 )
 async def speech_to_speech(
     voice_id: VoiceId,
@@ -313,10 +309,11 @@ async def speech_to_speech(
     enable_logging: EnableLogging = None,
     optimize_streaming_latency: Latency = None,
 ) -> Response:
-    """The same words and timing in a catalog voice (native voice changer); 1,000 credits a
-    minute of input. Served at /v1/speech-to-speech/{voice_id} and at
-    /v1/voice-changer/{voice_id}, where the SDK 2.78 sends `speech_to_speech.convert`, each
-    also with /stream (`speech_to_speech.stream`)."""
+    """The same words and timing in a catalog voice (native voice changer), made in
+    `output_format` at its exact rate and bit rate; 1,000 credits a minute of input. The
+    voice is a catalog voice id or one of ElevenLabs' premade ids (README). Served at
+    /v1/speech-to-speech/{voice_id} and at /v1/voice-changer/{voice_id}, where the SDK 2.78
+    sends `speech_to_speech.convert`, each also with /stream (`speech_to_speech.stream`)."""
     return await _speech_to_speech(voice_id, audio, form, db, settings, principal, output_format)
 
 

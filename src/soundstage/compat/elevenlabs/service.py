@@ -1,7 +1,8 @@
 """ElevenLabs' speech and audio operations mapped onto the native features: text to speech
 (always the streaming TTS job, in the exact `output_format` encoding), speech to text (the
 native STT job on the upload), sound generation, audio isolation and speech to speech (the
-native jobs, their output file answered as bytes)."""
+native jobs, their output file answered as bytes: sound and speech to speech made by the job
+in the exact `output_format` encoding, isolation, which takes none, as MP3)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import json
 import math
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 import pycountry
 from fastapi import UploadFile
@@ -30,6 +31,7 @@ from soundstage.compat.elevenlabs.schemas import (
     ElevenLabsSpeechToTextWord,
     ElevenLabsTextToSpeechBody,
 )
+from soundstage.compat.voice_aliases import elevenlabs_voice
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.errors import InvalidField, ParameterMissing
@@ -51,7 +53,6 @@ from soundstage.speech.voice_changer.schemas import VoiceChangerRequest
 from soundstage.voices import service as voices
 
 M = TypeVar("M", bound=BaseModel)
-NativeFormat = Literal["mp3", "wav"]
 # The native sound generator's default length, for a request without `duration_seconds`.
 DEFAULT_SOUND_SECONDS = 5
 
@@ -89,9 +90,11 @@ async def _speak(
     *,
     timestamps: bool,
 ) -> tuple[tts.SpeechStream, encodings.Encoding]:
+    catalog_voice, pitch = elevenlabs_voice(voice_id)
     fields: dict[str, Any] = {
         "text": body.text,
-        "voice_id": voice_id,
+        "voice_id": catalog_voice,
+        "pitch": pitch,
         "speed": body.speed,
         "timestamps": timestamps,
         "pronunciation_dictionary_locators": [
@@ -328,13 +331,6 @@ class AudioFile:
     response: Response
 
 
-def closest_native_format(output_format: str) -> NativeFormat:
-    """The native jobs make MP3 (44.1 kHz, 192 kb/s for sounds) or WAV at their own rate:
-    a compressed `output_format` (mp3, opus) gets MP3, an uncompressed one (pcm, wav, ulaw,
-    alaw) WAV."""
-    return "mp3" if output_format.startswith(("mp3_", "opus_")) else "wav"
-
-
 async def _file(
     db: Database, settings: Settings, principal: Principal, url: str, content_type: str
 ) -> AudioFile:
@@ -348,18 +344,19 @@ async def generate_sound(
     body: ElevenLabsSoundGenerationBody,
     output_format: str,
 ) -> AudioFile:
-    fmt = closest_native_format(output_format)
+    encoding = encodings.encoding(output_format)
     seconds = DEFAULT_SOUND_SECONDS
     if body.duration_seconds is not None:
         # Whole seconds, the nearest (halves up), at least 1.
         seconds = max(1, math.floor(body.duration_seconds + 0.5))
     request = _native(
         SoundRequest,
-        {"prompt": body.text, "duration_seconds": seconds, "format": fmt},
+        {"prompt": body.text, "duration_seconds": seconds},
         {"prompt": "text"},
     )
-    answer = await sound.generate(db, settings, principal, request)
-    return await _file(db, settings, principal, shown_url(answer.output_url), CONTENT_TYPES[fmt])
+    answer = await sound.generate(db, settings, principal, request, encoding=encoding.name)
+    url = shown_url(answer.output_url)
+    return await _file(db, settings, principal, url, encoding.content_type)
 
 
 async def isolate(
@@ -381,22 +378,26 @@ async def change_voice(
     remove_background_noise: bool,
     output_format: str,
 ) -> AudioFile:
+    catalog_voice, _pitch = elevenlabs_voice(voice_id)  # the voice changer takes no pitch
+
     def check_voice() -> None:  # before the upload is kept
         with db.read_session() as session:
-            voices.get_active_voice(session, voice_id)
+            voices.get_active_voice(session, catalog_voice)
 
     await run_in_threadpool(check_voice)
-    fmt = closest_native_format(output_format)
+    encoding = encodings.encoding(output_format)
     url = await kept_upload(db, settings, principal, audio, param="audio")
     request = _native(
         VoiceChangerRequest,
         {
             "audio_url": url,
-            "voice_id": voice_id,
-            "format": fmt,
+            "voice_id": catalog_voice,
             "remove_background_noise": remove_background_noise,
         },
         {"audio_url": "audio"},
     )
-    answer = await voice_changer.change_voice(db, settings, principal, request)
-    return await _file(db, settings, principal, shown_url(answer.output_url), CONTENT_TYPES[fmt])
+    answer = await voice_changer.change_voice(
+        db, settings, principal, request, encoding=encoding.name
+    )
+    url = shown_url(answer.output_url)
+    return await _file(db, settings, principal, url, encoding.content_type)

@@ -105,6 +105,9 @@ class AudioVoice(BaseModel):
     id: str = Field(description="What `voice` takes: an OpenAI name or a catalog voice id.")
     name: str
     voice_id: str = Field(description="The catalog voice (GET /api/v1/voices/{voice_id}).")
+    pitch: int = Field(
+        default=0, description="Semitones the voice is shifted by for this name (0: as it is)."
+    )
     language: str
     gender: str
 

@@ -1,5 +1,6 @@
 """What the OpenAI-compatible API offers by name: its model ids (aliases of the native
-text-to-speech and speech-to-text) and OpenAI's voice names, each mapped to a catalog voice.
+text-to-speech and speech-to-text) and OpenAI's voice names, each mapped to a catalog voice
+(compat.voice_aliases).
 Speech and transcriptions are mapped in `speech.py` and `transcriptions.py`.
 
 The voice a request names decides the engine (as on the native API): every text-to-speech
@@ -22,6 +23,7 @@ from soundstage.compat.openai.schemas import (
     ModelList,
     ModelOut,
 )
+from soundstage.compat.voice_aliases import OPENAI_VOICES, openai_voice
 from soundstage.core.db import Database
 from soundstage.voices import service as voices
 from soundstage.voices.errors import VoiceNotFound
@@ -53,27 +55,6 @@ MODELS: Final = (
 )
 _BY_ID: Final = {model.id: model for model in MODELS}
 
-# OpenAI's voice names -> catalog voices (the demo catalog's ids, soundstage.voices.demo).
-# tts-1's six voices, which clients list when they cannot ask the server, get the six English
-# voices; the later names get voices of other languages (Germanic first), which read English
-# text with their own language's pronunciation. Genders follow OpenAI's voices where the
-# catalog allows.
-VOICE_NAMES: Final = {
-    "alloy": "voice_joe",  # Piper's neural American male: the best voice for the default
-    "echo": "voice_kal",
-    "fable": "voice_alan",  # British (Scottish)
-    "onyx": "voice_richard",  # low, steady
-    "nova": "voice_sally",
-    "shimmer": "voice_sarah",
-    "ash": "voice_nl_daan",
-    "ballad": "voice_sv_erik",
-    "coral": "voice_da_freja",
-    "sage": "voice_de_anna",
-    "verse": "voice_nb_lars",
-    "marin": "voice_es_lucia",
-    "cedar": "voice_fr_julien",
-}
-
 
 def model(model_id: str, purpose: Purpose | None = None, *, param: str = "model") -> Model:
     """The model of this id (of this purpose); 404 `model_not_found` naming `param`."""
@@ -87,18 +68,20 @@ def model(model_id: str, purpose: Purpose | None = None, *, param: str = "model"
     return found
 
 
-def voice_id(session: Session, voice: str) -> str:
-    """The catalog voice a request's `voice` names: one of OpenAI's names (VOICE_NAMES) or a
-    catalog voice id (GET /v1/audio/voices, GET /api/v1/voices); 404 `voice_not_found`
-    naming `voice` when it is neither, or its voice is not in this catalog."""
-    wanted = VOICE_NAMES.get(voice.lower(), voice)
+def voice(session: Session, voice: str) -> tuple[str, int]:
+    """The catalog voice a request's `voice` names, and the pitch to speak it at: one of
+    OpenAI's names (compat.voice_aliases.OPENAI_VOICES) or a catalog voice id (GET
+    /v1/audio/voices, GET /api/v1/voices; pitch 0); 404 `voice_not_found` naming `voice`
+    when it is neither, or its voice is not in this catalog."""
+    alias = openai_voice(voice)
+    wanted, pitch = (voice, 0) if alias is None else (alias.voice_id, alias.pitch)
     if not voices.active_voice_ids(session, [wanted]):
         where = f" (mapped to {wanted}, which this catalog lacks)" if wanted != voice else ""
         raise VoiceNotFound(
             f"No such voice: '{voice}'{where}. GET /v1/audio/voices lists the voices.",
             param="voice",
         )
-    return wanted
+    return wanted, pitch
 
 
 def _model_out(found: Model) -> ModelOut:
@@ -133,13 +116,15 @@ def audio_voices(db: Database) -> AudioVoices:
     listed = [
         AudioVoice(
             id=name,
-            name=f"{name} ({active[voice_id].name}, {active[voice_id].language})",
-            voice_id=voice_id,
-            language=active[voice_id].language,
-            gender=active[voice_id].gender,
+            name=f"{name} ({active[alias.voice_id].name}{_pitched(alias.pitch)}, "
+            f"{active[alias.voice_id].language})",
+            voice_id=alias.voice_id,
+            pitch=alias.pitch,
+            language=active[alias.voice_id].language,
+            gender=active[alias.voice_id].gender,
         )
-        for name, voice_id in VOICE_NAMES.items()
-        if voice_id in active
+        for name, alias in OPENAI_VOICES.items()
+        if alias.voice_id in active
     ]
     listed += [
         AudioVoice(
@@ -152,3 +137,7 @@ def audio_voices(db: Database) -> AudioVoices:
         for voice in active.values()
     ]
     return AudioVoices(voices=listed)
+
+
+def _pitched(pitch: int) -> str:
+    return f" {pitch:+d} semitones" if pitch else ""

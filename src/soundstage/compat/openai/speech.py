@@ -83,12 +83,12 @@ async def speak(
     model or voice, 402) are answered as errors, with nothing charged."""
     catalog.model(body.model, "speech")
 
-    def resolve() -> str:
+    def resolve() -> tuple[str, int]:
         with db.read_session() as session:
-            return catalog.voice_id(session, body.voice_name)
+            return catalog.voice(session, body.voice_name)
 
-    voice_id = await run_in_threadpool(resolve)
-    request = WideSpeedTtsRequest(text=body.input, voice_id=voice_id, speed=body.speed)
+    voice_id, pitch = await run_in_threadpool(resolve)
+    request = WideSpeedTtsRequest(text=body.input, voice_id=voice_id, speed=body.speed, pitch=pitch)
     chosen = encoding(f"openai_{body.response_format}")
     stream = await tts.stream(
         db,

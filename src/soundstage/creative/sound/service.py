@@ -24,13 +24,24 @@ from soundstage.jobs import service as jobs
 
 
 async def generate(
-    db: Database, settings: Settings, principal: Principal, body: SoundRequest
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    body: SoundRequest,
+    *,
+    encoding: str | None = None,
 ) -> SoundResponse:
+    """`encoding` (a name of media.encodings) makes the sound in that encoding, at its exact
+    rate and bit rate, rather than `body.format` (for the compatible APIs)."""
     # The seed is fixed before the job runs, so a job run again (a worker lost) makes the
     # same sound, and the answer can tell it.
     seed = body.seed if body.seed is not None else secrets.randbelow(MAX_SEED + 1)
     request = SoundJob(
-        prompt=body.prompt, duration_seconds=body.duration_seconds, format=body.format, seed=seed
+        prompt=body.prompt,
+        duration_seconds=body.duration_seconds,
+        format=body.format,
+        seed=seed,
+        encoding=encoding,
     )
     credits = rates.for_generation(Operation.SOUND)
     job = await jobs.run(db, settings, principal, KIND, request, credits_needed=credits)

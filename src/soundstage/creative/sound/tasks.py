@@ -3,6 +3,8 @@ process), render the scene, encode and store it."""
 
 from __future__ import annotations
 
+from pydantic import field_validator
+
 from soundstage.creative.sound.schemas import SoundLayer, SoundRecipeUse, SoundResult
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
@@ -12,7 +14,8 @@ from soundstage.engines.sound.interpret import Element, confidence, index_for, i
 from soundstage.jobs import handlers
 from soundstage.jobs.handlers import JobContext, JobOutcome
 from soundstage.jobs.payloads import JobRequest
-from soundstage.media.audio import EncodeFormat
+from soundstage.media import encodings
+from soundstage.media.audio import EncodeFormat, EncodingFileEncoder
 
 KIND = "sound"
 
@@ -24,6 +27,16 @@ class SoundJob(JobRequest):
     duration_seconds: int
     format: EncodeFormat
     seed: int
+    # The output's encoding (a media.encodings name), for the compatible APIs' exact output
+    # formats; None: `format` as the native API makes it.
+    encoding: str | None = None
+
+    @field_validator("encoding")
+    @classmethod
+    def _known_encoding(cls, name: str | None) -> str | None:
+        if name is not None:
+            encodings.encoding(name)  # ValueError naming the valid ones
+        return name
 
 
 def describe(element: Element) -> SoundLayer:
@@ -44,8 +57,16 @@ def generate_sound(ctx: JobContext[SoundJob]) -> JobOutcome[SoundResult]:
     ctx.progress(0.1, "rendering")
     audio = scene.render(elements, request.duration_seconds, request.seed)
     ctx.progress(0.9, "encoding")
-    fmt = request.format
-    output, duration_ms = ctx.save_audio(audio, f"sound.{fmt}", fmt)
+    if request.encoding is None:
+        fmt = request.format
+        output, duration_ms = ctx.save_audio(audio, f"sound.{fmt}", fmt)
+    else:
+        named = encodings.encoding(request.encoding)
+        with EncodingFileEncoder(ctx.workdir / f"sound.{named.container}", named) as encoder:
+            encoder.write(audio)
+            written = encoder.close()
+        duration_ms = written.duration_ms
+        output = ctx.save_file(encoder.path, written.content_type, duration_ms)
     result = SoundResult(
         output_url=output,
         duration_ms=duration_ms,

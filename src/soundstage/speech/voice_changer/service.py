@@ -15,8 +15,16 @@ from soundstage.voices import service as voices
 
 
 async def change_voice(
-    db: Database, settings: Settings, principal: Principal, body: VoiceChangerRequest
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    body: VoiceChangerRequest,
+    *,
+    encoding: str | None = None,
 ) -> VoiceChangerResponse:
+    """`encoding` (a name of media.encodings) makes the output in that encoding, at its exact
+    rate and bit rate, rather than `body.format` (for the compatible APIs)."""
+
     def job_request() -> VoiceChangerJob:
         with db.read_session() as session:
             voice = voices.get_active_voice(session, body.voice_id)
@@ -29,6 +37,7 @@ async def change_voice(
             language=language,
             engine=voice.engine,
             engine_voice=voice.engine_voice,
+            encoding=encoding,
         )
 
     request = await run_in_threadpool(job_request)

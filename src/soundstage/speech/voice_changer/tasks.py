@@ -17,6 +17,7 @@ from typing import Final
 
 import numpy as np
 import soxr
+from pydantic import field_validator
 
 from soundstage.credits.rates import Operation
 from soundstage.engines.conversion.base import WORKING_RATE
@@ -25,7 +26,15 @@ from soundstage.engines.separators.registry import get_separator
 from soundstage.jobs import handlers
 from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome
 from soundstage.jobs.payloads import JobRequest
-from soundstage.media.audio import Audio, EncodeFormat, FileEncoder, Samples, iter_decode
+from soundstage.media import encodings
+from soundstage.media.audio import (
+    Audio,
+    EncodeFormat,
+    EncodingFileEncoder,
+    FileEncoder,
+    Samples,
+    iter_decode,
+)
 from soundstage.speech.voice_changer.schemas import VoiceChangerResult
 
 KIND = "voice_changer"
@@ -50,6 +59,16 @@ class VoiceChangerJob(JobRequest):
     language: str
     engine: str
     engine_voice: str
+    # The output's encoding (a media.encodings name), for the compatible APIs' exact output
+    # formats; None: `format` as the native API makes it.
+    encoding: str | None = None
+
+    @field_validator("encoding")
+    @classmethod
+    def _known_encoding(cls, name: str | None) -> str | None:
+        if name is not None:
+            encodings.encoding(name)  # ValueError naming the valid ones
+        return name
 
 
 def change_voice(ctx: JobContext[VoiceChangerJob]) -> JobOutcome[VoiceChangerResult]:
@@ -77,10 +96,8 @@ def change_voice(ctx: JobContext[VoiceChangerJob]) -> JobOutcome[VoiceChangerRes
     )
     del speech
     ctx.progress(_CONVERTED, "encoding")
-    fmt = request.format
-    path = ctx.workdir / CONTENT_NAMES[fmt]
     voice = _resampled_blocks(converted.audio.samples[:, 0], WORKING_RATE, rate, frames)
-    with FileEncoder(path, fmt) as encoder:
+    with _encoder(ctx.workdir, request) as encoder:
         if keep_background:
             # The new voice in every channel, over the input's own background.
             with background.open("rb") as rest:
@@ -93,11 +110,18 @@ def change_voice(ctx: JobContext[VoiceChangerJob]) -> JobOutcome[VoiceChangerRes
                 encoder.write(Audio(block.reshape(-1, 1), rate))
         written = encoder.close()
     result = VoiceChangerResult(
-        output_url=ctx.save_file(path, written.content_type, written.duration_ms),
+        output_url=ctx.save_file(encoder.path, written.content_type, written.duration_ms),
         duration_ms=written.duration_ms,
         transcript=converted.text,
     )
     return JobOutcome(result, credits_used=opened.price)
+
+
+def _encoder(workdir: Path, request: VoiceChangerJob) -> FileEncoder | EncodingFileEncoder:
+    if request.encoding is None:
+        return FileEncoder(workdir / CONTENT_NAMES[request.format], request.format)
+    named = encodings.encoding(request.encoding)
+    return EncodingFileEncoder(workdir / f"voice.{named.container}", named)
 
 
 def _separated(
