@@ -296,6 +296,12 @@ class RealtimeSettings(BaseModel):
     # gives it to uvicorn as the WebSocket's own limit: a larger frame is refused (close 1009)
     # from its header, before its payload is read.
     max_message_bytes: int = Field(default=64 * 1024, ge=1024)
+    # How far ahead of its session a client's messages are read (each counted as at least
+    # 1 KiB): 4 MiB is about 65 s of 16 kHz PCM sent as binary frames, 40 s of 24 kHz PCM as
+    # OpenAI's base64 JSON. A client that sends a recording faster than real time is read
+    # on (its pings answered, its own reads never starved by a blocked send) until then;
+    # past it TCP holds it back. Memory per session is bounded by it.
+    max_backlog_bytes: int = Field(default=4 * 1024 * 1024, ge=64 * 1024)
     # The server pings every session this often and drops a client that does not answer
     # within the timeout (gone without a word); and a message it sends that the client does
     # not take within `send_timeout_seconds` (it stopped reading) ends the session. Together

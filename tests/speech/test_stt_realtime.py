@@ -111,6 +111,31 @@ def test_a_clip_at_real_time_pace_is_transcribed_and_charged(
     }
 
 
+def test_a_recording_sent_whole_is_transcribed_in_steps_of_up_to_2_s(
+    one_slot: TestClient, db: Database
+) -> None:
+    """All of a clip's frames are sent at once: the session, behind its client, hands what
+    waits to the recognizer up to 2 s at a time (a partial per step at most, where frame by
+    frame it would be one per 360 ms of speech), with the same final and charge."""
+    customer = create_customer(db, credits_each=1000)
+    session = librivox_session(librivox_clips()[:1])
+    with one_slot.websocket_connect(PATH, headers=customer.auth()) as ws:
+        ws.send_json({"language": "en", "sample_rate": 16000, "encoding": "pcm_s16le"})
+        assert ws.receive_json()["type"] == "session.started"
+        for frame in session.pcm_frames():
+            ws.send_bytes(frame)
+        ws.send_json({"close": True})
+        messages = until(ws, "session.closed")
+    partials = [m for m in messages if m["type"] == "partial"]
+    finals = [m for m in messages if m["type"] == "final"]
+    # 10.1 s of session, 7.1 s of it speech: frame by frame about 20 partials, in 2 s steps
+    # at most 6 (one per step, the first 1.5 s silent); one a second is the bound here.
+    assert 1 <= len(partials) <= session.duration_ms // 1000, [p["text"] for p in partials]
+    assert len(finals) == 1
+    assert finals_error_rate(session, finals) <= 0.12, finals[0]["text"]
+    assert messages[-1]["credits_used"] == for_duration(Operation.STT, session.duration_ms)
+
+
 def test_a_bad_opening_message_closes_4400_naming_the_field_and_charges_nothing(
     one_slot: TestClient, db: Database
 ) -> None:

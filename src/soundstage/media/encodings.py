@@ -28,7 +28,9 @@ at most two for the lossy codecs) and 16-bit where it is PCM. Choices made:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Annotated, Final
+
+from pydantic import AfterValidator
 
 
 @dataclass(frozen=True)
@@ -110,3 +112,12 @@ def encoding(name: str) -> Encoding:
     if found is None:
         raise ValueError(f"unknown encoding {name!r}: one of {', '.join(ENCODINGS)}")
     return found
+
+
+def _known(name: str) -> str:
+    encoding(name)  # ValueError naming the valid ones
+    return name
+
+
+# A field holding an encoding's name (a job's requested output), checked when it is read.
+EncodingName = Annotated[str, AfterValidator(_known)]

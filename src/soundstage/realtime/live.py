@@ -73,7 +73,10 @@ class LiveSession(Generic[In, Out]):
     # Set once the handler is open: the session's minutes count from then.
     opened_at: datetime | None = None
     _block: int = 0
-    _inbox: asyncio.Queue[dict[str, Any]] = field(default_factory=lambda: asyncio.Queue(32))
+    # The client's messages read ahead of the session, and their size (`_backlog`).
+    _inbox: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)
+    _backlog: int = 0
+    _drained: asyncio.Event = field(default_factory=asyncio.Event)
     _gone: asyncio.Event = field(default_factory=asyncio.Event)
     # Set when the server ends the session (its key revoked), with the error to end it with.
     _stopped: asyncio.Event = field(default_factory=asyncio.Event)
@@ -169,21 +172,36 @@ class LiveSession(Generic[In, Out]):
             raise SessionTimeout(
                 f"No message for {limits.idle_timeout_seconds:g} s: the session was closed."
             ) from None
+        return self._checked(message)
+
+    def received(self) -> dict[str, Any] | None:
+        """The client's next message if it is already read (checked as `receive` checks it),
+        else None at once: a session behind its client takes what is waiting together."""
+        if self._inbox.empty():
+            return None
+        return self._checked(self._taken(self._inbox.get_nowait()))
+
+    def _checked(self, message: dict[str, Any]) -> dict[str, Any]:
         if message["type"] == "websocket.disconnect":
             raise WebSocketDisconnect(message.get("code", 1000), message.get("reason"))
-        size = len(message.get("bytes") or b"") + len((message.get("text") or "").encode())
-        if size > limits.max_message_bytes:
+        size = _size(message)
+        limit = self.settings.realtime.max_message_bytes
+        if size > limit:
             raise PayloadTooLarge(
-                f"A message may hold at most {limits.max_message_bytes} bytes; this one "
-                f"held {size}."
+                f"A message may hold at most {limit} bytes; this one held {size}."
             )
+        return message
+
+    def _taken(self, message: dict[str, Any]) -> dict[str, Any]:
+        self._backlog -= _weight(message)
+        self._drained.set()
         return message
 
     async def _next_message(self, timeout: float) -> dict[str, Any]:
         """The next message read (queued ones first), unless the session is stopped first
         (its error raised) or `timeout` passes (TimeoutError)."""
         if not self._inbox.empty():
-            return self._inbox.get_nowait()
+            return self._taken(self._inbox.get_nowait())
         got = asyncio.ensure_future(self._inbox.get())
         stopped = asyncio.ensure_future(self._stopped.wait())
         try:
@@ -191,22 +209,39 @@ class LiveSession(Generic[In, Out]):
         finally:
             stopped.cancel()
         if got.done():
-            return got.result()
+            return self._taken(got.result())
         got.cancel()
         if self._stop_error is not None:
             raise self._stop_error
         raise TimeoutError
 
     async def _read(self) -> None:
-        """Reads the client's messages as they come, a few ahead of the session (a client
-        sending faster than the session works is held back by TCP once `_inbox` is full),
-        and notices at once when the client leaves."""
+        """Reads the client's messages as they come, up to `realtime.max_backlog_bytes` ahead
+        of the session, and notices at once when the client leaves. A client sending faster
+        than the session works (a file sent whole) is read on, so its pings are answered and
+        its sends never block while it has messages to read; only past the backlog is it held
+        back by TCP."""
+        limit = self.settings.realtime.max_backlog_bytes
         while True:
+            while self._backlog >= limit:
+                self._drained.clear()
+                await self._drained.wait()
             message = dict(await self.websocket.receive())
-            await self._inbox.put(message)
+            self._backlog += _weight(message)
+            self._inbox.put_nowait(message)
             if message["type"] == "websocket.disconnect":
                 self._gone.set()
                 return
+
+
+def _size(message: dict[str, Any]) -> int:
+    return len(message.get("bytes") or b"") + len((message.get("text") or "").encode())
+
+
+def _weight(message: dict[str, Any]) -> int:
+    """What a message read ahead counts against the backlog: its size, and at least a
+    kilobyte, so that a flood of empty messages is bounded too."""
+    return max(_size(message), 1024)
 
 
 def _owner() -> str:

@@ -3,8 +3,6 @@ process), render the scene, encode and store it."""
 
 from __future__ import annotations
 
-from pydantic import field_validator
-
 from soundstage.creative.sound.schemas import SoundLayer, SoundRecipeUse, SoundResult
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
@@ -29,14 +27,7 @@ class SoundJob(JobRequest):
     seed: int
     # The output's encoding (a media.encodings name), for the compatible APIs' exact output
     # formats; None: `format` as the native API makes it.
-    encoding: str | None = None
-
-    @field_validator("encoding")
-    @classmethod
-    def _known_encoding(cls, name: str | None) -> str | None:
-        if name is not None:
-            encodings.encoding(name)  # ValueError naming the valid ones
-        return name
+    encoding: encodings.EncodingName | None = None
 
 
 def describe(element: Element) -> SoundLayer:

@@ -48,6 +48,10 @@ PURPOSE: Final = "stt"
 BYTES_PER_SAMPLE: Final = {"pcm_s16le": 2, "mulaw": 1}
 # Credits are reserved a minute of audio at a time (250) as the session's audio grows.
 BLOCK_MS: Final = 60_000
+# The most audio already received that goes to the recognizer in one step when the session
+# is behind its client: a partial per 2 s of it at most, so a lagging session catches up (a
+# partial decodes the whole utterance so far) while its partials still move.
+BATCH_MS: Final = 2_000
 
 
 @dataclass(frozen=True)
@@ -167,8 +171,23 @@ async def transcribe(
                     await _send_all(websocket, speaks.shaped(out))
 
         pending = list(early)
+        carried: ClientTurn | None = None
         while True:
-            turn = speaks.read(pending.pop(0) if pending else await session.receive())
+            if carried is not None:
+                turn, carried = carried, None
+            else:
+                turn = speaks.read(pending.pop(0) if pending else await session.receive())
+            # A session behind its client hands the audio waiting to the recognizer at once,
+            # up to BATCH_MS: one partial for it, not one per frame (the finals are the same).
+            while _audio_only(turn) and len(turn.audio) < bytes_per_second * BATCH_MS // 1000:
+                ready = session.received()
+                if ready is None:
+                    break
+                following = speaks.read(ready)
+                if not _audio_only(following):
+                    carried = following
+                    break
+                turn = ClientTurn(audio=turn.audio + following.audio)
             await _send_all(websocket, turn.replies)
             if turn.audio:
                 received += len(turn.audio)
@@ -207,6 +226,10 @@ async def transcribe(
     )
     await _send_all(websocket, speaks.closed(closed))
     await websocket.close()
+
+
+def _audio_only(turn: ClientTurn) -> bool:
+    return bool(turn.audio) and turn == ClientTurn(audio=turn.audio)
 
 
 async def _send_all(websocket: WebSocket, messages: Sequence[ServerMessage]) -> None:

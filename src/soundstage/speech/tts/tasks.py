@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel
 
 from soundstage.engines import dsp
 from soundstage.engines.tts.base import SpeechSynthesizer
@@ -67,14 +67,7 @@ class TtsJob(JobRequest):
     rules: list[DictionaryRule] = []
     # The streamed bytes' encoding (a media.encodings name), for the compatible APIs; the
     # stored file stays in `format`. None: the stream is in `format` too.
-    encoding: str | None = None
-
-    @field_validator("encoding")
-    @classmethod
-    def _known_encoding(cls, name: str | None) -> str | None:
-        if name is not None:
-            encodings.encoding(name)  # ValueError naming the valid ones
-        return name
+    encoding: encodings.EncodingName | None = None
 
     @property
     def stream_encoding(self) -> EncodeFormat | Encoding:

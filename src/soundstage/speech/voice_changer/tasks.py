@@ -17,7 +17,6 @@ from typing import Final
 
 import numpy as np
 import soxr
-from pydantic import field_validator
 
 from soundstage.credits.rates import Operation
 from soundstage.engines.conversion.base import WORKING_RATE
@@ -61,14 +60,7 @@ class VoiceChangerJob(JobRequest):
     engine_voice: str
     # The output's encoding (a media.encodings name), for the compatible APIs' exact output
     # formats; None: `format` as the native API makes it.
-    encoding: str | None = None
-
-    @field_validator("encoding")
-    @classmethod
-    def _known_encoding(cls, name: str | None) -> str | None:
-        if name is not None:
-            encodings.encoding(name)  # ValueError naming the valid ones
-        return name
+    encoding: encodings.EncodingName | None = None
 
 
 def change_voice(ctx: JobContext[VoiceChangerJob]) -> JobOutcome[VoiceChangerResult]:
