@@ -95,7 +95,8 @@ async def live(url: str, key: str, model: str, audio: np.ndarray) -> tuple[list[
             sent.append(time.monotonic())
             await asyncio.sleep(max(0.0, began + (i + 1) * FRAME_MS / 1000 - time.monotonic()))
         await ws.send(json.dumps({"close": True}))
-        await asyncio.wait_for(reader, 60)
+        # A session behind its client finishes after the audio ends: waited for (bounded).
+        await asyncio.wait_for(reader, 600)
     return messages, sent
 
 
@@ -118,19 +119,25 @@ def figures(
 ) -> dict[str, float]:
     finals = [(at, m) for at, m in messages if m["type"] == "final"]
     latencies, gaps, firsts = [], [], []
+    without = 0
     for span in spans:
         clip_start, clip_end = clip_times(sent, span)
         after = [at for at, m in finals if at >= clip_end]
         latencies.append(after[0] - clip_end)
         partials = partials_during(messages, clip_start, clip_end)
+        if not partials:
+            # None while the clip was sent (a session behind): its first came after it.
+            without += 1
+            partials = [clip_end]
         firsts.append(partials[0] - clip_start)
         gaps += list(np.diff(partials))
     closed = messages[-1][1]
     return {
         "eou_p50": statistics.median(latencies),
         "eou_max": max(latencies),
-        "gap_p50": statistics.median(gaps),
-        "gap_max": max(gaps),
+        "gap_p50": statistics.median(gaps) if gaps else float("nan"),
+        "gap_max": max(gaps, default=float("nan")),
+        "clips_without_partial": without,
         "first_p50": statistics.median(firsts),
         "rtf": closed["processing_ms"] / closed["duration_ms"],
         "wer": wer(text, " ".join(m["text"] for _, m in finals)),

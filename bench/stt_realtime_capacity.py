@@ -85,6 +85,12 @@ def main() -> None:
         f"p95 {np.percentile(gaps, 95) * 1000:.0f} ms, max {max(gaps) * 1000:.0f} ms "
         "(goal: <= 500 ms)"
     )
+    firsts = [got["first_p50"] for got in results]
+    print(
+        f"clip start -> first partial: p50 {statistics.median(firsts) * 1000:.0f} ms (median of "
+        f"the sessions' p50); clips with no partial while sent: "
+        f"{sum(got['clips_without_partial'] for got in results):.0f} of {len(spans) * len(runs)}"
+    )
     print(
         f"end of utterance -> final: p50 {statistics.median(eous) * 1000:.0f} ms (median of the "
         f"sessions' p50), worst session max {max(g['eou_max'] for g in results) * 1000:.0f} ms "

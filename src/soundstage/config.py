@@ -276,7 +276,9 @@ class RealtimeSettings(BaseModel):
     life, so a session's audio work never waits on the job queue or runs on the event loop."""
 
     # Slot processes per API process (each loads the models its sessions use, once). A
-    # session that finds every slot taken is refused (4503), never queued.
+    # session that finds every slot taken is refused (4503), never queued. Where
+    # stt/tts.cpu_threads is unset, each slot's models get an equal share of the cores (at
+    # least one thread): sessions at once do not contend (realtime.slots.sharing_cores).
     processes: int = Field(default=2, ge=1, le=64)
     # Sessions one account (and environment) may hold at once on an API process; never more
     # than the slots minus one (with 2 slots: 1; with a single slot, that one), so one tenant

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 import threading
 import time
 from collections import Counter
@@ -209,6 +210,21 @@ class Slot:
             self._conn = None
 
 
+def sharing_cores(settings: Settings) -> Settings:
+    """The settings of the slots: the speech models of each get an equal share of the cores
+    (at least one thread) where no thread count is set. Every slot running a session at once
+    then runs as fast as the cores allow, where a thread per core in each slot would have
+    them all contend (measured by bench/stt_realtime_capacity.py)."""
+    share = max(1, (os.cpu_count() or 1) // settings.realtime.processes)
+    stt, tts = settings.stt, settings.tts
+    return settings.model_copy(
+        update={
+            "stt": stt.model_copy(update={"cpu_threads": stt.cpu_threads or share}),
+            "tts": tts.model_copy(update={"cpu_threads": tts.cpu_threads or share}),
+        }
+    )
+
+
 class SlotPool:
     """The slots of one API process. A session takes a free one or is refused (never
     queued), and an account may hold at most `max_sessions_per_account` of them, and never
@@ -217,7 +233,8 @@ class SlotPool:
     def __init__(self, settings: Settings) -> None:
         context = multiprocessing.get_context("spawn")
         self._settings = settings
-        self._slots = [Slot(i, settings, context) for i in range(settings.realtime.processes)]
+        shared = sharing_cores(settings)
+        self._slots = [Slot(i, shared, context) for i in range(settings.realtime.processes)]
         self._free = list(reversed(self._slots))
         self._held: Counter[tuple[str, str]] = Counter()
         self._recycling: set[asyncio.Task[None]] = set()
