@@ -48,7 +48,6 @@ from soundstage.realtime import gate
 from soundstage.realtime.errors import SessionTimeout
 from soundstage.speech.stt import realtime as stt_realtime
 from soundstage.speech.tts import realtime as tts_realtime
-from soundstage.speech.tts import realtime_dialect as tts_realtime_dialect
 
 TAG = "ElevenLabs compatible"
 JOB_ID_HEADER = "Soundstage-Job-Id"
@@ -446,7 +445,7 @@ async def _text_to_speech_realtime(
             key = first.api_key
             principal = await gate.authenticate(websocket, tts_realtime.PURPOSE, lambda _: key)
         opening = realtime_tts.native_opening(voice_id, first)
-        dialect: tts_realtime_dialect.Dialect = (
+        dialect: tts_realtime.Dialect = (
             realtime_tts.MultiStreamDialect(first)
             if multi
             else realtime_tts.StreamInputDialect(first)

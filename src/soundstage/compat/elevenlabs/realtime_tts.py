@@ -21,8 +21,15 @@ from soundstage.compat.voice_aliases import elevenlabs_voice
 from soundstage.core.errors import AppError, InvalidField, MalformedRequest, ParameterUnknown
 from soundstage.realtime import gate
 from soundstage.realtime.messages import ServerMessage, read_json, validation_error
-from soundstage.speech.tts.realtime import AudioTail, CloseContext, SpokenChunk, TextInput
-from soundstage.speech.tts.realtime_dialect import Frame, TextTurn, encode
+from soundstage.speech.tts.realtime import (
+    AudioTail,
+    CloseContext,
+    Frame,
+    SpokenChunk,
+    TextInput,
+    TextTurn,
+)
+from soundstage.speech.tts.realtime_dialect import encode
 from soundstage.speech.tts.realtime_messages import (
     CharacterAlignment,
     FinalMessage,

@@ -23,7 +23,7 @@ from __future__ import annotations
 import io
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
 import numpy as np
 from fastapi import WebSocket
@@ -41,7 +41,7 @@ from soundstage.engines.tts.registry import get_engine
 from soundstage.media import encodings
 from soundstage.media.audio import Audio, StreamEncoder
 from soundstage.realtime import live
-from soundstage.realtime.messages import send
+from soundstage.realtime.messages import ServerMessage, send
 from soundstage.speech.tts import service
 from soundstage.speech.tts.realtime_messages import (
     FinalMessage,
@@ -51,9 +51,6 @@ from soundstage.speech.tts.realtime_messages import (
 )
 from soundstage.speech.tts.segments import DEFAULT_CHUNK_LENGTH_SCHEDULE, Cut, Segmenter
 from soundstage.speech.tts.tasks import REALTIME_KIND, Reading
-
-if TYPE_CHECKING:  # the dialects take this module's pieces
-    from soundstage.speech.tts.realtime_dialect import Dialect, Frame
 
 # What a session's single-use tokens are minted for (realtime.gate), whatever its dialect.
 PURPOSE: Final = "tts"
@@ -344,6 +341,44 @@ def open_session(settings: Settings, params: SessionParams) -> RealtimeSpeech:
 
 
 # The API side.
+
+# What is sent for a piece: JSON messages, or the audio itself in a binary frame.
+Frame = ServerMessage | bytes
+
+
+@dataclass(frozen=True)
+class TextTurn:
+    """What one client message asks of the session: `inputs` handed to the handler in order
+    (each one's pieces delivered before the next), then the session ends if `ends` (what is
+    buffered is spoken)."""
+
+    inputs: tuple[HandlerInput, ...] = ()
+    ends: bool = False
+
+
+class Dialect(Protocol):
+    """How a protocol speaks a session: the client's messages read into turns (AppError ends
+    the session), the pieces shaped into its frames. The native protocol's is
+    speech.tts.realtime_dialect.NativeDialect; the vendors' are in compat. `spoken`'s first
+    frame carries the piece's audio: the piece is charged once it is sent."""
+
+    def opening(self) -> TextTurn:
+        """What the opening message asks (its text, if any)."""
+        ...
+
+    def read(self, message: dict[str, Any]) -> TextTurn: ...
+
+    def spoken(self, chunk: SpokenChunk) -> Sequence[Frame]: ...
+
+    def tail(self, tail: AudioTail) -> Sequence[Frame]: ...
+
+    def context_closed(self, close: CloseContext) -> Sequence[Frame]:
+        """What follows a context's end (after its tail)."""
+        ...
+
+    def finished(self, totals: FinalMessage) -> Sequence[Frame]:
+        """The last frames, before the normal close."""
+        ...
 
 
 async def speak(

@@ -1,25 +1,25 @@
-"""How a protocol speaks a realtime text-to-speech session (speech.tts.realtime): the client's
-messages read into turns, the session's pieces shaped into its frames. The native protocol is
-NativeDialect (speech.tts.realtime_messages); ElevenLabs' stream-input and multi-stream-input
-are in compat."""
+"""The native protocol's dialect of the realtime text-to-speech session (speech.tts.realtime's
+Dialect): its messages (speech.tts.realtime_messages) read into turns, the session's pieces
+shaped into binary frames and `alignment`, or base64 `audio` messages. ElevenLabs' stream-input
+and multi-stream-input are in compat."""
 
 from __future__ import annotations
 
 import base64
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import ValidationError
 
 from soundstage.core.errors import InvalidField
-from soundstage.realtime.messages import ServerMessage, read_json, validation_error
+from soundstage.realtime.messages import read_json, validation_error
 from soundstage.speech.tts.realtime import (
     AudioTail,
     CloseContext,
-    HandlerInput,
+    Frame,
     SpokenChunk,
     TextInput,
+    TextTurn,
 )
 from soundstage.speech.tts.realtime_messages import (
     AlignmentMessage,
@@ -29,42 +29,6 @@ from soundstage.speech.tts.realtime_messages import (
     RealtimeTtsInput,
     RealtimeTtsOpening,
 )
-
-# What is sent for a piece: JSON messages, or the audio itself in a binary frame.
-Frame = ServerMessage | bytes
-
-
-@dataclass(frozen=True)
-class TextTurn:
-    """What one client message asks of the session: `inputs` handed to the handler in order
-    (each one's pieces delivered before the next), then the session ends if `ends` (what is
-    buffered is spoken)."""
-
-    inputs: tuple[HandlerInput, ...] = ()
-    ends: bool = False
-
-
-class Dialect(Protocol):
-    """The protocol's side of a session. `spoken`'s first frame carries the piece's audio:
-    the piece is charged once it is sent."""
-
-    def opening(self) -> TextTurn:
-        """What the opening message asks (its text, if any)."""
-        ...
-
-    def read(self, message: dict[str, Any]) -> TextTurn: ...
-
-    def spoken(self, chunk: SpokenChunk) -> Sequence[Frame]: ...
-
-    def tail(self, tail: AudioTail) -> Sequence[Frame]: ...
-
-    def context_closed(self, close: CloseContext) -> Sequence[Frame]:
-        """What follows a context's end (after its tail)."""
-        ...
-
-    def finished(self, totals: FinalMessage) -> Sequence[Frame]:
-        """The last frames, before the normal close."""
-        ...
 
 
 class NativeDialect:
