@@ -1,8 +1,12 @@
 """A realtime text-to-speech session (GET /api/v1/speech/tts/realtime), both sides of its slot.
 
-On the API side (`speak`, `Conversation`): the voice resolved, then each client message
-(speech.tts.realtime_messages) handed to the slot, each spoken piece sent as soon as it is
-ready (credits covered first, counted once sent), the totals at the end.
+On the API side (`speak`, `Conversation`): the voice resolved, then each client message read
+by the session's Dialect (the native protocol's, speech.tts.realtime_dialect, or another
+API's: compat's ElevenLabs stream-input) and handed to the slot, each spoken piece sent as
+soon as it is ready (credits covered first, counted once sent), the totals at the end.
+
+A session holds one or more contexts (ElevenLabs' multi-stream contexts; the native protocol
+has one): each its own text buffer and encoded audio stream, spoken by the one voice.
 
 In the slot process (`open_session`, `RealtimeSpeech`): the text streamed in is buffered and
 cut into sentences and clauses (speech.tts.segments), each piece is normalized by the text
