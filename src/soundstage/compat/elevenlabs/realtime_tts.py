@@ -191,11 +191,11 @@ class SocketError(ServerMessage):
 
     message: str
     error: str
-    code: int
+    close_code: int = Field(alias="code")
 
     @classmethod
     def of(cls, error: AppError) -> SocketError:
-        return cls(message=error.message, error=error.code, code=gate.close_code(error))
+        return cls(message=error.message, error=error.code, close_code=gate.close_code(error))
 
 
 def _alignment(chunk: SpokenChunk) -> Alignment:
