@@ -93,10 +93,14 @@ def test_the_official_sdk_over_wss(live_tls_url: str, customer: Customer, db: Da
     )
     assert decode_output(audio, "pcm_16000").seconds > 1.0
     assert word_error_rate(SENTENCE, heard(audio, 16000)) <= 0.25
+    # The SDK's default format: MP3 at 44.1 kHz, as named.
+    mp3 = b"".join(client.text_to_speech.convert_realtime(voice_id=GEORGE, text=iter(["Hello."])))
+    assert decode_output(mp3, "mp3_44100_128").sample_rate == 44100
     spent = settled(db, customer)
-    # As sent: the SDK ends each piece with a space.
+    # As sent (the SDK ends each piece with a space), each session at least the minimum.
+    expected = max(len(SENTENCE) + 1, MINIMUM) + max(len("Hello. "), MINIMUM)
     assert spent["reserved"] == 0
-    assert len(SENTENCE) <= spent["consumed"] <= len(SENTENCE) + 1
+    assert expected - 1 <= spent["consumed"] <= expected
 
 
 def test_stream_input_pcm_with_alignment_and_credits(
