@@ -5,6 +5,7 @@ and ignored, as their descriptions say."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any, Literal, get_args, get_origin
 
 from fastapi import APIRouter, File, Form, Path, Query, UploadFile, WebSocket
@@ -12,7 +13,7 @@ from fastapi.responses import FileResponse, Response, StreamingResponse
 from pydantic import Field
 from starlette.websockets import WebSocketDisconnect
 
-from soundstage.compat.elevenlabs import catalog, realtime_stt, service
+from soundstage.compat.elevenlabs import catalog, realtime_stt, realtime_tts, service
 from soundstage.compat.elevenlabs.auth import api_key_header
 from soundstage.compat.elevenlabs.schemas import (
     DEFAULT_FORMAT,
@@ -35,6 +36,8 @@ from soundstage.compat.elevenlabs.schemas import (
     StreamFormat,
     WholeFormat,
 )
+from soundstage.config import Settings
+from soundstage.core.db import Database
 from soundstage.core.deps import DatabaseDep, PrincipalDep, SessionDep, SettingsDep
 from soundstage.core.errors import AppError
 from soundstage.core.openapi import errors
@@ -42,7 +45,9 @@ from soundstage.core.params import QueryBool, QueryInt
 from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.media import encodings
 from soundstage.realtime import gate
+from soundstage.realtime.errors import SessionTimeout
 from soundstage.speech.stt import realtime as stt_realtime
+from soundstage.speech.tts import realtime as tts_realtime
 
 TAG = "ElevenLabs compatible"
 JOB_ID_HEADER = "Soundstage-Job-Id"
@@ -420,3 +425,65 @@ async def speech_to_text_realtime(websocket: WebSocket) -> None:
         pass
     except AppError as exc:
         await gate.refuse(websocket, exc, realtime_stt.ScribeError.of)
+
+
+async def _text_to_speech_realtime(
+    websocket: WebSocket, voice_id: str, db: Database, settings: Settings, *, multi: bool
+) -> None:
+    """The native realtime text-to-speech session in ElevenLabs' stream-input dialect (or
+    multi-stream-input's): the key from the headers, else from the first message."""
+    try:
+        encoding = realtime_tts.output_format(websocket.query_params)
+        timeout = settings.realtime.idle_timeout_seconds
+        if api_key_header(websocket.headers) is not None or "token" in websocket.query_params:
+            principal = await gate.authenticate(websocket, tts_realtime.PURPOSE, api_key_header)
+            await websocket.accept()
+            first = await _first_message(websocket, timeout)
+        else:
+            await websocket.accept()
+            first = await _first_message(websocket, timeout)
+            key = first.api_key
+            principal = await gate.authenticate(websocket, tts_realtime.PURPOSE, lambda _: key)
+        opening = realtime_tts.native_opening(voice_id, first)
+        dialect: tts_realtime.Dialect = (
+            realtime_tts.MultiStreamDialect(first)
+            if multi
+            else realtime_tts.StreamInputDialect(first)
+        )
+        await tts_realtime.speak(
+            websocket, principal, opening, db, settings, dialect, encoding=encoding
+        )
+    except WebSocketDisconnect:
+        pass
+    except AppError as exc:
+        await gate.refuse(websocket, exc, realtime_tts.SocketError.of)
+
+
+async def _first_message(websocket: WebSocket, timeout: float) -> realtime_tts.ClientMessage:
+    try:
+        message = await asyncio.wait_for(websocket.receive(), timeout)
+    except TimeoutError:
+        raise SessionTimeout(f"No first message within {timeout:g} s.") from None
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000))
+    return realtime_tts.read_message(dict(message), param="first message")
+
+
+@router.websocket("/v1/text-to-speech/{voice_id}/stream-input")
+async def text_to_speech_stream_input(
+    websocket: WebSocket, voice_id: str, db: DatabaseDep, settings: SettingsDep
+) -> None:
+    """Text streamed in, speech streamed out, as ElevenLabs' SDKs speak it (README,
+    "ElevenLabs compatibility"): the native session (GET /api/v1/speech/tts/realtime: same
+    credits, limits and slots) in ElevenLabs' messages. The key in `xi-api-key` (or
+    `Authorization`), or in the first message (`xi_api_key`, `authorization`)."""
+    await _text_to_speech_realtime(websocket, voice_id, db, settings, multi=False)
+
+
+@router.websocket("/v1/text-to-speech/{voice_id}/multi-stream-input")
+async def text_to_speech_multi_stream_input(
+    websocket: WebSocket, voice_id: str, db: DatabaseDep, settings: SettingsDep
+) -> None:
+    """As stream-input, with up to 5 contexts (`context_id`) on one socket, each its own
+    stream of text and audio (`contextId` on each message back)."""
+    await _text_to_speech_realtime(websocket, voice_id, db, settings, multi=True)

@@ -1,8 +1,12 @@
 """A realtime text-to-speech session (GET /api/v1/speech/tts/realtime), both sides of its slot.
 
-On the API side (`speak`, `Conversation`): the voice resolved, then each client message
-(speech.tts.realtime_messages) handed to the slot, each spoken piece sent as soon as it is
-ready (credits covered first, counted once sent), the totals at the end.
+On the API side (`speak`, `Conversation`): the voice resolved, then each client message read
+by the session's Dialect (the native protocol's, speech.tts.realtime_dialect, or another
+API's: compat's ElevenLabs stream-input) and handed to the slot, each spoken piece sent as
+soon as it is ready (credits covered first, counted once sent), the totals at the end.
+
+A session holds one or more contexts (ElevenLabs' multi-stream contexts; the native protocol
+has one): each its own text buffer and encoded audio stream, spoken by the one voice.
 
 In the slot process (`open_session`, `RealtimeSpeech`): the text streamed in is buffered and
 cut into sentences and clauses (speech.tts.segments), each piece is normalized by the text
@@ -20,19 +24,18 @@ the timings come with the audio, at no cost.
 
 from __future__ import annotations
 
-import base64
 import io
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import numpy as np
 from fastapi import WebSocket
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
-from soundstage.core.errors import AppError, InvalidField
+from soundstage.core.errors import AppError
 from soundstage.core.principal import Principal
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
@@ -42,20 +45,19 @@ from soundstage.engines.tts.registry import get_engine
 from soundstage.media import encodings
 from soundstage.media.audio import Audio, StreamEncoder
 from soundstage.realtime import live
-from soundstage.realtime.messages import read_json, send, validation_error
+from soundstage.realtime.messages import ServerMessage, send
 from soundstage.speech.tts import service
 from soundstage.speech.tts.realtime_messages import (
-    AlignmentMessage,
-    AudioMessage,
-    CharacterAlignment,
     FinalMessage,
     RealtimeFormat,
-    RealtimeTtsInput,
     RealtimeTtsOpening,
     WordTiming,
 )
 from soundstage.speech.tts.segments import DEFAULT_CHUNK_LENGTH_SCHEDULE, Cut, Segmenter
 from soundstage.speech.tts.tasks import REALTIME_KIND, Reading
+
+# What a session's single-use tokens are minted for (realtime.gate), whatever its dialect.
+PURPOSE: Final = "tts"
 
 # Credits reserved when the session opens, and again each time its use outgrows them: one
 # block covers the longest piece (280 characters) at least.
@@ -95,6 +97,8 @@ class SessionParams(BaseModel):
     engine_voice: str
     language: str | None = None
     format: RealtimeFormat = "pcm_24000"
+    # A media.encodings name in place of `format`'s (another API's output_format).
+    encoding: str | None = None
     speed: float = 1.0
     pitch: int = 0
     chunk_length_schedule: tuple[int, ...] = DEFAULT_CHUNK_LENGTH_SCHEDULE
@@ -103,10 +107,24 @@ class SessionParams(BaseModel):
 
 @dataclass(frozen=True)
 class TextInput:
-    """One text message of the client: its text, and whether to speak everything buffered."""
+    """One text message of the client: its text, and whether to speak everything buffered;
+    `context`: the stream of the session it goes to (ElevenLabs' multi-stream contexts; the
+    native protocol has one, "")."""
 
     text: str
     flush: bool = False
+    context: str = ""
+
+
+@dataclass(frozen=True)
+class CloseContext:
+    """A context ends: its text not yet spoken is dropped (not charged), its encoder's last
+    bytes given back."""
+
+    context: str
+
+
+HandlerInput = TextInput | CloseContext
 
 
 @dataclass(frozen=True)
@@ -117,19 +135,22 @@ class SpokenChunk:
     index: int
     audio: bytes
     text: str
+    context: str
     # Characters of the text as sent that the piece used up: what it is charged.
     characters: int
     start_ms: int
     # The piece's audio with the pause after it.
     duration_ms: int
+    # Where the piece's words fall, from the start of its context's audio.
     words: tuple[WordTiming, ...]
 
 
 @dataclass(frozen=True)
 class AudioTail:
-    """The encoder's last bytes, at the end of the session (MP3's last frame)."""
+    """A context's encoder's last bytes, as it ends (MP3's last frame)."""
 
     audio: bytes
+    context: str = ""
 
 
 @dataclass(frozen=True)
@@ -160,10 +181,33 @@ class _Drain:
         return data
 
 
+class _Stream:
+    """One context's text not yet spoken and its audio so far (its own encoder: each
+    context's audio is a stream of its own)."""
+
+    def __init__(self, schedule: tuple[int, ...]) -> None:
+        self.segments = Segmenter(schedule)
+        self.drain = _Drain()
+        self.encoder: StreamEncoder | None = None
+        self.frames = 0
+        self.rate: int | None = None
+
+    def duration_ms(self) -> int:
+        return 0 if self.rate is None else round(self.frames * 1000 / self.rate)
+
+    def tail(self) -> bytes:
+        if self.encoder is None:
+            return b""
+        self.encoder.close()
+        self.encoder = None
+        return self.drain.take()
+
+
 class RealtimeSpeech:
     """The session handler (realtime.slots' SessionHandler): handle() takes each TextInput
-    and yields a SpokenChunk per piece as soon as it is encoded; close() speaks what is left
-    and yields the encoder's tail and the totals."""
+    and yields a SpokenChunk per piece as soon as it is encoded, or a CloseContext and yields
+    that context's tail; close() speaks what is left and yields each context's tail and the
+    totals."""
 
     def __init__(self, params: SessionParams) -> None:
         self._params = params
@@ -173,14 +217,12 @@ class RealtimeSpeech:
             speed=params.speed,
             pitch=params.pitch,
         )
-        self._encoding = encodings.encoding(ENCODINGS[params.format])
-        self._segments = Segmenter(params.chunk_length_schedule)
-        self._drain = _Drain()
-        self._encoder: StreamEncoder | None = None
+        self._encoding = encodings.encoding(params.encoding or ENCODINGS[params.format])
+        self._streams: dict[str, _Stream] = {}
         self._chunks = 0
         self._characters = 0
-        self._frames = 0
-        self._rate: int | None = None
+        # The audio of the contexts closed so far.
+        self._closed_ms = 0
 
     def warm(self) -> None:
         """Load the voice's model now (once per process), not on the first piece."""
@@ -189,34 +231,44 @@ class RealtimeSpeech:
             self._reading.engine.synthesize("Hello.", self._reading.voice)
             _WARMED.add(key)
 
-    def handle(self, message: TextInput) -> Iterator[Output]:
+    def handle(self, message: HandlerInput) -> Iterator[Output]:
+        if isinstance(message, CloseContext):
+            stream = self._streams.pop(message.context, None)
+            if stream is not None:
+                self._closed_ms += stream.duration_ms()
+                if tail := stream.tail():
+                    yield AudioTail(tail, message.context)
+            return
         if not isinstance(message, TextInput):
             raise TypeError(f"a realtime speech session takes TextInput, not {message!r}")
-        if self._segments.buffered + len(message.text) > self._params.max_buffered_characters:
+        buffered = sum(stream.segments.buffered for stream in self._streams.values())
+        if buffered + len(message.text) > self._params.max_buffered_characters:
             raise TextBufferFull(
                 f"At most {self._params.max_buffered_characters} characters may wait to be "
                 "spoken: send smaller pieces of text.",
                 param="text",
             )
-        self._segments.add(message.text)
-        yield from self._speak(flush=message.flush)
+        stream = self._streams.get(message.context)
+        if stream is None:
+            stream = self._streams[message.context] = _Stream(self._params.chunk_length_schedule)
+        stream.segments.add(message.text)
+        yield from self._speak(message.context, stream, flush=message.flush)
 
     def close(self) -> Iterator[Output]:
-        yield from self._speak(flush=True)
-        if self._encoder is not None:
-            self._encoder.close()
-            tail = self._drain.take()
-            if tail:
-                yield AudioTail(tail)
-        yield SessionTotals(self._characters, self._duration_ms(self._frames), self._chunks)
+        for context, stream in self._streams.items():
+            yield from self._speak(context, stream, flush=True)
+            if tail := stream.tail():
+                yield AudioTail(tail, context)
+        duration_ms = self._closed_ms + sum(s.duration_ms() for s in self._streams.values())
+        yield SessionTotals(self._characters, duration_ms, self._chunks)
 
-    def _speak(self, *, flush: bool) -> Iterator[SpokenChunk]:
-        while (cut := self._segments.next_cut(flush=flush)) is not None:
-            chunk = self._spoken(cut)
+    def _speak(self, context: str, stream: _Stream, *, flush: bool) -> Iterator[SpokenChunk]:
+        while (cut := stream.segments.next_cut(flush=flush)) is not None:
+            chunk = self._spoken(context, stream, cut)
             if chunk is not None:
                 yield chunk
 
-    def _spoken(self, cut: Cut) -> SpokenChunk | None:
+    def _spoken(self, context: str, stream: _Stream, cut: Cut) -> SpokenChunk | None:
         if not any(character.isalnum() for character in cut.text):
             # Punctuation alone ("...", "--"): nothing to say, nothing charged.
             return None
@@ -228,13 +280,13 @@ class RealtimeSpeech:
         voiced = _voiced_span_ms(clip)
         spoken = dsp.join([clip], [round(cut.pause_after_ms / reading.native_rate)])
         audio = dsp.stretch_and_shift(spoken, time_ratio=reading.stretch, semitones=reading.pitch)
-        if self._encoder is None:
-            self._rate = audio.sample_rate
-            self._encoder = StreamEncoder(self._drain, self._encoding, audio.sample_rate, 1)
-        self._encoder.write(audio)
-        start_ms = self._duration_ms(self._frames)
-        self._frames += audio.frames
-        end_ms = self._duration_ms(self._frames)
+        if stream.encoder is None:
+            stream.rate = audio.sample_rate
+            stream.encoder = StreamEncoder(stream.drain, self._encoding, audio.sample_rate, 1)
+        stream.encoder.write(audio)
+        start_ms = stream.duration_ms()
+        stream.frames += audio.frames
+        end_ms = stream.duration_ms()
         stretch = reading.stretch
         words = _spread(
             cut.text.split(),
@@ -243,8 +295,9 @@ class RealtimeSpeech:
         )
         chunk = SpokenChunk(
             index=self._chunks,
-            audio=self._drain.take(),
+            audio=stream.drain.take(),
             text=cut.text,
+            context=context,
             characters=cut.characters,
             start_ms=start_ms,
             duration_ms=end_ms - start_ms,
@@ -253,9 +306,6 @@ class RealtimeSpeech:
         self._chunks += 1
         self._characters += cut.characters
         return chunk
-
-    def _duration_ms(self, frames: int) -> int:
-        return 0 if self._rate is None else round(frames * 1000 / self._rate)
 
 
 def _voiced_span_ms(audio: Audio) -> tuple[int, int]:
@@ -296,6 +346,44 @@ def open_session(settings: Settings, params: SessionParams) -> RealtimeSpeech:
 
 # The API side.
 
+# What is sent for a piece: JSON messages, or the audio itself in a binary frame.
+Frame = ServerMessage | bytes
+
+
+@dataclass(frozen=True)
+class TextTurn:
+    """What one client message asks of the session: `inputs` handed to the handler in order
+    (each one's pieces delivered before the next), then the session ends if `ends` (what is
+    buffered is spoken)."""
+
+    inputs: tuple[HandlerInput, ...] = ()
+    ends: bool = False
+
+
+class Dialect(Protocol):
+    """How a protocol speaks a session: the client's messages read into turns (AppError ends
+    the session), the pieces shaped into its frames. The native protocol's is
+    speech.tts.realtime_dialect.NativeDialect; the vendors' are in compat. `spoken`'s first
+    frame carries the piece's audio: the piece is charged once it is sent."""
+
+    def opening(self) -> TextTurn:
+        """What the opening message asks (its text, if any)."""
+        ...
+
+    def read(self, message: dict[str, Any]) -> TextTurn: ...
+
+    def spoken(self, chunk: SpokenChunk) -> Sequence[Frame]: ...
+
+    def tail(self, tail: AudioTail) -> Sequence[Frame]: ...
+
+    def context_closed(self, close: CloseContext) -> Sequence[Frame]:
+        """What follows a context's end (after its tail)."""
+        ...
+
+    def finished(self, totals: FinalMessage) -> Sequence[Frame]:
+        """The last frames, before the normal close."""
+        ...
+
 
 async def speak(
     websocket: WebSocket,
@@ -303,20 +391,27 @@ async def speak(
     opening: RealtimeTtsOpening,
     db: Database,
     settings: Settings,
+    dialect: Dialect,
+    *,
+    encoding: str | None = None,
 ) -> None:
-    """The session, once its opening message is read: until the client ends it, then a
-    normal close (1000)."""
+    """The session, once its opening message is read, in `dialect` (the native protocol's,
+    or another API's): until the client ends it, then a normal close (1000). `encoding`: a
+    media.encodings name in place of the opening's `format` (another API's output format)."""
     params = await session_params(db, settings, opening)
+    if encoding is not None:
+        params = params.model_copy(update={"encoding": encoding})
+    request = opening_request(opening) | ({"encoding": encoding} if encoding else {})
     async with live.session(
         websocket,
         principal,
         kind=REALTIME_KIND,
         factory=open_session,
         params=params,
-        request=opening_request(opening),
+        request=request,
         block_credits=BLOCK_CREDITS,
     ) as session:
-        await Conversation(websocket, session, opening).run()
+        await Conversation(websocket, session, opening, dialect, encoding).run()
     await websocket.close()
 
 
@@ -347,27 +442,23 @@ def opening_request(opening: RealtimeTtsOpening) -> dict[str, Any]:
     }
 
 
-def _input(body: dict[str, Any]) -> RealtimeTtsInput:
-    try:
-        return RealtimeTtsInput.model_validate(body)
-    except ValidationError as exc:
-        param, text = validation_error(exc, "message")
-        raise InvalidField(text, param=param) from None
-
-
 class Conversation:
-    """One session's protocol: messages in, pieces out, the totals at the end."""
+    """One session: the dialect's turns in, pieces out (each charged once its audio is sent),
+    the totals at the end."""
 
     def __init__(
         self,
         websocket: WebSocket,
-        session: live.LiveSession[TextInput, Output],
+        session: live.LiveSession[HandlerInput, Output],
         opening: RealtimeTtsOpening,
+        dialect: Dialect,
+        encoding: str | None = None,
     ) -> None:
         self._websocket = websocket
         self._session = session
-        self._base64 = opening.output_mode == "base64"
+        self._dialect = dialect
         self._opening = opening
+        self._format = encoding or opening.format
         self._delivered_ms = 0
         self._chunks = 0
         self._characters = 0
@@ -375,16 +466,15 @@ class Conversation:
     async def run(self) -> None:
         """Until the client ends the session: then what is buffered is spoken, and the
         totals sent."""
-        first = self._opening
-        if first.text.strip() or first.flush:
-            await self._deliver(self._session.stream(TextInput(first.text, flush=first.flush)))
+        turn = self._dialect.opening()
         while True:
-            message = _input(read_json(await self._session.receive()))
-            if message.text or message.flush:
-                text = TextInput(message.text or "", flush=message.flush)
-                await self._deliver(self._session.stream(text))
-            if message.ends:
+            for message in turn.inputs:
+                await self._deliver(self._session.stream(message))
+                if isinstance(message, CloseContext):
+                    await self._send_all(self._dialect.context_closed(message))
+            if turn.ends:
                 break
+            turn = self._dialect.read(await self._session.receive())
         await self._deliver(self._session.finish())
 
     async def _deliver(self, outputs: AsyncIterator[Output]) -> None:
@@ -392,7 +482,7 @@ class Conversation:
             if isinstance(output, SpokenChunk):
                 await self._send_chunk(output)
             elif isinstance(output, AudioTail):
-                await self._send_tail(output.audio)
+                await self._send_all(self._dialect.tail(output))
             else:
                 totals = FinalMessage(
                     job_id=self._session.job_id,
@@ -400,68 +490,39 @@ class Conversation:
                     duration_ms=self._delivered_ms,
                     chunks=self._chunks,
                 )
-                await send(self._websocket, totals)
+                await self._send_all(self._dialect.finished(totals))
 
     async def _send_chunk(self, chunk: SpokenChunk) -> None:
         session = self._session
         charged = session.used + rates.for_characters(Operation.TTS, chunk.characters)
         await session.cover(charged)
-        alignment = _alignment(chunk)
-        if self._base64:
-            await send(self._websocket, _audio_message(chunk.audio, alignment))
-            self._delivered(chunk, charged)
-            return
-        if chunk.audio:
-            await self._websocket.send_bytes(chunk.audio)
-        # The audio is the client's: charged, whatever happens to the alignment after it.
+        frames = self._dialect.spoken(chunk)
+        await self._send(frames[0])
+        # The audio is the client's: charged, whatever happens to what follows it.
         self._delivered(chunk, charged)
-        await send(self._websocket, alignment)
+        await self._send_all(frames[1:])
 
-    async def _send_tail(self, audio: bytes) -> None:
-        if self._base64:
-            await send(self._websocket, AudioMessage(audio=_base64(audio)))
-        elif audio:
-            await self._websocket.send_bytes(audio)
+    async def _send_all(self, frames: Sequence[Frame]) -> None:
+        for frame in frames:
+            await self._send(frame)
+
+    async def _send(self, frame: Frame) -> None:
+        if isinstance(frame, bytes):
+            if frame:
+                await self._websocket.send_bytes(frame)
+        else:
+            await send(self._websocket, frame)
 
     def _delivered(self, chunk: SpokenChunk, charged: int) -> None:
         session = self._session
         session.used = charged
         self._chunks += 1
         self._characters += chunk.characters
-        self._delivered_ms = chunk.start_ms + chunk.duration_ms
+        self._delivered_ms += chunk.duration_ms
         session.result = {
             "characters": self._characters,
             "duration_ms": self._delivered_ms,
             "chunks": self._chunks,
-            "format": self._opening.format,
+            "format": self._format,
             "voice_id": self._opening.voice_id,
         }
-
-
-def _alignment(chunk: SpokenChunk) -> AlignmentMessage:
-    """Where the piece and its words fall, as words and as ElevenLabs' character arrays."""
-    return AlignmentMessage(
-        chunk=chunk.index,
-        text=chunk.text,
-        start_ms=chunk.start_ms,
-        duration_ms=chunk.duration_ms,
-        words=list(chunk.words),
-        alignment=CharacterAlignment.of_words(chunk.words),
-    )
-
-
-def _audio_message(audio: bytes, alignment: AlignmentMessage) -> AudioMessage:
-    """Base64 mode's message for a piece: its audio, with its alignment's fields."""
-    return AudioMessage(
-        audio=_base64(audio),
-        chunk=alignment.chunk,
-        text=alignment.text,
-        start_ms=alignment.start_ms,
-        duration_ms=alignment.duration_ms,
-        words=alignment.words,
-        alignment=alignment.alignment,
-    )
-
-
-def _base64(audio: bytes) -> str:
-    return base64.b64encode(audio).decode("ascii")

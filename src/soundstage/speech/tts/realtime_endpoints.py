@@ -5,8 +5,6 @@ in speech.tts.realtime_messages, the session in speech.tts.realtime."""
 
 from __future__ import annotations
 
-from typing import Final
-
 from fastapi import APIRouter, WebSocket
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocketDisconnect
@@ -17,14 +15,13 @@ from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.realtime import gate
 from soundstage.realtime.messages import read_opening
 from soundstage.speech.tts import realtime
+from soundstage.speech.tts.realtime_dialect import NativeDialect
 from soundstage.speech.tts.realtime_messages import RealtimeTtsOpening
 from soundstage.speech.tts.schemas import RealtimeTokenResponse
 
 router = APIRouter(
     prefix=f"{API_V1}/speech/tts/realtime", tags=["Speech"], route_class=UnitOfWorkRoute
 )
-
-PURPOSE: Final = "tts"
 
 
 @router.websocket("")
@@ -37,11 +34,12 @@ async def text_to_speech_realtime(
     close code 4000 + status; credits (1 per character spoken) are captured when it ends,
     however it ends, for the audio sent."""
     try:
-        principal = await gate.authenticate(websocket, PURPOSE)
+        principal = await gate.authenticate(websocket, realtime.PURPOSE)
         await websocket.accept()
         timeout = settings.realtime.idle_timeout_seconds
         opening = await read_opening(websocket, RealtimeTtsOpening, timeout)
-        await realtime.speak(websocket, principal, opening, db, settings)
+        dialect = NativeDialect(opening)
+        await realtime.speak(websocket, principal, opening, db, settings, dialect)
     except WebSocketDisconnect:
         pass
     except AppError as exc:
@@ -58,5 +56,5 @@ async def mint_realtime_token(
     """A token that opens one realtime text-to-speech session as this key, for a browser
     (which cannot set a WebSocket's headers; never put the key itself in a URL): single
     use, valid `realtime.token_ttl_seconds` (60 s by default)."""
-    minted = await run_in_threadpool(gate.mint_token, db, settings, principal, PURPOSE)
+    minted = await run_in_threadpool(gate.mint_token, db, settings, principal, realtime.PURPOSE)
     return RealtimeTokenResponse(token=minted.token, expires_at=minted.expires_at)
