@@ -98,7 +98,7 @@ class SessionParams(BaseModel):
     language: str | None = None
     format: RealtimeFormat = "pcm_24000"
     # A media.encodings name in place of `format`'s (another API's output_format).
-    encoding: str | None = None
+    encoding: encodings.EncodingName | None = None
     speed: float = 1.0
     pitch: int = 0
     chunk_length_schedule: tuple[int, ...] = DEFAULT_CHUNK_LENGTH_SCHEDULE
