@@ -179,7 +179,9 @@ async def transcribe(
                 turn = speaks.read(pending.pop(0) if pending else await session.receive())
             # A session behind its client hands the audio waiting to the recognizer at once,
             # up to BATCH_MS: one partial for it, not one per frame (the finals are the same).
-            while _audio_only(turn) and len(turn.audio) < bytes_per_second * BATCH_MS // 1000:
+            # The early messages go first, each on its own.
+            batch = bytes_per_second * BATCH_MS // 1000
+            while not pending and _audio_only(turn) and len(turn.audio) < batch:
                 ready = session.received()
                 if ready is None:
                     break
