@@ -5,7 +5,6 @@ and ignored, as their descriptions say."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Any, Literal, get_args, get_origin
 
 from fastapi import APIRouter, File, Form, Path, Query, UploadFile, WebSocket
@@ -45,7 +44,7 @@ from soundstage.core.params import QueryBool, QueryInt
 from soundstage.core.routing import UnitOfWorkRoute
 from soundstage.media import encodings
 from soundstage.realtime import gate
-from soundstage.realtime.errors import SessionTimeout
+from soundstage.realtime.messages import read_opening
 from soundstage.speech.stt import realtime as stt_realtime
 from soundstage.speech.tts import realtime as tts_realtime
 
@@ -438,10 +437,10 @@ async def _text_to_speech_realtime(
         if api_key_header(websocket.headers) is not None or "token" in websocket.query_params:
             principal = await gate.authenticate(websocket, tts_realtime.PURPOSE, api_key_header)
             await websocket.accept()
-            first = await _first_message(websocket, timeout)
+            first = await read_opening(websocket, realtime_tts.ClientMessage, timeout)
         else:
             await websocket.accept()
-            first = await _first_message(websocket, timeout)
+            first = await read_opening(websocket, realtime_tts.ClientMessage, timeout)
             key = first.api_key
             principal = await gate.authenticate(websocket, tts_realtime.PURPOSE, lambda _: key)
         opening = realtime_tts.native_opening(voice_id, first)
@@ -457,16 +456,6 @@ async def _text_to_speech_realtime(
         pass
     except AppError as exc:
         await gate.refuse(websocket, exc, realtime_tts.SocketError.of)
-
-
-async def _first_message(websocket: WebSocket, timeout: float) -> realtime_tts.ClientMessage:
-    try:
-        message = await asyncio.wait_for(websocket.receive(), timeout)
-    except TimeoutError:
-        raise SessionTimeout(f"No first message within {timeout:g} s.") from None
-    if message["type"] == "websocket.disconnect":
-        raise WebSocketDisconnect(message.get("code", 1000))
-    return realtime_tts.read_message(dict(message), param="first message")
 
 
 @router.websocket("/v1/text-to-speech/{voice_id}/stream-input")
