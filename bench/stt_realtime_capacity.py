@@ -1,7 +1,10 @@
 """Realtime transcription capacity: N sessions of GET /api/v1/speech/stt/realtime at once (8 by
 default), each fed the LibriVox session audio of bench/stt_realtime.py at real-time pace in
-40 ms frames, their starts spread over one second; the offline transcription of the same audio
-(POST /api/v1/speech/stt) alone, before them, as the reference.
+40 ms frames; the offline transcription of the same audio (POST /api/v1/speech/stt) alone,
+before them, as the reference. The sessions' starts are spread evenly over --spread seconds:
+by default 8, about one utterance and its pause, so that their utterances end at different
+moments as independent callers' do; --spread 1 has every session end each utterance within a
+second of the others (8 finals decoded at once: the worst case).
 
 The server gets a slot per session and one more (one account may hold every slot but one).
 Figures over all sessions: the gaps between partials while a clip is spoken (p50, p95, max;
@@ -10,6 +13,11 @@ goal: a partial at least every 500 ms), end of utterance to final (p50, max; goa
 and the WER of the finals against the offline transcript's (goal: equal).
 
     .venv/bin/python bench/stt_realtime_capacity.py [--sessions 8] [--model whisper-base]
+        [--partial-model tiny.en]
+
+--partial-model sets stt.realtime_partial_model (default here: tiny.en): the partials of
+English speech from that model, the finals from --model; `--partial-model whisper-base` has
+whisper-base write both, as the service does by default.
 """
 
 from __future__ import annotations
@@ -30,10 +38,10 @@ from stt_realtime import RATE, clip_times, figures, live, partials_during, sessi
 
 
 async def together(
-    url: str, key: str, model: str, audio: np.ndarray, sessions: int
+    url: str, key: str, model: str, audio: np.ndarray, sessions: int, spread: float
 ) -> list[tuple[list[Any], list[float]]]:
     async def one(index: int) -> tuple[list[Any], list[float]]:
-        await asyncio.sleep(index / sessions)
+        await asyncio.sleep(spread * index / sessions)
         return await live(url, key, model, audio)
 
     return await asyncio.gather(*(one(index) for index in range(sessions)))
@@ -43,13 +51,18 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--model", default="whisper-base")
+    parser.add_argument("--partial-model", default="tiny.en")
+    parser.add_argument("--spread", type=float, default=8.0)
     args = parser.parse_args()
     audio, spans, text = session_audio()
     seconds = len(audio) / RATE
-    slots = {"processes": args.sessions + 1, "max_sessions_per_account": args.sessions}
-    with served(
-        credits=100_000 * args.sessions, extra_env={"SOUNDSTAGE_REALTIME": json.dumps(slots)}
-    ) as (client, _data_dir):
+    slots = {
+        "processes": args.sessions + 1,
+        "max_sessions_per_account": args.sessions,
+    }
+    env = {"SOUNDSTAGE_REALTIME": json.dumps(slots)}
+    env["SOUNDSTAGE_STT__REALTIME_PARTIAL_MODEL"] = args.partial_model
+    with served(credits=100_000 * args.sessions, extra_env=env) as (client, _data_dir):
         key = client.headers["Authorization"].removeprefix("Bearer ")
         url = str(client.base_url).replace("http://", "ws://") + "/api/v1/speech/stt/realtime"
         wav = io.BytesIO()
@@ -66,9 +79,9 @@ def main() -> None:
         offline_rtf = (time.perf_counter() - start) / seconds
         offline_wer = wer(text, answer.json()["transcript"])
         # Warm up: every slot loads the model once (short sessions, all at once).
-        asyncio.run(together(url, key, args.model, audio[: RATE * 2], args.sessions))
+        asyncio.run(together(url, key, args.model, audio[: RATE * 2], args.sessions, 1.0))
         load_before = os.getloadavg()[0]
-        runs = asyncio.run(together(url, key, args.model, audio, args.sessions))
+        runs = asyncio.run(together(url, key, args.model, audio, args.sessions, args.spread))
         load_after = os.getloadavg()[0]
     results = [figures(messages, sent, spans, text) for messages, sent in runs]
     gaps = [gap for messages, sent in runs for gap in partial_gaps(messages, sent, spans)]
@@ -76,7 +89,8 @@ def main() -> None:
     rtfs = [got["rtf"] for got in results]
     wers = [got["wer"] for got in results]
     print(
-        f"{args.sessions} sessions at once, {args.model}, each {seconds:.1f} s of real speech "
+        f"{args.sessions} sessions at once, {args.model} (partials: {args.partial_model}), "
+        f"starts spread over {args.spread:g} s, each {seconds:.1f} s of real speech "
         f"(6 utterances, 1.5 s pauses) in 40 ms frames at real time; {os.cpu_count()} cores; "
         f"load average {load_before:.2f} before, {load_after:.2f} after"
     )

@@ -330,6 +330,16 @@ class SttSettings(BaseModel):
     model_dir: Path | None = None
     # Threads of each model in each worker process; unset: every core (os.cpu_count()).
     cpu_threads: int | None = Field(default=None, ge=1)
+    # The model that writes the partial transcripts of realtime English speech (a session
+    # that asks for English, or whose first final is English), the finals staying with the
+    # session's model. "tiny.en" decodes a partial in about 40% of whisper-base's time on
+    # 2 cores (64 against 134 ms for 4 s of speech, 102 against 278 ms for 6 s), so more
+    # sessions share a machine with partials as often (bench/stt_realtime_capacity.py:
+    # 8 sessions on 2 cores, a partial every 495 ms p50 against 794 ms), but its partials
+    # are less accurate ("He was not an old young man." for "... ill-disposed ..."), which
+    # the finals correct. Unset (the default): the session's own model, the partials' text
+    # closest to the final's; set it where sessions per machine count more.
+    realtime_partial_model: str | None = None
     # Beam search width; 1 is greedy decoding, faster and a little less accurate.
     beam_size: int = Field(default=5, ge=1, le=20)
     # The longest audio a transcription takes (422 media_too_long, checked from the header

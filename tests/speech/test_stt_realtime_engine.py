@@ -225,3 +225,56 @@ def mu_law(samples: np.ndarray[Any, np.dtype[np.float32]]) -> bytes:
     mantissa = (magnitude >> (exponent + 3)) & 0x0F
     codes = (~(sign | (exponent << 4) | mantissa) & 0xFF).astype(np.uint8)
     return bytes(codes.tobytes())
+
+
+class _CountingGenerator:
+    """A CTranslate2 Whisper model that counts its decodes (and runs them)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.decodes = 0
+
+    def generate(self, *args: Any, **kwargs: Any) -> Any:
+        self.decodes += 1
+        return self._inner.generate(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def test_a_partial_model_writes_the_partials_of_english_speech_only(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """stt.realtime_partial_model (tiny.en): an English session's partials come from it, its
+    finals from the session's model, as accurate as without it; a session in another language
+    never touches it."""
+    tiny = get_transcriber("tiny.en", settings=settings)
+    assert isinstance(tiny, WhisperTranscriber)
+    counting = _CountingGenerator(tiny.model.model)
+    monkeypatch.setattr(tiny.model, "model", counting)
+    local = settings.model_copy(
+        update={"stt": settings.stt.model_copy(update={"realtime_partial_model": "tiny.en"})}
+    )
+    session = librivox_session(librivox_clips()[:2])
+    messages = run(local, {"language": "en"}, session.pcm_frames())
+    partials = [m for m in messages if m["type"] == "partial"]
+    finals = [m for m in messages if m["type"] == "final"]
+    assert len(finals) == 2
+    assert finals_error_rate(session, finals) <= 0.12, [f["text"] for f in finals]
+    # Every partial was tiny.en's decode (a final decoded ahead is whisper-base's).
+    assert len(partials) >= 10
+    assert counting.decodes >= len(partials) - 2
+    for final in finals:
+        last = [p for p in partials if p["utterance"] == final["utterance"]][-1]
+        assert word_error_rate(final["text"], last["text"]) <= 0.3, (final, last)
+    decodes = counting.decodes
+    spanish = run(local, {"language": "es"}, session.pcm_frames()[:100])
+    assert [m for m in spanish if m["type"] == "partial"]
+    assert counting.decodes == decodes
+    # A partial model the deployment misnamed: the session's own model writes the partials.
+    misnamed = settings.model_copy(
+        update={"stt": settings.stt.model_copy(update={"realtime_partial_model": "tiny.xx"})}
+    )
+    english = run(misnamed, {"language": "en"}, session.pcm_frames()[:100])
+    assert [m for m in english if m["type"] == "partial"]
+    assert counting.decodes == decodes

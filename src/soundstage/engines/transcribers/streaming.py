@@ -4,6 +4,7 @@ ones decoded with word timings."""
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -18,12 +19,15 @@ from soundstage.engines.speakers.live import LiveSpeakers
 from soundstage.engines.speakers.vad import StreamingDetector
 from soundstage.engines.transcribers.base import (
     TranscriberUnavailable,
+    UnknownModel,
     Word,
     bcp47_language,
     whisper_language,
 )
 from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.engines.transcribers.whisper import UNSPACED, WhisperTranscriber, merged_words
+
+logger = logging.getLogger(__name__)
 
 SAMPLE_RATE: Final = 16_000
 Samples = npt.NDArray[np.float32]
@@ -141,12 +145,25 @@ def load_recognizer(
     if not isinstance(transcriber, WhisperTranscriber):
         raise TranscriberUnavailable(f"The model {transcriber.name} cannot transcribe live.")
     code = None if language is None else whisper_language(language, transcriber.languages)
+    partials = settings.stt.realtime_partial_model
+    partial_model = None
+    if partials and partials != transcriber.name:
+        try:
+            helper = get_transcriber(partials, settings=settings)
+        except (UnknownModel, TranscriberUnavailable) as exc:
+            # The deployment's setting, not the client's request: the session goes on with
+            # its own model for the partials too.
+            logger.warning("stt.realtime_partial_model %r is not used: %s", partials, exc)
+        else:
+            if isinstance(helper, WhisperTranscriber):
+                partial_model = helper.model
     return StreamingRecognizer(
         transcriber.model,
         language=code,
         beam_size=transcriber.beam_size,
         options=options or StreamingOptions(),
         speakers=LiveSpeakers() if diarize else None,
+        partial_model=partial_model,
     )
 
 
@@ -162,8 +179,12 @@ class StreamingRecognizer:
         beam_size: int,
         options: StreamingOptions,
         speakers: LiveSpeakers | None = None,
+        partial_model: WhisperModel | None = None,
     ) -> None:
         self._model = _ShortEncoder(model)
+        # An English-only model (tiny.en) for the partials of English speech: only once the
+        # language is known to be English (asked for, or detected on the first final).
+        self._partial_model = None if partial_model is None else _ShortEncoder(partial_model)
         self._speakers = speakers
         self._language = language
         self._beam_size = beam_size
@@ -365,8 +386,11 @@ class StreamingRecognizer:
         )
 
     def _decode(self, samples: Samples, *, final: bool, prefix: str = "") -> _Decoded:
+        model = self._model
+        if not final and self._partial_model is not None and self._language == "en":
+            model = self._partial_model
         frames = len(samples) // _HOP + 1
-        self._model.frames = (
+        model.frames = (
             max(frames, _FINAL_ENCODER_FRAMES)
             if final
             else max(frames + _PARTIAL_PADDING_FRAMES, _PARTIAL_ENCODER_FRAMES)
@@ -379,10 +403,10 @@ class StreamingRecognizer:
         if final:
             max_new_tokens = 10 + int(seconds * _TOKENS_PER_SECOND)
         else:
-            written = len(self._model.hf_tokenizer.encode(" " + prefix).ids) if prefix else 0
+            written = len(model.hf_tokenizer.encode(" " + prefix).ids) if prefix else 0
             max_new_tokens = partial_token_budget(seconds, written)
         try:
-            generated, info = self._model.transcribe(
+            generated, info = model.transcribe(
                 samples,
                 language=self._language,
                 word_timestamps=final,
