@@ -279,7 +279,9 @@ class RealtimeSettings(BaseModel):
     # session that finds every slot taken is refused (4503), never queued. Where
     # stt/tts.cpu_threads is unset, each slot's models get an equal share of the cores (at
     # least one thread): sessions at once do not contend (realtime.slots.sharing_cores).
-    processes: int = Field(default=2, ge=1, le=64)
+    # Default: one per core, at least 2 (2 cores serve 3 realtime transcriptions with
+    # partials under 500 ms and finals under 800 ms: bench/stt_realtime_capacity.py).
+    processes: int = Field(default_factory=lambda: max(2, os.cpu_count() or 1), ge=1, le=64)
     # Sessions one account (and environment) may hold at once on an API process; never more
     # than the slots minus one (with 2 slots: 1; with a single slot, that one), so one tenant
     # never takes every slot.

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from soundstage.config import RealtimeSettings, Settings
 from soundstage.realtime.slots import sharing_cores
 
@@ -32,3 +34,16 @@ def test_a_thread_count_set_is_kept(settings: Settings) -> None:
     stt = settings.stt.model_copy(update={"cpu_threads": 3})
     shared = sharing_cores(with_slots(settings, 64, stt=stt))
     assert shared.stt.cpu_threads == 3
+
+
+def test_the_slots_default_to_one_per_core_and_at_least_two(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    assert RealtimeSettings().processes == 8
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    assert RealtimeSettings().processes == 2
+    monkeypatch.setattr(os, "cpu_count", lambda: None)  # unknown
+    assert RealtimeSettings().processes == 2
+    monkeypatch.setenv("SOUNDSTAGE_REALTIME__PROCESSES", "5")
+    assert Settings().realtime.processes == 5
