@@ -24,6 +24,7 @@ NOT_MIRRORED = {
     "fixtures": "recordings and reference files the tests read",
     "faults": "whole deployments (servers, workers, Redis) broken mid-job: no one package's",
     "speech/roundtrip": "the text front end heard back through the TTS API, voice by voice",
+    "frameworks": "voice-agent frameworks' plugins against a live server, in their own venvs",
 }
 
 

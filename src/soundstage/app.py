@@ -260,6 +260,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             OPENAI_PREFIX: openai_errors.error_body,
             ELEVENLABS_PREFIX: elevenlabs_errors.error_body,
         },
+        # The header OpenAI answers with, which its SDK reads (`_request_id`).
+        id_headers={OPENAI_PREFIX: "X-Request-Id"},
         retry_after_seconds=settings.server.retry_after_seconds,
     )
     return app

@@ -27,6 +27,19 @@ def test_openai_errors_have_openai_shape(client: TestClient, customer: Customer)
     }
 
 
+def test_openai_responses_carry_the_request_id_as_openai_names_it(
+    client: TestClient, customer: Customer
+) -> None:
+    """`X-Request-Id`, which the SDK reads, on answers and errors alike; elsewhere only the
+    native `Request-Id`."""
+    for response in (client.get("/v1/models", headers=customer.auth()), client.get("/v1/models")):
+        assert response.headers["Request-Id"].startswith("req_")
+        assert response.headers["X-Request-Id"] == response.headers["Request-Id"]
+    native = client.get("/api/v1/voices", headers=customer.auth())
+    assert native.headers["Request-Id"].startswith("req_")
+    assert "X-Request-Id" not in native.headers
+
+
 def test_elevenlabs_errors_have_elevenlabs_shape(client: TestClient, customer: Customer) -> None:
     missing = client.get("/elevenlabs/v1/models")
     assert missing.status_code == 401

@@ -58,8 +58,14 @@ ELEVENLABS_VOICES: Final[Mapping[str, VoiceAlias]] = {
     "EXAVITQu4vr4xnAvfGrL": VoiceAlias(
         "voice_sarah", 0, "Sarah (female, American)", "a common default; American woman"
     ),
+    "hpp4J3VqNfWAUOO0d1Us": VoiceAlias(
+        "voice_sally", 0, "Bella (female, American)", "LiveKit's ElevenLabs default; American woman"
+    ),
     "bIHbv24MWmeRgasZH58o": VoiceAlias(
-        "voice_joe", 0, "Will (male, American)", "LiveKit's ElevenLabs default; American man"
+        "voice_joe",
+        0,
+        "Will (male, American)",
+        "LiveKit's earlier ElevenLabs default; American man",
     ),
     "pNInz6obpgDQGcFmaJgB": VoiceAlias(
         "voice_richard", 0, "Adam (male, American, deep)", "a common example; the low voice"

@@ -35,6 +35,7 @@ from soundstage.core.responses import (
     ErrorShape,
     error_response,
     error_shape_for,
+    for_surface,
     use_error_shape,
 )
 
@@ -57,17 +58,20 @@ class RequestContextMiddleware:
     error shape of the path's surface (`error_shapes`, by prefix; the native envelope
     elsewhere), and turns an unexpected exception into a 500 in that shape (a 500 is a bug:
     it is logged). Records the request's metrics (by route template, never the raw path) and
-    puts its id on every log record written while it runs (core.logs)."""
+    puts its id on every log record written while it runs (core.logs). A surface whose
+    clients read the id under another name (`id_headers`, by prefix) gets it there too."""
 
     def __init__(
         self,
         app: ASGIApp,
         error_shapes: Mapping[str, ErrorShape] | None = None,
         *,
+        id_headers: Mapping[str, str] | None = None,
         retry_after_seconds: int = 1,
     ) -> None:
         self.app = app
         self.error_shapes = dict(error_shapes or {})
+        self.id_headers = dict(id_headers or {})
         # What a request the database could not serve in time is told (503 `overloaded`).
         self.retry_after_seconds = retry_after_seconds
         self.templates = RouteTemplates()
@@ -79,6 +83,7 @@ class RequestContextMiddleware:
         request_id = "req_" + random_token(20)
         scope.setdefault("state", {})["request_id"] = request_id
         use_error_shape(scope, error_shape_for(scope["path"], self.error_shapes))
+        id_header = for_surface(scope["path"], self.id_headers)
         status = 500
         began = time.perf_counter()
         token = request_id_var.set(request_id)
@@ -87,7 +92,10 @@ class RequestContextMiddleware:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                MutableHeaders(scope=message)["Request-Id"] = request_id
+                headers = MutableHeaders(scope=message)
+                headers["Request-Id"] = request_id
+                if id_header is not None:
+                    headers[id_header] = request_id
             await send(message)
 
         try:

@@ -9,7 +9,7 @@ the request's state (`error_shape_for`), and every error response is rendered th
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.responses import JSONResponse
 from starlette.types import Scope
@@ -21,6 +21,8 @@ ErrorShape = Callable[[AppError, str | None], dict[str, Any]]
 
 _SHAPE_KEY = "error_shape"
 
+T = TypeVar("T")
+
 
 def request_id_of(scope: Scope) -> str | None:
     state = scope.get("state") or {}
@@ -29,15 +31,20 @@ def request_id_of(scope: Scope) -> str | None:
 
 
 def error_shape_for(path: str, shapes: Mapping[str, ErrorShape]) -> ErrorShape | None:
-    """The shape of the surface serving `path`: its longest prefix in `shapes`, a prefix
-    matching whole segments (`/v1` serves `/v1/models`, not `/v10`)."""
+    """The shape of the surface serving `path` (`for_surface`)."""
+    return for_surface(path, shapes)
+
+
+def for_surface(path: str, by_prefix: Mapping[str, T]) -> T | None:
+    """What `by_prefix` holds for the surface serving `path`: its longest prefix there, a
+    prefix matching whole segments (`/v1` serves `/v1/models`, not `/v10`)."""
     best: str | None = None
-    for prefix in shapes:
+    for prefix in by_prefix:
         if (path == prefix or path.startswith(prefix.rstrip("/") + "/")) and (
             best is None or len(prefix) > len(best)
         ):
             best = prefix
-    return shapes[best] if best is not None else None
+    return by_prefix[best] if best is not None else None
 
 
 def use_error_shape(scope: Scope, shape: ErrorShape | None) -> None:
