@@ -25,6 +25,7 @@ NOT_MIRRORED = {
     "faults": "whole deployments (servers, workers, Redis) broken mid-job: no one package's",
     "speech/roundtrip": "the text front end heard back through the TTS API, voice by voice",
     "frameworks": "voice-agent frameworks' plugins against a live server, in their own venvs",
+    "compat/js": "the JavaScript SDKs' scripts and their npm lock, run by Node",
 }
 
 

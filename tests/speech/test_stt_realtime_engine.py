@@ -154,6 +154,14 @@ def test_without_vad_only_a_commit_ends_an_utterance(settings: Settings) -> None
     assert finals[0]["language"] == "en"
     # The clip's 22 words, at most 3 misheard.
     assert word_error_rate(session.placed[0].clip.text, finals[0]["text"]) <= 0.15
+    # The next commit transcribes what came after the first only: the second clip.
+    before_third = session.placed[2].offset_ms // FRAME_MS - 10
+    for frame in frames[first_clip_end:before_third]:
+        list(handler.handle(frame))
+    finals = [m for m in wire(handler.handle(Commit())) if m["type"] == "final"]
+    assert len(finals) == 1
+    assert finals[0]["utterance"] == 1
+    assert word_error_rate(session.placed[1].clip.text, finals[0]["text"]) <= 0.25
     with pytest.raises(TypeError):
         list(handler.handle({"nothing": True}))  # type: ignore[arg-type]
 

@@ -234,6 +234,9 @@ class StreamingRecognizer:
         """End the utterance here (the client's commit): its final, if it said anything."""
         if self._utterance is not None:
             yield from self._finish(self._utterance, self._audio.end)
+        # Its audio is done with: without silero-vad the next utterance starts at the tape's
+        # start, which must not hold this one again (as after a clear).
+        self._audio.forget_before(self._audio.end - self._unheard.size)
 
     def finish(self) -> Iterator[Event]:
         """The end of the stream: the final of the utterance under way."""
@@ -317,6 +320,7 @@ class StreamingRecognizer:
         candidates = [(p, end) for end, p in utterance.probabilities if end >= recent]
         cut = min(candidates)[1] if candidates else self._audio.end
         yield from self._finish(utterance, cut, stopped=False)
+        self._audio.forget_before(cut)
         # The speech goes on: no speech events between the two.
         self._utterance = _Utterance(cut)
         self._utterance.voice(max(cut, utterance.voice_end), 0)
