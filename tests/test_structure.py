@@ -10,7 +10,8 @@ package (`root_package = "soundstage"`), and where a test file sits is no import
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection
+import os
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 import soundstage
@@ -27,6 +28,16 @@ NOT_MIRRORED = {
     "frameworks": "voice-agent frameworks' plugins against a live server, in their own venvs",
     "compat/js": "the JavaScript SDKs' scripts and their npm lock, run by Node",
 }
+# Packages npm installs (tests/compat/js): not the tests' tree, and never walked, as another
+# test process may be installing them meanwhile.
+INSTALLED = "node_modules"
+
+
+def tree(root: Path) -> Iterator[Path]:
+    """Every folder and file under `root`, but what lies in an INSTALLED folder."""
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = [name for name in subfolders if name != INSTALLED]
+        yield from (Path(folder) / name for name in [*subfolders, *files])
 
 
 def imported_modules(source: str, package: str) -> list[tuple[int, str]]:
@@ -63,7 +74,7 @@ def cross_imports(root: Path) -> list[str]:
     tests' tree outside `tests.support`."""
     return [
         f"{path.relative_to(root.parent)}:{line}: {module}"
-        for path in sorted(root.rglob("*.py"))
+        for path in sorted(path for path in tree(root) if path.suffix == ".py")
         for line, module in imported_modules(
             path.read_text(), ".".join(path.relative_to(root.parent).parent.parts)
         )
@@ -75,7 +86,7 @@ def unmirrored_folders(tests: Path, source: Path, allowed: Collection[str]) -> l
     """The folders under `tests` (relative to it) that are no package at the same place
     under `source`, leaving out the `allowed` ones with their subfolders."""
     found: list[str] = []
-    for folder in sorted(path for path in tests.rglob("*") if path.is_dir()):
+    for folder in sorted(path for path in tree(tests) if path.is_dir()):
         relative = folder.relative_to(tests)
         if folder.name == "__pycache__" or folder.name.startswith("."):
             continue
@@ -131,7 +142,7 @@ def test_the_check_sees_every_form_of_import(tmp_path: Path) -> None:
 
 
 def test_test_folders_mirror_the_source() -> None:
-    folders = [path for path in TESTS.rglob("*") if path.is_dir()]
+    folders = [path for path in tree(TESTS) if path.is_dir()]
     assert len(folders) > 30  # the walk found the tree, engines and features both
     assert all((TESTS / name).is_dir() for name in NOT_MIRRORED)  # no reason outlives its folder
     assert unmirrored_folders(TESTS, SOURCE, NOT_MIRRORED) == []
@@ -151,6 +162,7 @@ def test_the_mirror_check_sees_a_folder_out_of_place(tmp_path: Path) -> None:
         "support/music",
         "fixtures/librivox",
         "speech/__pycache__",
+        "speech/node_modules/openai",
     ):
         (tests / folder).mkdir(parents=True)
     allowed = {"support", "fixtures"}
