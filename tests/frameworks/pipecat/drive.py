@@ -1,7 +1,8 @@
-"""Drives pipecat's ElevenLabs WebSocket TTS or OpenAI STT service against a Soundstage server,
-with no transport or media server: run by pipecat's own virtualenv's python (see conftest.py), a
-Pipeline of the one service and a collector, fed frames as a transport would, the service given
-nothing but its base URL and key. Prints what it got as one JSON line.
+"""Drives pipecat's ElevenLabs WebSocket TTS or an OpenAI STT service (segmented or realtime)
+against a Soundstage server, with no transport or media server: run by pipecat's own
+virtualenv's python (see conftest.py), a Pipeline of an error watch, the one service and a
+collector, fed frames as a transport would, the service given nothing but its base URL and key.
+Prints what it got as one JSON line.
 
     python drive.py CASE --base-url URL --key KEY [--text TEXT --out WAV] [--audio WAV]
 
@@ -77,11 +78,29 @@ class Collector(FrameProcessor):  # type: ignore[misc]  # pipecat is not in this
         await self.push_frame(frame, direction)
 
 
+class ErrorWatch(FrameProcessor):  # type: ignore[misc]  # pipecat is not in this venv
+    """The pipeline's first processor: the errors a service pushes upstream end the wait at
+    once, kept on the collector."""
+
+    def __init__(self, collector: Collector) -> None:
+        super().__init__()
+        self.collector = collector
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, ErrorFrame):
+            self.collector.errors.append(frame.error)
+            self.collector.stopped.set()
+            self.collector.transcribed.set()
+        await self.push_frame(frame, direction)
+
+
 async def run(service: FrameProcessor, feed: list[Frame], done: str) -> Collector:
-    """Run [service, collector], queue `feed`, wait for the collector's `done` event, end."""
+    """Run [error watch, service, collector], queue `feed`, wait for the collector's `done`
+    event, end."""
     collector = Collector()
     task = PipelineTask(
-        Pipeline([service, collector]),
+        Pipeline([ErrorWatch(collector), service, collector]),
         params=PipelineParams(audio_in_sample_rate=16000, audio_out_sample_rate=OUT_RATE),
     )
     runner = PipelineRunner(handle_sigint=False)
@@ -159,7 +178,7 @@ async def main() -> None:
     # What pipecat warns of (a refusal, a message not understood), kept to be checked.
     warnings: list[str] = []
     logger.remove()
-    logger.add(sys.stderr, level="DEBUG")
+    logger.add(sys.stderr, level="DEBUG", filter=lambda r: "append" not in r["message"])
     logger.add(lambda m: warnings.append(str(m).strip()), level="WARNING")
     result = await CASES[args.case](args)
     result["warnings"] = warnings

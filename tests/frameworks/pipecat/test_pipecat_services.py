@@ -1,5 +1,6 @@
-"""pipecat's `ElevenLabsTTSService` (WebSocket, multi-stream-input) and `OpenAISTTService`
-against a live server, with no transport or media server: each service in a Pipeline driven by
+"""pipecat's `ElevenLabsTTSService` (WebSocket, multi-stream-input), `OpenAISTTService` and
+`OpenAIRealtimeSTTService` against a live server, with no transport or media server: each service
+in a Pipeline driven by
 drive.py in pipecat's own virtualenv, only its base URL and key changed. What the TTS says is
 heard back by the service's transcriber; what the STT hears is real speech (LibriVox)."""
 
@@ -82,7 +83,7 @@ def test_elevenlabs_websocket_tts_says_the_text(
     assert word_error_rate(SENTENCE, transcript) <= MAX_WER, transcript
 
 
-@pytest.mark.parametrize("case", ["openai-stt"])
+@pytest.mark.parametrize("case", ["openai-stt", "openai-realtime-stt"])
 def test_openai_stt_hears_real_speech(
     case: str, pipecat_python: Path, live_url: str, customer: Customer, tmp_path: Path
 ) -> None:

@@ -52,6 +52,7 @@ MODELS: Final = (
     Model("gpt-4o-mini-transcribe", "transcription", "Alias of soundstage-stt."),
     Model("gpt-4o-transcribe-diarize", "transcription", "Alias of soundstage-stt."),
     Model("gpt-transcribe", "transcription", "Alias of soundstage-stt."),
+    Model("gpt-realtime-whisper", "transcription", "Alias of soundstage-stt."),
 )
 _BY_ID: Final = {model.id: model for model in MODELS}
 
