@@ -19,9 +19,11 @@ from soundstage.config import RealtimeSettings, Settings
 from soundstage.core.db import Database
 from soundstage.models import Job
 from soundstage.voices.service import CatalogCounts
+from tests.support.audio_fixtures import librivox_clips
 from tests.support.factories import Customer, create_customer
 from tests.support.processes import serve
 from tests.support.realtime import LIGHTHOUSE, RawClient
+from tests.support.realtime_audio import librivox_session
 
 pytestmark = pytest.mark.services
 
@@ -69,6 +71,28 @@ async def open_when_free(url: str, customer: Customer, within: float) -> float:
             assert json.loads(first)["error"]["code"] == "realtime_busy", first
         assert time.monotonic() - began < within, f"the slot was still held after {within} s"
         await asyncio.sleep(0.5)
+
+
+def test_a_session_opened_as_soon_as_the_last_is_dropped_is_served(
+    ws_url: str, db: Database
+) -> None:
+    """A client that drops its transcription mid-utterance and opens the next session at once
+    (a reconnect) comes while the server still decodes the first one's final: the account's
+    one session (and the one slot) is waited for, briefly, rather than refused (4429, 4503)."""
+    customer = create_customer(db, 1_000)
+    url = ws_url.replace(PATH, "/api/v1/speech/stt/realtime")
+    speech = librivox_session(librivox_clips()[:1]).pcm_frames()[:100]  # 4 s, speech in it
+
+    async def reconnects() -> None:
+        for _ in range(3):
+            async with connect(url, additional_headers=customer.auth(), max_size=None) as ws:
+                await ws.send(json.dumps({"language": "en"}))
+                started = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                assert started["type"] == "session.started", started
+                for frame in speech:
+                    await ws.send(frame)
+
+    asyncio.run(reconnects())
 
 
 def job_once(db: Database, customer: Customer, *, ended: bool) -> Job:

@@ -30,7 +30,10 @@ log = logging.getLogger("soundstage.realtime")
 # A slot whose handler does not give its last call back within this long after its session
 # ended (a runaway synthesis) is killed and replaced, so it cannot hold the slot.
 _RECYCLE_TIMEOUT_SECONDS = 30.0
-# How long a new session waits for a slot whose session just ended (its last call running).
+# How long a new session waits for a slot whose session just ended (its last call running),
+# and for one of its account's sessions to end when the account holds as many as it may: a
+# client that drops a session and opens the next at once (a reconnect) comes while the server
+# still ends the first (a transcription's last final decoded), and is served, not refused.
 _RECYCLE_WAIT_SECONDS = 5.0
 
 
@@ -256,6 +259,9 @@ class SlotPool:
     async def hold(self, account: tuple[str, str]) -> AsyncIterator[Slot]:
         """A slot for one session; freed when the session ends, whatever ended it."""
         limit = self.per_account
+        deadline = time.monotonic() + _RECYCLE_WAIT_SECONDS
+        while self._held[account] >= limit and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
         if self._held[account] >= limit:
             sessions = "session" if limit == 1 else "sessions"
             raise TooManySessions(
