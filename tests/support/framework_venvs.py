@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 PROJECT = Path(__file__).resolve().parents[2]
 VENVS = PROJECT / ".venv-frameworks"
@@ -64,3 +67,22 @@ def framework_venv(name: str, requirements: Path) -> Path:
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
     return venv_python(venv)
+
+
+def run_script(
+    python: Path, script: Path, case: str, live_url: str, key: str, timeout: float, **options: Any
+) -> dict[str, Any]:
+    """Run `script`'s `case` with a framework venv's `python` against the live server (only
+    the base URL and the key given, options as `--name value`): the JSON of its last line."""
+    command = [str(python), str(script), case, "--base-url", live_url, "--key", key]
+    for name, value in options.items():
+        command += [f"--{name.replace('_', '-')}", str(value)]
+    env = {**os.environ, "PYTHONPATH": ""}
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=timeout, env=env, check=False
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    lines = done.stdout.strip().splitlines()
+    assert lines, done.stderr[-4000:]
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result

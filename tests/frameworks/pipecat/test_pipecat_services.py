@@ -6,9 +6,6 @@ heard back by the service's transcriber; what the STT hears is real speech (Libr
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import wave
 from pathlib import Path
 from typing import Any
@@ -21,6 +18,7 @@ from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.media.audio import Audio
 from tests.support.audio_fixtures import librivox_clips, word_error_rate
 from tests.support.factories import Customer, create_customer
+from tests.support.framework_venvs import run_script
 from tests.support.realtime_audio import librivox_session
 from tests.support.realtime_vendors import pcm_at
 
@@ -42,19 +40,9 @@ def customer(db: Database) -> Customer:
 
 def drive(python: Path, case: str, live_url: str, key: str, **options: Any) -> dict[str, Any]:
     """Run drive.py's `case` in pipecat's virtualenv; its JSON line."""
-    command = [str(python), str(DRIVE), case, "--base-url", live_url, "--key", key]
-    for name, value in options.items():
-        command += [f"--{name}", str(value)]
-    env = {**os.environ, "PYTHONPATH": ""}
-    done = subprocess.run(
-        command, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, env=env, check=False
-    )
-    assert done.returncode == 0, done.stderr[-4000:]
-    lines = done.stdout.strip().splitlines()
-    assert lines, done.stderr[-4000:]
-    result: dict[str, Any] = json.loads(lines[-1])
+    result = run_script(python, DRIVE, case, live_url, key, RUN_TIMEOUT_S, **options)
     # Nothing refused, nothing pipecat did not understand.
-    assert result["errors"] == [], done.stderr[-4000:]
+    assert result["errors"] == [], result["errors"]
     assert result["warnings"] == [], result["warnings"]
     return result
 
