@@ -46,15 +46,26 @@ def wait(port: int) -> None:
     raise TimeoutError(port)
 
 
-def measure(url: str, headers: dict[str, str], n: int) -> list[float]:
-    with httpx.Client(headers=headers) as client:
-        for _ in range(50):  # warm-up
-            client.get(url).raise_for_status()
-        times = []
-        for _ in range(n):
-            start = time.perf_counter()
-            client.get(url).raise_for_status()
-            times.append(time.perf_counter() - start)
+def measure(
+    targets: list[tuple[str, dict[str, str]]], n: int, block: int = 100
+) -> list[list[float]]:
+    """`n` sequential requests to each target, in alternating blocks of `block` (the machine's
+    speed drifts over a run: both sides see the same drift)."""
+    clients = [httpx.Client(headers=headers) for _, headers in targets]
+    times: list[list[float]] = [[] for _ in targets]
+    try:
+        for (url, _), client in zip(targets, clients, strict=True):
+            for _ in range(50):  # warm-up
+                client.get(url).raise_for_status()
+        for _ in range(0, n, block):
+            for (url, _), client, into in zip(targets, clients, times, strict=True):
+                for _ in range(block):
+                    start = time.perf_counter()
+                    client.get(url).raise_for_status()
+                    into.append(time.perf_counter() - start)
+    finally:
+        for client in clients:
+            client.close()
     return times
 
 
@@ -97,12 +108,13 @@ def main() -> None:
         try:
             wait(ours)
             wait(ref)
-            service = measure(
-                f"http://127.0.0.1:{ours}/api/v1/credits",
-                {"Authorization": f"Bearer {key}"},
+            service, bare = measure(
+                [
+                    (f"http://127.0.0.1:{ours}/api/v1/credits", {"Authorization": f"Bearer {key}"}),
+                    (f"http://127.0.0.1:{ref}/api/v1/credits", {}),
+                ],
                 args.requests,
             )
-            bare = measure(f"http://127.0.0.1:{ref}/api/v1/credits", {}, args.requests)
         finally:
             for proc in procs:
                 proc.terminate()
@@ -110,7 +122,11 @@ def main() -> None:
     s50, b50 = statistics.median(service) * 1000, statistics.median(bare) * 1000
     s99 = statistics.quantiles(service, n=100)[98] * 1000
     b99 = statistics.quantiles(bare, n=100)[98] * 1000
-    print(f"requests: {args.requests} each, sequential, keep-alive, SQLite, in-memory rate limits")
+    print(
+        f"requests: {args.requests} each, sequential, keep-alive, in alternating blocks of 100, "
+        "SQLite, in-memory rate limits"
+    )
+    print(f"load average: {os.getloadavg()}")
     print(f"soundstage GET /api/v1/credits: p50 {s50:.2f} ms  p99 {s99:.2f} ms")
     print(f"bare FastAPI same JSON:         p50 {b50:.2f} ms  p99 {b99:.2f} ms")
     print(f"ratio (p50 soundstage / bare): {s50 / b50:.2f}")

@@ -109,7 +109,7 @@ def make_engine(settings: Settings) -> Engine:
     def _on_begin(conn: Any) -> None:
         # Read-only units (READ_ONLY option) take no write lock: WAL readers never block.
         read_only = conn.get_execution_options().get(READ_ONLY, False)
-        conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+        conn.connection.driver_connection.execute("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
     return engine
 

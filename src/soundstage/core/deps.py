@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Request
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 from starlette.requests import HTTPConnection
 
@@ -15,9 +14,6 @@ from soundstage.core.db import Database
 from soundstage.core.errors import MissingApiKey, SandboxOnly
 from soundstage.core.principal import Principal
 from soundstage.core.routing import REQUEST_UNIT
-
-# Declared for the OpenAPI document; the gateway middleware has already checked the key.
-_bearer = HTTPBearer(auto_error=False, description="Secret key: sk_sandbox_… or sk_live_…")
 
 
 def database(connection: HTTPConnection) -> Database:
@@ -51,10 +47,11 @@ async def request_session(request: Request) -> Session:
     return session
 
 
-async def current_principal(
-    request: Request,
-    _credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> Principal:
+async def current_principal(request: Request) -> Principal:
+    """The caller, whose key the gateway middleware has already checked. An operation that
+    depends on it is documented as taking the bearer key (core.openapi), without a security
+    dependency of FastAPI's: each dependency costs every request its solving (issue 36's
+    overhead)."""
     principal = getattr(request.state, "principal", None)
     if not isinstance(principal, Principal):
         raise MissingApiKey("No API key provided.")

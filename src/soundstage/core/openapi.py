@@ -7,9 +7,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.dependencies.models import Dependant
 from fastapi.openapi.utils import get_openapi
+from fastapi.routing import APIRoute, iter_route_contexts
 from pydantic import BaseModel
 
+from soundstage.core.deps import current_principal
 from soundstage.core.errors import ErrorEnvelope
 
 ERROR_DESCRIPTIONS = {
@@ -45,6 +48,13 @@ WWW_AUTHENTICATE = {
         "`Bearer`).",
         **_STRING,
     }
+}
+# The native API's credential, on every operation that takes the caller (core.deps).
+BEARER = "HTTPBearer"
+BEARER_SCHEME = {
+    "type": "http",
+    "description": "Secret key: sk_sandbox_… or sk_live_…",
+    "scheme": "bearer",
 }
 IDEMPOTENCY_PARAMETER = {
     "name": "Idempotency-Key",
@@ -88,11 +98,35 @@ def install(app: FastAPI, error_envelopes: Mapping[str, type[BaseModel]] | None 
             )
             for method, operation in path_item.items():
                 _augment(method, operation, ref)
+        _declare_bearer(schema, app)
         _drop_unreferenced(schemas, schema.get("paths", {}))
         app.openapi_schema = schema
         return schema
 
     app.openapi = build  # type: ignore[method-assign]
+
+
+def _declare_bearer(schema: dict[str, Any], app: FastAPI) -> None:
+    """Operations whose endpoint depends on the caller take the bearer key."""
+    keyed = 0
+    for context in iter_route_contexts(app.routes):
+        route = context.original_route
+        if isinstance(route, APIRoute) and _takes_caller(route.dependant):
+            path_item = schema["paths"].get(context.path_format, {})
+            for method in route.methods or ():
+                operation = path_item.get(method.lower())
+                if operation is not None:
+                    operation["security"] = [{BEARER: []}]
+                    keyed += 1
+    if keyed:
+        schemes = schema["components"].setdefault("securitySchemes", {})
+        schemes[BEARER] = BEARER_SCHEME
+
+
+def _takes_caller(dependant: Dependant) -> bool:
+    return any(
+        sub.call is current_principal or _takes_caller(sub) for sub in dependant.dependencies
+    )
 
 
 def _augment(method: str, operation: dict[str, Any], error_ref: dict[str, str]) -> None:
