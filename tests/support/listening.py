@@ -26,6 +26,7 @@ from fastapi.testclient import TestClient
 from soundstage.config import Settings
 from soundstage.engines.transcribers.base import Transcriber
 from soundstage.engines.tts.frontend.normalize import expand
+from soundstage.media.audio import Audio
 from tests.support.audio_fixtures import download_audio
 from tests.support.factories import Customer
 
@@ -110,14 +111,18 @@ class Listener:
     def heard(self, engine: str, voice: str, text: str, language: str) -> str:
         """Whisper's transcript of the text spoken by the catalog voice (one sentence a
         request: whisper runs wild on several weak voices' sentences joined)."""
+        audio = self.spoken(engine, voice, text)
+        return self.whisper.transcribe(audio, language=language, word_timestamps=False).text
+
+    def spoken(self, engine: str, voice: str, text: str) -> Audio:
+        """The audio the TTS endpoint answers for `text` in the catalog voice."""
         response = self.client.post(
             TTS,
             headers=self.customer.auth(),
             json={"voice_id": self.voice_ids[(engine, voice)], "format": "wav", "text": text},
         )
         assert response.status_code == 200, response.text
-        audio = download_audio(self.client, self.settings, response.json()["output_url"])
-        return self.whisper.transcribe(audio, language=language, word_timestamps=False).text
+        return download_audio(self.client, self.settings, response.json()["output_url"])
 
 
 def comparable(text: str, language: str) -> str:
