@@ -50,11 +50,17 @@ serve: install
 	@echo "web console: http://$(HOST):$(PORT)/console/ (sign in with that key)"
 	$(BIN)/soundstage serve --host $(HOST) --port $(PORT)
 
+# The voice-agent frameworks' virtualenvs (tests/frameworks) are made beside the linters, which
+# use one core: the tests then find them made.
 test: install
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
-	$(BIN)/lint-imports
-	$(BIN)/mypy
+	$(BIN)/python -m tests.support.framework_venvs tests/frameworks/*/requirements.txt \
+		> $(STAMPS)/framework-venvs.log 2>&1 & venvs=$$!; \
+	$(BIN)/ruff check src tests bench && \
+	$(BIN)/ruff format --check src tests bench && \
+	$(BIN)/lint-imports && \
+	$(BIN)/mypy; linted=$$?; \
+	wait $$venvs || { cat $(STAMPS)/framework-venvs.log; exit 1; }; \
+	exit $$linted
 	$(BIN)/pytest -n $(TEST_PROCESSES) --dist loadfile --durations=25
 
 format: install

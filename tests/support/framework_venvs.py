@@ -86,3 +86,17 @@ def run_script(
     assert lines, done.stderr[-4000:]
     result: dict[str, Any] = json.loads(lines[-1])
     return result
+
+
+def main(requirements: list[str]) -> None:
+    """`python -m tests.support.framework_venvs tests/frameworks/*/requirements.txt`: make
+    each framework's virtualenv (named after the requirements' folder) ahead of the tests.
+    `make test` runs it beside the linters, which leave a core idle, so that no test process
+    waits for a cold install."""
+    for path in requirements:
+        file = Path(path).resolve()
+        framework_venv(file.parent.name, file)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
