@@ -9,9 +9,11 @@ Tests isolate themselves by creating their own accounts, so no test sees another
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import secrets
 import shutil
+import signal
 import subprocess
 from collections.abc import Iterator
 
@@ -35,8 +37,24 @@ from tests.support.processes import (
     free_port,
     wait_for_port,
 )
+from tests.support.schedule import longest_first, measured
 from tests.support.stores import s3_test_media, s3_test_store
 from tests.support.tls import Certificate, issue
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A test process that receives SIGINT prints every thread's stack before it stops (pytest
+    then reports the run as interrupted, which says neither where nor why): once, in CI's
+    services pass, a test process stopped so at 91%."""
+    # A copy of stderr as it is now, before the tests' output capture takes file descriptor 2.
+    faulthandler.register(signal.SIGINT, file=os.dup(2), all_threads=True, chain=True)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Modules go to the test processes longest first (support/schedule.py), by their seconds
+    in this pass (CI's services pass runs other tests of them, against other stores)."""
+    on_services = bool(os.environ.get("SOUNDSTAGE_TEST_DATABASE_URL"))
+    longest_first(items, measured("services" if on_services else "sqlite"))
 
 
 @pytest.fixture(scope="session")
