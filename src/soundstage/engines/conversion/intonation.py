@@ -18,7 +18,6 @@ import numpy as np
 import numpy.typing as npt
 import parselmouth
 from parselmouth.praat import call
-from scipy.ndimage import median_filter
 
 from soundstage.media.audio import Audio
 
@@ -71,6 +70,8 @@ def pitch_track(audio: Audio) -> PitchTrack:
     _CHUNK_S is tracked a chunk at a time (each with _MARGIN_S of context either side, of
     which only the chunk's own frames are kept), so that Praat's float64 copies are of a
     minute at most, never of the whole audio (77 MB for 10 minutes at 16 kHz)."""
+    from scipy.ndimage import median_filter  # imported where used: not by an API process
+
     first = _chunked_track(audio, _FIRST_FLOOR_HZ, _FIRST_CEILING_HZ)
     voiced = first.f0_hz[first.voiced]
     if voiced.size < 10:

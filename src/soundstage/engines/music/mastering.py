@@ -5,17 +5,18 @@ loudness, one shared reverb, bus compression, the closing fade, then -14 LUFS in
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 import numpy.typing as npt
-import pyloudnorm
 import soxr
 from pedalboard._pedalboard import Pedalboard
 from pedalboard_native import Compressor, HighpassFilter, Limiter, PeakFilter, Plugin, Reverb
-from scipy.signal import resample_poly
 
 from soundstage.media.audio import Audio
+
+if TYPE_CHECKING:  # pyloudnorm and scipy are imported where used: an API process never does
+    import pyloudnorm
 
 TARGET_LUFS: Final = -14.0
 PEAK_CEILING_DB: Final = -1.0
@@ -90,7 +91,7 @@ def master(
     del send
     envelope = fades(frames, rate, fade_s)
     mix *= envelope[:, None]
-    mastered, gain, loudness = loudness_master(mix, rate, pyloudnorm.Meter(rate))
+    mastered, gain, loudness = loudness_master(mix, rate, _meter(rate))
     return Master(
         Audio(mastered, rate),
         {
@@ -101,6 +102,13 @@ def master(
     )
 
 
+def _meter(rate: int) -> pyloudnorm.Meter:
+    """An ITU-R BS.1770 loudness meter at `rate`."""
+    import pyloudnorm
+
+    return pyloudnorm.Meter(rate)
+
+
 def _mix(
     stems: dict[str, tuple[str, Audio]], frames: int, *, reverb: float, keep: tuple[str, ...]
 ) -> tuple[Stereo, Stereo, dict[str, Stereo]]:
@@ -108,7 +116,7 @@ def _mix(
     roles; each stem is popped from `stems` and dropped once mixed."""
     # Balancing parts needs their relative loudness, not the last tenth of a dB: measured at
     # a quarter of the rate, four times faster.
-    balance_meter = pyloudnorm.Meter(_BALANCE_RATE)
+    balance_meter = _meter(_BALANCE_RATE)
     mix = np.zeros((frames, 2), dtype=np.float32)
     send = np.zeros((frames, 2), dtype=np.float32)
     kept: dict[str, Stereo] = {}
@@ -205,6 +213,8 @@ def true_peak(samples: Stereo) -> float:
     for start in range(0, frames, _PEAK_BLOCK):
         # Each block with a margin the interpolation filter reaches into, which is dropped.
         low, high = max(0, start - _PEAK_MARGIN), min(frames, start + _PEAK_BLOCK + _PEAK_MARGIN)
+        from scipy.signal import resample_poly
+
         upsampled = resample_poly(samples[low:high], _OVERSAMPLING, 1, axis=0)
         inner = upsampled[
             (start - low) * _OVERSAMPLING : (min(frames, start + _PEAK_BLOCK) - low) * _OVERSAMPLING

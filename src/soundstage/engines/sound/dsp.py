@@ -10,7 +10,9 @@ from typing import Final, Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import signal as sps
+
+# scipy.signal (most of a second to import) is imported in the functions that filter: the API
+# process imports this module with the sound job kind and never filters.
 
 Signal = npt.NDArray[np.float64]
 
@@ -83,6 +85,8 @@ def _clip_hz(freq: float) -> float:
 
 def filt(x: Signal, kind: FilterKind, freq: float | tuple[float, float], order: int = 2) -> Signal:
     """Butterworth filter (zero-state, causal)."""
+    from scipy import signal as sps
+
     edges = tuple(_quantized(f) for f in freq) if isinstance(freq, tuple) else _quantized(freq)
     out: Signal = sps.sosfilt(_butter(kind, edges, order), x)
     return out
@@ -95,6 +99,8 @@ def _quantized(freq: float) -> float:
 
 @functools.lru_cache(maxsize=4096)
 def _butter(kind: FilterKind, edges: float | tuple[float, ...], order: int) -> Signal:
+    from scipy import signal as sps
+
     # Designing a filter (scipy's butter) costs milliseconds; recipes ask for the same few.
     sos: Signal = sps.butter(order, edges, btype=kind, fs=RATE, output="sos")
     return sos
@@ -125,6 +131,8 @@ def _biquad(kind: str, freq: float, q: float) -> tuple[list[float], list[float]]
 
 def resonate(x: Signal, freq: float, q: float) -> Signal:
     """A resonant band-pass (0 dB at `freq`, bandwidth freq/q)."""
+    from scipy import signal as sps
+
     b, a = _biquad("bandpass", freq, q)
     out: Signal = sps.lfilter(b, a, x)
     return out
@@ -135,6 +143,8 @@ def sweep(
 ) -> Signal:
     """A biquad whose centre (or cutoff) follows `freq` (Hz per sample), updated every 256
     samples with the filter state carried across."""
+    from scipy import signal as sps
+
     curve = np.broadcast_to(np.asarray(freq, dtype=np.float64), x.shape)
     out = np.empty_like(x)
     state = np.zeros(2)
@@ -155,6 +165,8 @@ def formants(x: Signal, bands: Sequence[tuple[float, float, float]]) -> Signal:
 
 def comb(x: Signal, delay_s: float, feedback: float) -> Signal:
     """Feedback comb filter: a metallic, pitched ring at 1/delay."""
+    from scipy import signal as sps
+
     delay = max(1, round(delay_s * RATE))
     a = np.zeros(delay + 1)
     a[0], a[delay] = 1.0, -feedback
@@ -307,6 +319,8 @@ def sprinkle(
 ) -> Signal:
     """Many short grains at once (rain drops, crackles): each time gets one of the kernels at
     random, at its gain; one convolution per kernel instead of one placement per grain."""
+    from scipy import signal as sps
+
     out = np.zeros(frames)
     choice = rng.integers(0, len(kernels), times.shape[0])
     starts = np.minimum(np.round(times * RATE).astype(np.int64), frames - 1)
@@ -345,6 +359,8 @@ def impulse_response(rng: np.random.Generator, t60: float, predelay: float = 0.0
 
 
 def convolve(x: Signal, response: Signal) -> Signal:
+    from scipy import signal as sps
+
     out: Signal = sps.fftconvolve(x, response)[: x.shape[0]]
     return out
 

@@ -9,7 +9,6 @@ from fractions import Fraction
 from typing import Final
 
 import numpy as np
-from scipy import signal as sps
 
 from soundstage.engines.sound import dsp
 from soundstage.engines.sound.dsp import RATE, Signal
@@ -118,6 +117,8 @@ def _rendered(
     which lowers every pitch and resonance by the same ratio (a fourth)."""
     if steering.pitch == 1.0:
         return recipe.render(Take(rng, float(duration_seconds), steering.intensity, steering.span))
+    from scipy import signal as sps  # imported where used: an API process never renders
+
     ratio = Fraction(steering.pitch).limit_denominator(16)
     take = Take(rng, duration_seconds * steering.pitch, steering.intensity, steering.span)
     slowed: Signal = sps.resample_poly(recipe.render(take), ratio.denominator, ratio.numerator)

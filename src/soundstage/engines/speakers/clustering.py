@@ -17,7 +17,6 @@ from typing import Final
 
 import numpy as np
 import numpy.typing as npt
-from scipy.cluster.hierarchy import fcluster, linkage
 
 Vectors = npt.NDArray[np.float32]
 Labels = npt.NDArray[np.int64]
@@ -144,6 +143,8 @@ def _split_into(points: Vectors, min_size: int, count: int) -> list[Labels]:
 def _split(points: Vectors, min_size: int) -> tuple[Labels, float] | None:
     """The points in two (labels 0/1) and the cosine distance between the halves'
     centroids; None if they cannot make two halves of min_size."""
+    from scipy.cluster.hierarchy import fcluster, linkage  # where used: not in an API process
+
     count = points.shape[0]
     if count < 2 * min_size or count < 2:
         return None

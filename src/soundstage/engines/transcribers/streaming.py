@@ -8,11 +8,10 @@ import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Any, Final, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
-from faster_whisper import WhisperModel
 
 from soundstage.config import Settings
 from soundstage.engines.speakers.live import LiveSpeakers
@@ -27,6 +26,9 @@ from soundstage.engines.transcribers.base import (
 from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.engines.transcribers.whisper import UNSPACED, WhisperTranscriber, merged_words
 
+if TYPE_CHECKING:  # faster-whisper (and CTranslate2) load with the model: not in an API process
+    from faster_whisper import WhisperModel
+
 logger = logging.getLogger(__name__)
 
 SAMPLE_RATE: Final = 16_000
@@ -34,7 +36,7 @@ Samples = npt.NDArray[np.float32]
 # Whisper's mel frames: 100 a second, 160 samples each.
 _HOP: Final = 160
 # The encoder is given the audio and 2 s of padding, at least 6 s, for partials, and at least
-# 15 s for finals (see _ShortEncoder).
+# 15 s for finals (see engines/transcribers/short_encoder.py).
 _PARTIAL_PADDING_FRAMES: Final = 200
 _PARTIAL_ENCODER_FRAMES: Final = 600
 _FINAL_ENCODER_FRAMES: Final = 1500
@@ -47,7 +49,6 @@ _FINAL_ENCODER_FRAMES: Final = 1500
 _TOKENS_PER_SECOND: Final = 8
 _PARTIAL_TOKENS_PER_SECOND: Final = 6
 _PARTIAL_SPARE_TOKENS: Final = 6
-_WHOLE_ENCODER_FRAMES: Final = 3000
 
 
 @dataclass(frozen=True)
@@ -181,10 +182,12 @@ class StreamingRecognizer:
         speakers: LiveSpeakers | None = None,
         partial_model: WhisperModel | None = None,
     ) -> None:
-        self._model = _ShortEncoder(model)
+        from soundstage.engines.transcribers.short_encoder import ShortEncoder
+
+        self._model = ShortEncoder(model)
         # An English-only model (tiny.en) for the partials of English speech: only once the
         # language is known to be English (asked for, or detected on the first final).
-        self._partial_model = None if partial_model is None else _ShortEncoder(partial_model)
+        self._partial_model = None if partial_model is None else ShortEncoder(partial_model)
         self._speakers = speakers
         self._language = language
         self._beam_size = beam_size
@@ -439,28 +442,6 @@ def partial_token_budget(seconds: float, prefix_tokens: int) -> int:
     """The tokens a partial decode of `seconds` of audio may write after its forced prefix."""
     whole = _PARTIAL_SPARE_TOKENS + int(seconds * _PARTIAL_TOKENS_PER_SECOND)
     return max(2, whole - prefix_tokens)
-
-
-class _ShortEncoder(WhisperModel):  # type: ignore[misc]  # faster-whisper is untyped
-    """The model with its encoder run on the audio there is, not on 30 s of it. faster-whisper
-    pads every window to 30 s, which costs about 0.4 s of encoder per decode on 2 cores;
-    CTranslate2 takes shorter input, and the decoder's cross-attention shrinks with it.
-    What Whisper needs is padding after the speech: with none (a 6 s prefix in a 6 s window)
-    it loops, repeating the utterance from its start. Over every 0.4 s prefix of the LibriVox
-    clips, against the 30 s decode's text, partials given the audio and 2 s, at least 6 s
-    (640 frames on average), differ by 3.7% of words and never loop; given 10 s (1000 frames),
-    2.0%; given the audio and nothing, at least 4 s, 36% with 13 loops. Finals get at least
-    15 s: at 10 s, one word in 40 of the clips was misheard ("ill-sposed"), at 15 s none.
-    Shares the model's weights; `frames` is set before each decode."""
-
-    def __init__(self, model: WhisperModel) -> None:
-        # Not WhisperModel.__init__, which would load the model again: its loaded state.
-        self.__dict__.update(model.__dict__)
-        self.frames = _WHOLE_ENCODER_FRAMES
-
-    def encode(self, features: np.ndarray[Any, Any]) -> Any:
-        frames = min(self.frames + self.frames % 2, features.shape[-1])
-        return super().encode(np.ascontiguousarray(features[..., :frames]))
 
 
 class _Utterance:

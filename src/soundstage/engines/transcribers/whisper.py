@@ -8,9 +8,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
-
-from faster_whisper import WhisperModel
+from typing import TYPE_CHECKING, Any, Final
 
 from soundstage.config import SttSettings
 from soundstage.engines.cache import MODELS
@@ -28,6 +26,9 @@ from soundstage.engines.transcribers.base import (
 )
 from soundstage.engines.transcribers.models import MODEL_FILES
 from soundstage.engines.transcribers.windows import Chunking, Window, windows
+
+if TYPE_CHECKING:  # faster-whisper (and CTranslate2) load with the model: not in an API process
+    from faster_whisper import WhisperModel
 from soundstage.media.audio import Audio
 
 # A later window is prompted with the end of the text before it, as Whisper does between its
@@ -53,6 +54,8 @@ def _load(name: str, directory: Path, cpu_threads: int | None) -> WhisperModel:
         raise TranscriberUnavailable(
             f"The speech-to-text model {name} lacks {', '.join(missing)} in {directory}."
         )
+    from faster_whisper import WhisperModel
+
     try:
         return WhisperModel(
             str(directory),
