@@ -51,8 +51,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Modules go to the test processes longest first (support/schedule.py), by their seconds
-    in this pass (CI's services pass runs other tests of them, against other stores)."""
+    """Modules go to the test processes those on the shared worker first, then the others, each
+    longest first (support/schedule.py), by their seconds in this pass (CI's services pass runs
+    other tests of them, against other stores)."""
     on_services = bool(os.environ.get("SOUNDSTAGE_TEST_DATABASE_URL"))
     longest_first(items, measured("services" if on_services else "sqlite"))
 

@@ -8,7 +8,7 @@ process ran it while the other sat idle. Longest first (the classic LPT schedule
 short modules, so the two processes finish close together.
 
 The seconds are measured, per module and per pass (`sqlite`: `make test`; `services`: CI's
-second pass against PostgreSQL, Redis and S3), from a run with `--durations=0`:
+second pass against PostgreSQL, Redis and S3), from one pass's run with `--durations=0`:
 
     .venv/bin/pytest -n 2 --dist loadfile --durations=0 > /tmp/durations.log
     .venv/bin/python -m tests.support.schedule sqlite /tmp/durations.log

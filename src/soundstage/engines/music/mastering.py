@@ -208,13 +208,13 @@ def true_peak(samples: Stereo) -> float:
     """The highest absolute value of the signal between its samples too (4x oversampling, as
     ITU-R BS.1770-4 measures true peak), a block at a time: the oversampled copy of a whole
     piece would take four times the memory of the mix."""
+    from scipy.signal import resample_poly  # imported where used: not by an API process
+
     peak = 0.0
     frames = samples.shape[0]
     for start in range(0, frames, _PEAK_BLOCK):
         # Each block with a margin the interpolation filter reaches into, which is dropped.
         low, high = max(0, start - _PEAK_MARGIN), min(frames, start + _PEAK_BLOCK + _PEAK_MARGIN)
-        from scipy.signal import resample_poly
-
         upsampled = resample_poly(samples[low:high], _OVERSAMPLING, 1, axis=0)
         inner = upsampled[
             (start - low) * _OVERSAMPLING : (min(frames, start + _PEAK_BLOCK) - low) * _OVERSAMPLING
