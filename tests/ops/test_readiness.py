@@ -153,7 +153,9 @@ def test_a_hung_database_is_a_timeout_within_the_bound(
         elapsed = time.monotonic() - began
     checks = assert_not_ready(response, {"database": "timeout"})
     assert checks["database"]["error"] == "Timeout"
-    assert 0.5 <= elapsed < 2.0
+    # The bound (0.5 s) and a margin, never a driver's default of minutes: loose for a loaded
+    # machine (CI's services pass, beside PostgreSQL and Ceph, once answered in 3.0 s).
+    assert 0.5 <= elapsed < 5.0
 
 
 def test_an_exhausted_connection_pool_is_not_ready_within_the_timeout(settings: Settings) -> None:
