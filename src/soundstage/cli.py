@@ -186,6 +186,7 @@ def worker(processes: int | None) -> None:
     webhook delivery loop (threads of the main process, never an audio worker). SIGTERM
     stops gracefully: running jobs get `jobs.shutdown_timeout_seconds`, then are re-queued."""
     from soundstage import app_tasks
+    from soundstage.engines import libraries
     from soundstage.jobs.worker import Companion, run_worker
     from soundstage.webhooks.loop import DeliveryLoop
 
@@ -193,6 +194,7 @@ def worker(processes: int | None) -> None:
     logs.configure(settings.log_format)
     upgrade_database(settings)
     app_tasks.install()
+    libraries.preload()  # before the job processes fork: they share them
     metrics.set_enabled(settings.metrics.enabled)
     db = Database(settings)
     try:
