@@ -27,7 +27,7 @@ from soundstage.core.errors import (
     StorageFull,
     is_disk_full,
 )
-from soundstage.core.ids import random_token
+from soundstage.core.ids import request_token
 from soundstage.core.logs import request_id_var
 from soundstage.core.principal import Principal
 from soundstage.core.ratelimit import Decision, RateLimiter
@@ -80,7 +80,7 @@ class RequestContextMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = "req_" + random_token(20)
+        request_id = "req_" + request_token(20)
         scope.setdefault("state", {})["request_id"] = request_id
         use_error_shape(scope, error_shape_for(scope["path"], self.error_shapes))
         id_header = for_surface(scope["path"], self.id_headers)
