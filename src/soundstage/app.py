@@ -156,6 +156,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=__version__,
         description=DESCRIPTION,
         lifespan=lifespan,
+        # FastAPI's OpenTelemetry hooks off: the service's metrics are its own (/metrics), and
+        # the hooks' provider checks cost every request (bench/api_overhead.py).
+        telemetry={"tracing": False, "metrics": False, "logs": False, "operation_spans": False},
         # Every route, before its own parameters: a query parameter it does not take is 422.
         dependencies=[Depends(refuse_unknown_parameters)],
     )

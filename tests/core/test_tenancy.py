@@ -42,7 +42,9 @@ pytestmark = pytest.mark.services
 SOURCE = Path(soundstage.__file__).parent
 HELPER = SOURCE / "core" / "tenancy.py"
 OWNER_COLUMNS = frozenset({"account_id", "environment"})
-HELPER_FUNCTIONS = frozenset({"owned", "select_owned", "update_owned"})
+HELPER_FUNCTIONS = frozenset(
+    {"owned", "select_owned", "select_owned_by_parameters", "update_owned"}
+)
 
 CUSTOMER_TABLES = {
     mapper.class_.__name__

@@ -9,7 +9,14 @@ from datetime import datetime
 from sqlalchemy import ColumnElement, Select, func, literal_column, select, update
 from sqlalchemy.orm import Session
 
-from soundstage.core.tenancy import Owner, owned, select_owned, update_owned
+from soundstage.core.tenancy import (
+    Owner,
+    owned,
+    owner_parameters,
+    select_owned,
+    select_owned_by_parameters,
+    update_owned,
+)
 from soundstage.models import CreditBalance, CreditEntry, CreditReservation, CreditTransaction
 from soundstage.models.credits import CreditReservationStatus, CreditTransactionType
 
@@ -24,8 +31,9 @@ def get_balance(session: Session, owner: Owner) -> CreditBalance | None:
     ledger moves balances with conditional UPDATEs), in one SELECT. A query rather than
     `Session.get`, whose identity lookup and per-call statement cost every balance read about
     50 µs more (bench/api_overhead.py reads one per request)."""
-    query = select_owned(CreditBalance, owner).execution_options(populate_existing=True)
-    return session.scalars(query).one_or_none()
+    query = select_owned_by_parameters(CreditBalance)
+    options = {"populate_existing": True}
+    return session.scalars(query, owner_parameters(owner), execution_options=options).one_or_none()
 
 
 def move(
