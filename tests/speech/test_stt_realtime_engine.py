@@ -4,6 +4,9 @@ clips with silence between, sent in 40 ms frames, through the real whisper-base 
 from __future__ import annotations
 
 import itertools
+import multiprocessing
+import threading
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -18,9 +21,11 @@ from soundstage.engines.transcribers.streaming import partial_token_budget
 from soundstage.engines.transcribers.whisper import WhisperTranscriber
 from soundstage.engines.tts.registry import get_engine
 from soundstage.media.audio import Audio
+from soundstage.realtime.turns import CoreTurns, SlotTurns
 from soundstage.speech.stt.realtime import Clear, Commit, RealtimeTranscription, open_session
 from soundstage.speech.stt.realtime_messages import SttRealtimeOpening
 from tests.support.audio_fixtures import librivox_clips, word_error_rate
+from tests.support.realtime import lone_turns
 from tests.support.realtime_audio import (
     FRAME_MS,
     RATE,
@@ -39,9 +44,12 @@ def session() -> Session:
     return librivox_session()
 
 
-def opened(settings: Settings, params: dict[str, Any]) -> RealtimeTranscription:
+def opened(
+    settings: Settings, params: dict[str, Any], turns: SlotTurns | None = None
+) -> RealtimeTranscription:
     """The handler of a session opened with `params` (validated as the API side does)."""
-    return open_session(settings, SttRealtimeOpening.model_validate(params))
+    opening = SttRealtimeOpening.model_validate(params)
+    return open_session(settings, opening, turns or lone_turns())
 
 
 def wire(messages: Iterable[BaseModel]) -> list[dict[str, Any]]:
@@ -164,6 +172,33 @@ def test_without_vad_only_a_commit_ends_an_utterance(settings: Settings) -> None
     assert word_error_rate(session.placed[1].clip.text, finals[0]["text"]) <= 0.25
     with pytest.raises(TypeError):
         list(handler.handle({"nothing": True}))  # type: ignore[arg-type]
+
+
+def test_partials_are_skipped_while_no_turn_is_free_and_the_final_waits_for_one(
+    settings: Settings,
+) -> None:
+    """The cores' only turn held by another slot (realtime.turns): no partial is written (they
+    are skipped, not queued) and the final waits for the turn; once free, both come."""
+    session = librivox_session()
+    frames = session.pcm_frames()
+    turns = CoreTurns(multiprocessing.get_context("spawn"), count=1, slots=2)
+    handler = opened(settings, {"vad": False, "language": "en"}, turns.of_slot(0))
+    first_clip_end = (session.placed[0].offset_ms + 7100 + 600) // FRAME_MS
+    half = first_clip_end // 2
+    assert turns.take(1, urgent=False)
+    out = [m for frame in frames[:half] for m in wire(handler.handle(frame))]
+    assert [m["type"] for m in out] == ["speech.started"]
+    turns.give_back(1)
+    out = [m for frame in frames[half:first_clip_end] for m in wire(handler.handle(frame))]
+    assert [m for m in out if m["type"] == "partial"]
+    assert turns.take(1, urgent=False)
+    threading.Timer(0.5, turns.give_back, args=(1,)).start()
+    began = time.monotonic()
+    finals = [m for m in wire(handler.handle(Commit())) if m["type"] == "final"]
+    assert time.monotonic() - began >= 0.45  # it waited for the turn
+    assert len(finals) == 1
+    assert word_error_rate(session.placed[0].clip.text, finals[0]["text"]) <= 0.15
+    assert turns.held() == 0
 
 
 @pytest.mark.parametrize("vad", [True, False])

@@ -32,6 +32,7 @@ from soundstage.speech.tts.realtime import (
 )
 from tests.support.audio import encoded_frames
 from tests.support.audio_fixtures import word_error_rate
+from tests.support.realtime import lone_turns
 
 TEXT = (
     "The weather was cold and clear when we left the house. We walked along the river to the "
@@ -44,7 +45,7 @@ FLITE = {"engine": "flite", "engine_voice": "slt"}
 
 
 def session(**params: object) -> RealtimeSpeech:
-    return open_session(Settings(), SessionParams.model_validate({**JOE, **params}))
+    return open_session(Settings(), SessionParams.model_validate({**JOE, **params}), lone_turns())
 
 
 def word_by_word(speech: RealtimeSpeech, text: str) -> tuple[list[Output], list[int]]:

@@ -1,9 +1,10 @@
 """What the realtime tests share: a session's job and the account's wallets read back, and
-raw 16-bit PCM received turned back into audio, and a raw WebSocket client whose reading
-the test controls."""
+raw 16-bit PCM received turned back into audio, a raw WebSocket client whose reading the test
+controls, and the turns at the cores of a handler run in-process."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import socket
 import struct
@@ -18,6 +19,7 @@ from websockets.uri import parse_uri
 from soundstage.core.db import Database
 from soundstage.media.audio import Audio
 from soundstage.models import Job
+from soundstage.realtime.turns import CoreTurns, SlotTurns
 from tests.support.credits import wallet_sums
 from tests.support.factories import Customer
 
@@ -146,3 +148,9 @@ class RawClient:
 
     def close(self) -> None:
         self.sock.close()
+
+
+def lone_turns() -> SlotTurns:
+    """The turns of a pool of one slot with one turn: a handler run in-process decodes as
+    its slot would with the cores to itself."""
+    return CoreTurns(multiprocessing.get_context("spawn"), count=1, slots=1).of_slot(0)

@@ -11,14 +11,21 @@ from typing import Any
 
 from soundstage.config import Settings
 from soundstage.core.errors import InvalidField
+from soundstage.realtime.turns import SlotTurns
 
 
 class Shouter:
-    def __init__(self, delay: float) -> None:
+    def __init__(self, delay: float, turns: SlotTurns) -> None:
         self.delay = delay
+        self.turns = turns
         self.words = 0
 
     def handle(self, message: Any) -> Iterator[Any]:
+        if message == "hold a turn":  # says so once it holds it, and keeps it a minute
+            with self.turns.urgent():
+                yield {"holding": True, "pid": os.getpid()}
+                time.sleep(60)
+            return
         if message == "invalid":
             raise InvalidField("That word is not allowed.", param="text")
         if message == "die":
@@ -32,5 +39,5 @@ class Shouter:
         yield {"words": self.words}
 
 
-def open_shouter(settings: Settings, params: dict[str, Any]) -> Shouter:
-    return Shouter(float(params.get("delay", 0.0)))
+def open_shouter(settings: Settings, params: dict[str, Any], turns: SlotTurns) -> Shouter:
+    return Shouter(float(params.get("delay", 0.0)), turns)

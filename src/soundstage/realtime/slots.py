@@ -24,6 +24,7 @@ from typing import Any, Protocol, TypeVar
 from soundstage.config import Settings
 from soundstage.core.errors import AppError, InternalError
 from soundstage.realtime.errors import RealtimeBusy, SessionLost, TooManySessions
+from soundstage.realtime.turns import CoreTurns, SlotTurns
 
 log = logging.getLogger("soundstage.realtime")
 
@@ -53,11 +54,12 @@ class SessionHandler(Protocol[In, Out]):
 
 
 # What a slot opens a session with: a top-level function (pickled by reference) of the
-# settings and the session's parameters (a typed model, pickled as it is).
-SessionFactory = Callable[[Settings, Params], SessionHandler[Any, Any]]
+# settings, the session's parameters (a typed model, pickled as it is) and the slot's turns
+# at the cores (realtime.turns), which its audio work asks before it runs.
+SessionFactory = Callable[[Settings, Params, SlotTurns], SessionHandler[Any, Any]]
 
 
-def _serve(conn: Connection, settings: Settings) -> None:
+def _serve(conn: Connection, settings: Settings, turns: SlotTurns) -> None:
     """A slot process: one handler at a time, each request answered by its items then
     `done` (or `error`), tagged with the request's number so the parent can skip the
     answers of a session that has gone."""
@@ -70,7 +72,7 @@ def _serve(conn: Connection, settings: Settings) -> None:
         try:
             if op == "open":
                 factory, params = argument
-                handler = factory(settings, params)
+                handler = factory(settings, params, turns)
             elif op in ("call", "close") and handler is not None:
                 outputs = handler.handle(argument) if op == "call" else handler.close()
                 for output in outputs:
@@ -99,10 +101,13 @@ def _send_error(conn: Connection, number: int, error: AppError) -> None:
 class Slot:
     """One slot process, started on first use and again after it dies."""
 
-    def __init__(self, index: int, settings: Settings, context: SpawnContext) -> None:
+    def __init__(
+        self, index: int, settings: Settings, context: SpawnContext, turns: CoreTurns
+    ) -> None:
         self.index = index
         self._settings = settings
         self._context = context
+        self._turns = turns
         self._process: SpawnProcess | None = None
         self._conn: Connection | None = None
         self._reader: threading.Thread | None = None
@@ -121,7 +126,7 @@ class Slot:
         parent, child = self._context.Pipe()
         process = self._context.Process(
             target=_serve,
-            args=(child, self._settings),
+            args=(child, self._settings, self._turns.of_slot(self.index)),
             name=f"soundstage-realtime-{self.index}",
             daemon=True,
         )
@@ -139,6 +144,9 @@ class Slot:
             try:
                 message = conn.recv()
             except (EOFError, OSError):
+                # The process is gone (killed, crashed or stopped): the turns at the cores it
+                # held are free at once, not when the slot next starts a process.
+                self._turns.reclaim(self.index)
                 self._deliver((0, "lost", None))
                 return
             self._deliver(message)
@@ -205,6 +213,7 @@ class Slot:
                 self._process.kill()
             self._process.join(5)
             self._process = None
+            self._turns.reclaim(self.index)  # the turns a killed (or dead) process held
         if self._reader is not None:
             self._reader.join(5)
             self._reader = None
@@ -228,6 +237,15 @@ def sharing_cores(settings: Settings) -> Settings:
     )
 
 
+def core_turns(settings: Settings) -> int:
+    """How many pieces of the slots' audio work run at once: `realtime.core_turns`, by
+    default as many as the cores the slots' models share between them."""
+    if settings.realtime.core_turns is not None:
+        return settings.realtime.core_turns
+    threads = sharing_cores(settings).stt.cpu_threads or 1
+    return max(1, (os.cpu_count() or 1) // threads)
+
+
 class SlotPool:
     """The slots of one API process. A session takes a free one or is refused (never
     queued), and an account may hold at most `max_sessions_per_account` of them, and never
@@ -237,7 +255,9 @@ class SlotPool:
         context = multiprocessing.get_context("spawn")
         self._settings = settings
         shared = sharing_cores(settings)
-        self._slots = [Slot(i, shared, context) for i in range(settings.realtime.processes)]
+        count = settings.realtime.processes
+        self.turns = CoreTurns(context, core_turns(settings), count)
+        self._slots = [Slot(i, shared, context, self.turns) for i in range(count)]
         self._free = list(reversed(self._slots))
         self._held: Counter[tuple[str, str]] = Counter()
         self._recycling: set[asyncio.Task[None]] = set()

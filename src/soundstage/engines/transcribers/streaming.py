@@ -7,8 +7,9 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterator
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Final, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +29,8 @@ from soundstage.engines.transcribers.whisper import UNSPACED, WhisperTranscriber
 
 if TYPE_CHECKING:  # faster-whisper (and CTranslate2) load with the model: not in an API process
     from faster_whisper import WhisperModel
+
+    from soundstage.engines.transcribers.short_encoder import ShortEncoder
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +52,25 @@ _FINAL_ENCODER_FRAMES: Final = 1500
 _TOKENS_PER_SECOND: Final = 8
 _PARTIAL_TOKENS_PER_SECOND: Final = 6
 _PARTIAL_SPARE_TOKENS: Final = 6
+
+
+class DecodeTurns(Protocol):
+    """Turns at the cores a recognizer asks before it decodes, where several share them
+    (realtime.turns): a final waits for one, a partial is skipped when none is free."""
+
+    def urgent(self) -> AbstractContextManager[None]: ...
+
+    def optional(self) -> AbstractContextManager[bool]: ...
+
+
+class Unshared:
+    """A recognizer alone with its cores: every decode runs at once."""
+
+    def urgent(self) -> AbstractContextManager[None]:
+        return nullcontext()
+
+    def optional(self) -> AbstractContextManager[bool]:
+        return nullcontext(True)
 
 
 @dataclass(frozen=True)
@@ -138,6 +160,7 @@ def load_recognizer(
     language: str | None,
     options: StreamingOptions | None = None,
     diarize: bool = False,
+    turns: DecodeTurns | None = None,
 ) -> StreamingRecognizer:
     """A recognizer over the process's copy of the named Whisper model (default:
     settings.stt.default_model). language is a BCP-47 tag, or None to detect it on the
@@ -165,6 +188,7 @@ def load_recognizer(
         options=options or StreamingOptions(),
         speakers=LiveSpeakers() if diarize else None,
         partial_model=partial_model,
+        turns=turns,
     )
 
 
@@ -181,6 +205,7 @@ class StreamingRecognizer:
         options: StreamingOptions,
         speakers: LiveSpeakers | None = None,
         partial_model: WhisperModel | None = None,
+        turns: DecodeTurns | None = None,
     ) -> None:
         from soundstage.engines.transcribers.short_encoder import ShortEncoder
 
@@ -189,6 +214,7 @@ class StreamingRecognizer:
         # language is known to be English (asked for, or detected on the first final).
         self._partial_model = None if partial_model is None else ShortEncoder(partial_model)
         self._speakers = speakers
+        self._turns = turns or Unshared()
         self._language = language
         self._beam_size = beam_size
         self._options = options
@@ -229,7 +255,11 @@ class StreamingRecognizer:
             self._options.speculate_ms
         )
         if speaking and self._audio.end - utterance.decoded_to >= step:
-            yield self._partial(utterance, self._audio.end)
+            # Skipped when no turn is free (realtime.turns): tried again with the next audio.
+            with self._turns.optional() as granted:
+                partial = self._partial(utterance, self._audio.end) if granted else None
+            if partial is not None:
+                yield partial
         if self._audio.end - utterance.start >= _samples(self._options.max_utterance_ms):
             yield from self._cut(utterance)
 
@@ -396,6 +426,14 @@ class StreamingRecognizer:
         model = self._model
         if not final and self._partial_model is not None and self._language == "en":
             model = self._partial_model
+        if not final:  # the caller holds the partial's turn
+            return self._generate(model, samples, final=False, prefix=prefix)
+        with self._turns.urgent():
+            return self._generate(model, samples, final=True, prefix=prefix)
+
+    def _generate(
+        self, model: ShortEncoder, samples: Samples, *, final: bool, prefix: str
+    ) -> _Decoded:
         frames = len(samples) // _HOP + 1
         model.frames = (
             max(frames, _FINAL_ENCODER_FRAMES)

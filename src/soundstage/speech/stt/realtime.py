@@ -24,12 +24,14 @@ from soundstage.credits.rates import Operation, for_duration
 from soundstage.engines.transcribers import streaming
 from soundstage.engines.transcribers.streaming import (
     SAMPLE_RATE,
+    DecodeTurns,
     Samples,
     StreamingOptions,
     load_recognizer,
 )
 from soundstage.realtime import live
 from soundstage.realtime.messages import ServerMessage, read_json, send
+from soundstage.realtime.turns import SlotTurns
 from soundstage.speech.stt.realtime_messages import (
     FinalTranscript,
     PartialTranscript,
@@ -239,11 +241,13 @@ async def _send_all(websocket: WebSocket, messages: Sequence[ServerMessage]) -> 
         await send(websocket, message)
 
 
-def open_session(settings: Settings, opening: SttRealtimeOpening) -> RealtimeTranscription:
+def open_session(
+    settings: Settings, opening: SttRealtimeOpening, turns: SlotTurns
+) -> RealtimeTranscription:
     """The handler of one session (the slot's factory), for its opening message as the API
-    side validated it. Loads the model on the slot's first session (about 0.5 s), then
-    reuses it."""
-    return RealtimeTranscription(settings, opening)
+    side validated it; its decodes take turns at the cores with the other slots'. Loads the
+    model on the slot's first session (about 0.5 s), then reuses it."""
+    return RealtimeTranscription(settings, opening, turns)
 
 
 class RealtimeTranscription:
@@ -252,7 +256,9 @@ class RealtimeTranscription:
     final of the utterance under way, then SessionStats (for the API side: the time spent on
     the session's audio)."""
 
-    def __init__(self, settings: Settings, opening: SttRealtimeOpening) -> None:
+    def __init__(
+        self, settings: Settings, opening: SttRealtimeOpening, turns: DecodeTurns | None = None
+    ) -> None:
         language = None if opening.language in (None, "auto") else opening.language
         self._recognizer = load_recognizer(
             settings,
@@ -260,6 +266,7 @@ class RealtimeTranscription:
             language=language,
             options=StreamingOptions(vad=opening.vad),
             diarize=opening.diarize,
+            turns=turns,
         )
         self._decoder = AudioDecoder(opening.encoding, opening.sample_rate)
         self._busy = 0.0
