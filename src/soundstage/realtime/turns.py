@@ -7,8 +7,9 @@ utterance to final p50 3.3 s with 8 sessions on 2 cores, against 0.74 s with 3).
 Two kinds of work ask for a turn:
 - urgent work (a final transcript) waits for one, and is served before optional work;
 - optional work (a partial transcript, soon replaced by the next) takes a turn only when one
-  is free and no urgent work waits; otherwise it is skipped, and its session asks again with
-  its next audio.
+  is free that no urgent work waits for; otherwise it is skipped, and its session asks again
+  with its next audio (every frame, 40 ms). Free turns go to the sessions that have wanted a
+  partial longest first, so that no session's partials starve while others' come.
 
 The counts live in shared memory the pool makes before it starts its slots; each slot counts
 the turns it holds, so that the pool gives back those of a slot process it killed (or that
@@ -24,6 +25,9 @@ from typing import Any
 
 # How often urgent work looks for a free turn while it waits: a decode lasts 50 ms or more.
 _POLL_SECONDS = 0.005
+# A slot that wants optional work asks again with each audio frame (40 ms): a want not renewed
+# for this long is over (its utterance ended, its session closed) and holds no place in line.
+_WANT_LAPSES_SECONDS = 0.25
 
 
 class CoreTurns:
@@ -32,9 +36,12 @@ class CoreTurns:
     def __init__(self, context: SpawnContext, count: int, slots: int) -> None:
         self.count = count
         self._lock: Any = context.Lock()
-        # Per slot: turns held, and urgent asks waiting.
+        # Per slot: turns held, urgent asks waiting, and since when (and when last) it has
+        # asked for optional work in vain (monotonic seconds, the same clock in every process).
         self._held: Any = context.Array("i", slots, lock=False)
         self._waiting: Any = context.Array("i", slots, lock=False)
+        self._wanting_since: Any = context.Array("d", slots, lock=False)
+        self._asked: Any = context.Array("d", slots, lock=False)
 
     def of_slot(self, index: int) -> SlotTurns:
         return SlotTurns(self, index)
@@ -45,12 +52,33 @@ class CoreTurns:
 
     def take(self, index: int, *, urgent: bool) -> bool:
         with self._lock:
-            if sum(self._held) >= self.count:
-                return False
-            if not urgent and any(self._waiting):
-                return False
-            self._held[index] += 1
-            return True
+            if urgent:
+                if sum(self._held) >= self.count:
+                    return False
+                self._held[index] += 1
+                return True
+            return self._take_optional(index, time.monotonic())
+
+    def _take_optional(self, index: int, now: float) -> bool:
+        """A free turn that no urgent ask waits for, unless as many slots that have wanted
+        one longer are still asking (the lock held)."""
+        if now - self._asked[index] > _WANT_LAPSES_SECONDS:
+            self._wanting_since[index] = now  # a new want: in line from now
+        self._asked[index] = now
+        free = self.count - sum(self._held) - sum(self._waiting)
+        mine = self._wanting_since[index]
+        before = sum(
+            1
+            for other in range(len(self._held))
+            if other != index
+            and now - self._asked[other] <= _WANT_LAPSES_SECONDS
+            and self._wanting_since[other] < mine
+        )
+        if before >= free:
+            return False
+        self._held[index] += 1
+        self._asked[index] = 0.0  # served: its next want starts a new place in line
+        return True
 
     def give_back(self, index: int) -> None:
         with self._lock:
@@ -65,6 +93,7 @@ class CoreTurns:
         with self._lock:
             self._held[index] = 0
             self._waiting[index] = 0
+            self._asked[index] = 0.0
 
 
 class SlotTurns:
@@ -93,8 +122,9 @@ class SlotTurns:
 
     @contextmanager
     def optional(self) -> Iterator[bool]:
-        """A turn for the block if one is free and no urgent work waits: True; else False
-        at once (the work is skipped)."""
+        """A turn for the block if one is free, no urgent work waits for it and no slot that
+        has wanted one longer is still asking: True; else False at once (the work is
+        skipped, and the slot keeps its place in line while it asks again)."""
         turns, index = self._turns, self._index
         if not turns.take(index, urgent=False):
             yield False
