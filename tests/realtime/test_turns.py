@@ -21,8 +21,11 @@ from tests.support.realtime_handlers import open_shouter
 pytestmark = pytest.mark.services
 
 
-def turns_of(count: int, slots: int) -> CoreTurns:
-    return CoreTurns(multiprocessing.get_context("spawn"), count=count, slots=slots)
+def turns_of(count: int, slots: int, want_lapses_seconds: float = 60.0) -> CoreTurns:
+    """Turns whose wants lapse after a minute unless told: a test's slots keep their place
+    in line however slowly the test runs."""
+    context = multiprocessing.get_context("spawn")
+    return CoreTurns(context, count=count, slots=slots, want_lapses_seconds=want_lapses_seconds)
 
 
 def test_no_more_work_runs_at_once_than_the_turns() -> None:
@@ -65,6 +68,36 @@ def test_urgent_work_waits_for_a_turn_and_goes_before_optional_work() -> None:
     with other.optional() as granted:
         assert granted
     assert turns.held() == 0
+
+
+def test_a_free_turn_goes_to_the_slot_that_has_wanted_one_longest() -> None:
+    turns = turns_of(count=1, slots=3)
+    holder, first, second = (turns.of_slot(i) for i in range(3))
+    with holder.optional() as held:
+        assert held
+        with first.optional() as granted:
+            assert not granted  # in line from now
+        time.sleep(0.01)
+        with second.optional() as granted:
+            assert not granted  # in line after the first
+    with second.optional() as granted:
+        assert not granted  # the turn is free, but the first still wants it
+    with first.optional() as granted:
+        assert granted
+    with second.optional() as granted:
+        assert granted
+
+
+def test_a_want_lapses_once_its_slot_stops_asking() -> None:
+    turns = turns_of(count=1, slots=3, want_lapses_seconds=0.05)
+    holder, first, second = (turns.of_slot(i) for i in range(3))
+    with holder.optional() as held:
+        assert held
+        with first.optional() as granted:
+            assert not granted
+    time.sleep(0.2)  # the first asks no more (its utterance ended): it holds no place
+    with second.optional() as granted:
+        assert granted
 
 
 def test_the_default_turns_are_the_cores_over_each_slots_threads() -> None:

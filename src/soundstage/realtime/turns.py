@@ -33,8 +33,15 @@ _WANT_LAPSES_SECONDS = 0.25
 class CoreTurns:
     """The turns of one pool's slots; pickled to each slot process when it starts."""
 
-    def __init__(self, context: SpawnContext, count: int, slots: int) -> None:
+    def __init__(
+        self,
+        context: SpawnContext,
+        count: int,
+        slots: int,
+        want_lapses_seconds: float = _WANT_LAPSES_SECONDS,
+    ) -> None:
         self.count = count
+        self._want_lapses = want_lapses_seconds
         self._lock: Any = context.Lock()
         # Per slot: turns held, urgent asks waiting, and since when (and when last) it has
         # asked for optional work in vain (monotonic seconds, the same clock in every process).
@@ -62,7 +69,7 @@ class CoreTurns:
     def _take_optional(self, index: int, now: float) -> bool:
         """A free turn that no urgent ask waits for, unless as many slots that have wanted
         one longer are still asking (the lock held)."""
-        if now - self._asked[index] > _WANT_LAPSES_SECONDS:
+        if now - self._asked[index] > self._want_lapses:
             self._wanting_since[index] = now  # a new want: in line from now
         self._asked[index] = now
         free = self.count - sum(self._held) - sum(self._waiting)
@@ -71,7 +78,7 @@ class CoreTurns:
             1
             for other in range(len(self._held))
             if other != index
-            and now - self._asked[other] <= _WANT_LAPSES_SECONDS
+            and now - self._asked[other] <= self._want_lapses
             and self._wanting_since[other] < mine
         )
         if before >= free:
