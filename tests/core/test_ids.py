@@ -1,9 +1,10 @@
-"""Request ids: unique across the processes a server forks, drawn without a system call."""
+"""Request ids: unique across a server's processes, drawn without a system call."""
 
 from __future__ import annotations
 
-import os
 import re
+import subprocess
+import sys
 
 from soundstage.core.ids import request_token
 
@@ -18,30 +19,19 @@ def test_request_ids_are_20_base62_characters_and_unique() -> None:
     assert len(set(ids)) == len(ids)
 
 
-def _forked_ids(count: int) -> set[str]:
-    """The ids a forked child draws: written to a pipe, and the child ends at once (it takes
-    no lock another thread of this process may have held at the fork)."""
-    reading, writing = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child
-        try:
-            os.write(writing, " ".join(_ids(count)).encode())
-        finally:
-            os._exit(0)
-    os.close(writing)
-    chunks = []
-    while chunk := os.read(reading, 65536):
-        chunks.append(chunk)
-    os.close(reading)
-    os.waitpid(pid, 0)
-    return set(b"".join(chunks).decode().split())
+def _ids_of_another_process(count: int) -> set[str]:
+    """The ids a fresh process draws (an API process started by `serve`: uvicorn spawns its
+    workers, each seeding its generator from the system at start)."""
+    code = (
+        "from soundstage.core.ids import request_token\n"
+        f"print(*(request_token(20) for _ in range({count})))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(out.stdout.split())
 
 
-def test_forked_processes_draw_different_request_ids() -> None:
-    # A pseudo-random generator copied by fork would repeat its parent's ids: the standard
-    # library reseeds its generator in each child.
-    request_token(20)  # the parent's generator in use before the fork
-    first, second = _forked_ids(100), _forked_ids(100)
+def test_each_process_draws_its_own_request_ids() -> None:
+    first, second = _ids_of_another_process(100), _ids_of_another_process(100)
     assert len(first) == len(second) == 100
     assert not first & second
     assert not (first | second) & set(_ids(100))
