@@ -1,6 +1,7 @@
 """What the vendors' realtime transcription tests share: the LibriVox speech as raw PCM or
 G.711 at a client's rate, cut into chunks, and a raw `websockets` client's messages read
-until the test has what it waits for (or the server closes)."""
+until the test has what it waits for (or the server closes); and a short ElevenLabs
+stream-input session that leaves a live server's realtime slot warm."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import soxr
-from websockets.asyncio.client import ClientConnection
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from tests.support.realtime_audio import RATE, Session
@@ -64,3 +65,27 @@ async def read_until(
 
     await asyncio.wait_for(read(), timeout)
     return into
+
+
+def speak_once(live_url: str, key: str, voice_id: str, output_format: str) -> bytes:
+    """One short ElevenLabs stream-input session with `voice_id` at `output_format`: its audio.
+
+    A live server starts a realtime slot process on its first session, and the session loads
+    its voice there: a server in use has both done long before. A client whose own patience
+    is shorter than that first start on a loaded test machine (pipecat gives a context 3 s to
+    its first audio) is tested against a server in that state: its slot started, the voice
+    loaded. The slot freed last is the next one taken (realtime.slots.SlotPool)."""
+    base = live_url.replace("http://", "ws://", 1).replace("https://", "wss://", 1)
+    path = f"/elevenlabs/v1/text-to-speech/{voice_id}/stream-input"
+    url = f"{base}{path}?output_format={output_format}"
+
+    async def run() -> bytes:
+        messages: list[dict[str, Any]] = []
+        async with connect(url, additional_headers={"xi-api-key": key}) as ws:
+            await ws.send(json.dumps({"text": " "}))
+            await ws.send(json.dumps({"text": "Hello."}))
+            await ws.send(json.dumps({"text": ""}))
+            await read_until(ws, lambda got: bool(got) and bool(got[-1].get("isFinal")), messages)
+        return b"".join(base64.b64decode(m["audio"]) for m in messages if m.get("audio"))
+
+    return asyncio.run(run())
