@@ -35,6 +35,9 @@ $(STAMPS)/python: pyproject.toml constraints.txt $(STAMPS)/apt
 	# The CPU build of torch first: a dependency asking for plain torch would pull CUDA.
 	$(BIN)/python -m pip install -q -c constraints.txt torch
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev]'
+	# DistillMOS without what its metadata names for other models (torchaudio would pull a
+	# torch of its own): engines/quality/distillmos.py.
+	$(BIN)/python -m pip install -q --no-deps -c constraints.txt distillmos xls-r-sqa
 	@touch $@
 
 # The console needs Node.js >= 20.19 (Vite 8); Debian's own nodejs is installed if none is there.

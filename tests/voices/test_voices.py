@@ -49,6 +49,7 @@ VOICE_FIELDS = {
     "engine",
     "creator",
     "preview_url",
+    "quality",
     "created_at",
 }
 

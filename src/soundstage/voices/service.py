@@ -23,7 +23,8 @@ from soundstage.models import Creator, Voice
 from soundstage.storage import service as storage
 from soundstage.voices import previews, repository
 from soundstage.voices.errors import VoiceNotFound
-from soundstage.voices.schemas import CreatorRef, VoiceOut
+from soundstage.voices.quality import quality_of
+from soundstage.voices.schemas import CreatorRef, VoiceOut, VoiceQualityOut
 
 # How long the first request of a preview waits for a worker to render it.
 PREVIEW_WAIT_SECONDS = 30.0
@@ -132,8 +133,14 @@ def voice_out(settings: Settings, voice: Voice, creator: Creator) -> VoiceOut:
         engine=voice.engine,
         creator=CreatorRef(creator_id=creator.id, display_name=creator.display_name),
         preview_url=previews.preview_url(settings, voice.id),
+        quality=_quality(voice.id),
         created_at=voice.created_at,
     )
+
+
+def _quality(voice_id: str) -> VoiceQualityOut | None:
+    measured = quality_of(voice_id)
+    return None if measured is None else VoiceQualityOut.model_validate(asdict(measured))
 
 
 @dataclass(frozen=True)
