@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pytest
+import soxr
 
 from soundstage.engines.quality.dnsmos import DnsMos
 from soundstage.engines.quality.registry import PREDICTORS, get_predictor
@@ -44,11 +45,17 @@ def test_distillmos_loads_without_torchaudio_and_leaves_no_stand_in() -> None:
     assert loaded is None or getattr(loaded, "__file__", None), loaded
 
 
-def test_dnsmos_gives_both_figures_and_takes_any_rate_and_channels() -> None:
+def test_dnsmos_hears_the_same_speech_alike_at_any_rate_and_channels() -> None:
+    """Both figures, and a stereo 48 kHz copy of the speech scores as the 16 kHz mono original
+    does: the predictor downmixes and resamples before it listens."""
     speech = librivox_clips()[0].audio()
-    stereo_48k = Audio(
-        np.repeat(np.repeat(speech.samples, 3, axis=0), 2, axis=1), speech.sample_rate * 3
-    )
-    scores = DnsMos.load().scores(stereo_48k)
-    assert 1.0 <= scores.overall <= 5.0
-    assert 1.0 <= scores.p808 <= 5.0
+    mono = speech.samples[:, 0]
+    at_48k = soxr.resample(mono, speech.sample_rate, 48_000).astype(np.float32)
+    stereo_48k = Audio(np.ascontiguousarray(np.stack([at_48k, at_48k], axis=1)), 48_000)
+    predictor = DnsMos.load()
+    original, copied = predictor.scores(speech), predictor.scores(stereo_48k)
+    print(original, copied)
+    assert 1.0 <= copied.overall <= 5.0
+    assert 1.0 <= copied.p808 <= 5.0
+    assert abs(copied.overall - original.overall) <= 0.2, (original, copied)
+    assert abs(copied.p808 - original.p808) <= 0.2, (original, copied)
