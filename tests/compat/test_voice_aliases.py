@@ -12,11 +12,17 @@ import io
 from collections import defaultdict
 from pathlib import Path
 
+import httpx
 import numpy as np
 import pytest
 import soundfile
 
-from soundstage.compat.voice_aliases import ELEVENLABS_VOICES, OPENAI_VOICES
+from soundstage.compat.voice_aliases import (
+    ELEVENLABS_VOICES,
+    ENGLISH_VOICES,
+    FAIR_MOS,
+    OPENAI_VOICES,
+)
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.engines.transcribers.base import Transcriber
@@ -132,6 +138,48 @@ def test_openai_names_stay_distinct() -> None:
     }
     assert {a.voice_id for a in OPENAI_VOICES.values()} <= english
     assert {a.voice_id for a in ELEVENLABS_VOICES.values()} <= english
+
+
+def test_aliases_are_chosen_by_the_quality_the_api_shows(live_url: str, rich: Customer) -> None:
+    """The rule of compat.voice_aliases, checked against GET /api/v1/voices: the default
+    names read the best-rated voice of their kind, and a name reads a voice rated below
+    FAIR_MOS only when no rendering of a better voice of its gender was free."""
+    listed = httpx.get(
+        f"{live_url}/api/v1/voices",
+        params={"language": "en", "limit": 100},
+        headers=rich.auth(),
+        timeout=30,
+    ).json()["data"]
+    catalog = {v["voice_id"]: v for v in listed}
+    for voice_id, english in ENGLISH_VOICES.items():  # the rule's facts are the catalog's
+        assert (catalog[voice_id]["gender"], catalog[voice_id]["language"]) == (
+            english.gender,
+            english.language,
+        )
+    rated = {voice_id: catalog[voice_id]["quality"]["mos"] for voice_id in ENGLISH_VOICES}
+    best = max(rated, key=lambda v: rated[v])
+    best_of = {
+        g: max((v for v in rated if catalog[v]["gender"] == g), key=lambda v: rated[v])
+        for g in ("female", "male")
+    }
+    assert OPENAI_VOICES["alloy"].voice_id == best
+    assert OPENAI_VOICES["nova"].voice_id == best_of["female"]  # the first female name
+    assert ELEVENLABS_VOICES["21m00Tcm4TlvDq8ikWAM"].voice_id == best_of["female"]  # Rachel
+    assert ELEVENLABS_VOICES["bIHbv24MWmeRgasZH58o"].voice_id == best_of["male"]  # Will
+    for table in (OPENAI_VOICES, ELEVENLABS_VOICES):
+        taken: set[tuple[str, int]] = set()
+        for alias in table.values():
+            assert alias.pitch in ENGLISH_VOICES[alias.voice_id].pitches, alias
+            gender = catalog[alias.voice_id]["gender"]
+            if rated[alias.voice_id] < FAIR_MOS and "only" not in alias.why:
+                free = {
+                    (v, p)
+                    for v, english in ENGLISH_VOICES.items()
+                    if english.gender == gender and rated[v] >= FAIR_MOS
+                    for p in english.pitches
+                } - taken
+                assert not free, (alias, free)
+            taken.add((alias.voice_id, alias.pitch))
 
 
 def test_the_readme_prints_both_tables() -> None:
