@@ -64,6 +64,16 @@ def test_a_tts_made_in_the_playground_plays_with_its_words_highlighted(
     voice = panel.get_by_label("Voice")
     catalog = server.api("GET", "/api/v1/voices", params={"limit": 100}).json()["data"]
     expect(voice.locator("option")).to_have_count(len(catalog))
+    # Grouped by language, each voice with its rating; the best-rated one chosen first.
+    best = max(catalog, key=lambda v: (v["quality"] or {"mos": 0.0})["mos"])
+    expect(voice).to_have_value(best["voice_id"])
+    languages = list(dict.fromkeys(v["language"] for v in catalog))
+    expect(voice.locator("optgroup")).to_have_count(len(languages))
+    group = voice.locator(f'optgroup[label="{best["language"]}"] option')
+    expect(group.first).to_have_attribute("value", best["voice_id"])
+    expect(group.first).to_contain_text(f"MOS {best['quality']['mos']:.1f}")
+    mos = f"{best['quality']['mos']:.2f} / 5"
+    expect(panel.get_by_label("Rated naturalness")).to_contain_text(mos)
     voice.select_option("voice_joe")
     preview = player(panel, "Preview of Joe")
     # A voice's first preview is synthesized on demand.

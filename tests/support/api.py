@@ -43,14 +43,15 @@ def every_page(
     environment: str = "sandbox",
     *,
     key: str | None = None,
+    limit: int = 100,
 ) -> Iterator[dict[str, Any]]:
-    """Every object of a cursor-paginated list, following `starting_after` (the item's `key`
-    field; by default `creator_id` for talent, else `id`)."""
+    """Every object of a cursor-paginated list, `limit` a page, following `starting_after`
+    (the item's `key` field; by default `creator_id` for talent, else `id`)."""
     separator = "&" if "?" in path else "?"
     cursor = ""
     while True:
         response = client.get(
-            f"{path}{separator}limit=100{cursor}", headers=customer.auth(environment)
+            f"{path}{separator}limit={limit}{cursor}", headers=customer.auth(environment)
         )
         assert response.status_code == 200, response.text
         body = response.json()

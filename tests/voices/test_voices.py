@@ -24,7 +24,7 @@ from soundstage.voices import service as voices
 from soundstage.voices.demo import build_demo_catalog, load_demo_catalog
 from soundstage.voices.errors import VoiceNotFound
 from soundstage.voices.service import CatalogCounts
-from tests.support.api import assert_error
+from tests.support.api import assert_error, every_page
 from tests.support.factories import Customer, create_customer
 from tests.support.processes import REPO_ROOT, settings_env
 
@@ -59,6 +59,29 @@ def reader(db: Database, demo_catalog: CatalogCounts) -> Customer:
     return create_customer(db)
 
 
+def add_voice(db: Database, name: str, *, active: bool) -> str:
+    """A new English voice (with its creator) of engine `test`, the newest of all; its id."""
+    suffix = random_token(8).lower()
+    with db.session() as session:
+        session.add(Creator(id=f"cr_test_{suffix}", display_name=name, languages=["en-US"]))
+        session.flush()
+        session.add(
+            Voice(
+                id=f"voice_test_{suffix}",
+                creator_id=f"cr_test_{suffix}",
+                name=name,
+                language="en-US",
+                gender="female",
+                accent="American",
+                engine="test",
+                engine_voice=suffix,
+                is_active=active,
+                created_at=utcnow(),
+            )
+        )
+    return f"voice_test_{suffix}"
+
+
 def every_voice(
     client: TestClient, customer: Customer, query: str = "", environment: str = "sandbox"
 ) -> list[dict[str, Any]]:
@@ -90,9 +113,41 @@ def test_the_demo_catalog_lists_the_english_voices_and_20_languages(
         assert voice["preview_url"].endswith(f"/previews/{voice['voice_id']}.mp3")
         assert voice["creator"]["creator_id"].startswith("cr_")
         assert voice["creator"]["display_name"]
-    # Best voices first: the catalog order is the engines' order (piper ... espeak).
-    ids = [v["voice_id"] for v in listed]
+    # Newest first is the catalog's order, the engines' (piper ... espeak).
+    ids = [v["voice_id"] for v in every_voice(client, reader, "&sort=newest")]
     assert ids.index("voice_joe") < ids.index("voice_alan") < ids.index("voice_es_lucia")
+    assert sorted(ids) == sorted(v["voice_id"] for v in listed)
+
+
+def test_by_default_each_language_lists_its_best_rated_voice_first(
+    client: TestClient, db: Database, reader: Customer
+) -> None:
+    # A voice nobody rated yet, the newest of all: last of its language, not first.
+    unrated = add_voice(db, "Unrated", active=True)
+    try:
+        listed = every_voice(client, reader)
+        keys = [(v["language"].lower(), -(v["quality"] or {"mos": 0.0})["mos"]) for v in listed]
+        assert keys == sorted(keys)
+        english = [v["voice_id"] for v in every_voice(client, reader, "&language=en-US")]
+        assert english[0] == "voice_joe"  # DistillMOS 4.41, the best measured
+        assert english[-1] == unrated
+        assert every_voice(client, reader, "&sort=newest")[0]["voice_id"] == unrated
+
+        # The cursors walk that order both ways, a page at a time.
+        ids = [v["voice_id"] for v in listed]
+        pages = every_page(client, reader, "/api/v1/voices", key="voice_id", limit=4)
+        assert [v["voice_id"] for v in pages] == ids
+        for end in (5, len(ids) - 1):
+            back = client.get(
+                f"/api/v1/voices?limit=3&ending_before={ids[end]}", headers=reader.auth()
+            ).json()
+            assert [v["voice_id"] for v in back["data"]] == ids[end - 3 : end]
+        refused = client.get("/api/v1/voices?sort=best", headers=reader.auth())
+        assert assert_error(refused, 422, "parameter_invalid")["param"] == "sort"
+    finally:
+        with db.session() as session:
+            session.query(Voice).filter(Voice.id == unrated).delete()
+            session.query(Creator).filter(Creator.id == unrated.replace("voice_", "cr_")).delete()
 
 
 def test_every_account_sees_the_same_catalog_in_both_environments(
@@ -236,24 +291,8 @@ def test_an_unknown_voice_is_404(client: TestClient, reader: Customer) -> None:
 def test_a_retired_voice_is_neither_listed_nor_usable(
     client: TestClient, db: Database, reader: Customer
 ) -> None:
-    suffix = random_token(8).lower()
-    with db.session() as session:
-        session.add(Creator(id=f"cr_test_{suffix}", display_name="Retired", languages=["en-US"]))
-        session.flush()
-        session.add(
-            Voice(
-                id=f"voice_test_{suffix}",
-                creator_id=f"cr_test_{suffix}",
-                name="Retired",
-                language="en-US",
-                gender="female",
-                accent="American",
-                engine="test",
-                engine_voice=suffix,
-                is_active=False,
-                created_at=utcnow(),
-            )
-        )
+    retired = add_voice(db, "Retired", active=False)
+    suffix = retired.removeprefix("voice_test_")
     response = client.get(f"/api/v1/voices/voice_test_{suffix}", headers=reader.auth())
     assert assert_error(response, 404, "voice_not_found")["param"] == "voice_id"
     assert f"voice_test_{suffix}" not in {v["voice_id"] for v in every_voice(client, reader)}

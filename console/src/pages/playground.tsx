@@ -127,6 +127,44 @@ interface Voice {
   accent: string;
   description: string;
   preview_url: string;
+  quality: VoiceQuality | null;
+}
+
+// As bench/voice_quality.py measured the voice (GET /api/v1/voices).
+interface VoiceQuality {
+  mos: number;
+  wer: number;
+  measured_on: string;
+}
+
+// The API lists voices language by language, the best-rated first: the picker keeps that
+// order in one group per language and starts on the best-rated voice of all.
+function byLanguage(voices: Voice[]): [string, Voice[]][] {
+  const groups = new Map<string, Voice[]>();
+  for (const v of voices) groups.set(v.language, [...(groups.get(v.language) ?? []), v]);
+  return [...groups.entries()];
+}
+
+function bestRated(voices: Voice[]): Voice | undefined {
+  return voices.reduce<Voice | undefined>(
+    (best, v) => ((v.quality?.mos ?? 0) > (best?.quality?.mos ?? 0) ? v : best),
+    voices[0],
+  );
+}
+
+function rating(v: Voice): string {
+  return v.quality ? `MOS ${v.quality.mos.toFixed(1)}` : "not rated";
+}
+
+function VoiceQualityLine({ voice }: { voice: Voice }) {
+  const q = voice.quality;
+  if (!q) return <p class="muted voice-quality">Not rated yet.</p>;
+  return (
+    <p class="muted voice-quality" aria-label="Rated naturalness">
+      Naturalness {q.mos.toFixed(2)} / 5 (DistillMOS), {(q.wer * 100).toFixed(1)}% of words misheard by
+      Whisper; measured {q.measured_on}.
+    </p>
+  );
 }
 
 interface TimedWord {
@@ -144,7 +182,7 @@ function TextToSpeech() {
   const [format, setFormat] = useState("mp3");
   const run = useSubmission();
   const list = voices.data ?? [];
-  const voice = list.find((v) => v.voice_id === voiceId) ?? list[0];
+  const voice = list.find((v) => v.voice_id === voiceId) ?? bestRated(list);
   const onSubmit = (e: Event) => {
     e.preventDefault();
     if (!voice) return;
@@ -166,15 +204,20 @@ function TextToSpeech() {
             <div>
               <label for="tts-voice">Voice</label>
               <select id="tts-voice" value={voice?.voice_id ?? ""} onChange={(e) => setVoiceId(valueOf(e))}>
-                {list.map((v) => (
-                  <option key={v.voice_id} value={v.voice_id}>
-                    {v.name} ({v.language}, {v.gender}, {v.accent})
-                  </option>
+                {byLanguage(list).map(([language, group]) => (
+                  <optgroup key={language} label={language}>
+                    {group.map((v) => (
+                      <option key={v.voice_id} value={v.voice_id}>
+                        {v.name} ({v.gender}, {v.accent}, {rating(v)})
+                      </option>
+                    ))}
+                  </optgroup>
                 ))}
               </select>
               {voice && (
                 <>
                   <p class="muted voice-description">{voice.description}</p>
+                  <VoiceQualityLine voice={voice} />
                   <Player id="tts-preview" src={voice.preview_url} label={`Preview of ${voice.name}`} />
                 </>
               )}

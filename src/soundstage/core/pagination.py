@@ -8,8 +8,8 @@ from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from fastapi import Depends, Query
 from pydantic import BaseModel
-from sqlalchemy import Select, and_, or_
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, Select, and_, or_
+from sqlalchemy.orm import QueryableAttribute, Session
 
 from soundstage.core.errors import InvalidField, NotFound
 from soundstage.core.params import QueryInt
@@ -58,41 +58,63 @@ async def page_params(
 PageDep = Annotated[PageParams, Depends(page_params)]
 
 
+# A list's order: expressions, each with whether it sorts descending; the last must be unique
+# (the id), so that a cursor names one place.
+Order = Sequence[tuple[ColumnElement[Any] | QueryableAttribute[Any], bool]]
+
+
 def paginate(
     session: Session,
     stmt: Select[Any],
     model: type[M],
     params: PageParams,
     missing: type[NotFound],
+    order: Order | None = None,
 ) -> tuple[list[M], bool]:
-    """Newest first, ordered by (created_at, id). `stmt` already carries the owner's filters,
-    so a cursor that is not the caller's is unknown: 404 `missing` (the listed resource's
-    `<resource>_not_found`) naming the cursor parameter, like any other id."""
-    created = model.created_at  # type: ignore[attr-defined]
+    """Newest first, ordered by (created_at, id), or in `order`. `stmt` already carries the
+    owner's filters, so a cursor that is not the caller's is unknown: 404 `missing` (the
+    listed resource's `<resource>_not_found`) naming the cursor parameter, like any other id."""
     ident = model.id  # type: ignore[attr-defined]
+    if order is None:
+        order = ((model.created_at, True), (ident, True))  # type: ignore[attr-defined]
     cursor_id = params.starting_after or params.ending_before
+    values: tuple[Any, ...] = ()
     if cursor_id is not None:
-        cursor = session.scalars(stmt.where(ident == cursor_id)).first()
+        cursor = session.execute(
+            stmt.with_only_columns(*(expr for expr, _ in order)).where(ident == cursor_id)
+        ).first()
         if cursor is None:
             param = "starting_after" if params.starting_after else "ending_before"
             noun = missing.code.removesuffix("_not_found").replace("_", " ")
             raise missing(f"No such {noun}: {cursor_id}", param=param)
-        c_at, c_id = cursor.created_at, cursor.id
+        values = tuple(cursor)
     if params.ending_before is not None:
-        after = or_(created > c_at, and_(created == c_at, ident > c_id))
-        rows = list(
-            session.scalars(
-                stmt.where(after).order_by(created.asc(), ident.asc()).limit(params.limit + 1)
-            )
-        )
+        backwards = [(expr, not descending) for expr, descending in order]
+        stmt = stmt.where(_after(backwards, values))
+        rows = list(session.scalars(_ordered(stmt, backwards).limit(params.limit + 1)))
         has_more = len(rows) > params.limit
         return list(reversed(rows[: params.limit])), has_more
     if params.starting_after is not None:
-        stmt = stmt.where(or_(created < c_at, and_(created == c_at, ident < c_id)))
-    rows = list(
-        session.scalars(stmt.order_by(created.desc(), ident.desc()).limit(params.limit + 1))
-    )
+        stmt = stmt.where(_after(order, values))
+    rows = list(session.scalars(_ordered(stmt, order).limit(params.limit + 1)))
     return rows[: params.limit], len(rows) > params.limit
+
+
+def _ordered(stmt: Select[Any], order: Order) -> Select[Any]:
+    return stmt.order_by(*(expr.desc() if descending else expr.asc() for expr, descending in order))
+
+
+def _after(order: Order, cursor: tuple[Any, ...]) -> ColumnElement[bool]:
+    """Rows past the cursor's values in `order` (keyset pagination): greater on the first
+    expression that differs, ascending, or smaller, descending."""
+    alternatives = []
+    for index, (expr, descending) in enumerate(order):
+        equal = [
+            earlier == value for (earlier, _), value in zip(order[:index], cursor, strict=False)
+        ]
+        beyond = expr < cursor[index] if descending else expr > cursor[index]
+        alternatives.append(and_(*equal, beyond))
+    return or_(*alternatives)
 
 
 def paginate_items(

@@ -17,7 +17,7 @@ from soundstage.core.openapi import errors
 from soundstage.core.pagination import ListResponse, PageParams, page_params
 from soundstage.core.routing import API_V1, UnitOfWorkRoute
 from soundstage.voices import service
-from soundstage.voices.schemas import VoiceGender, VoiceOut
+from soundstage.voices.schemas import VoiceGender, VoiceOut, VoiceSort
 
 # Authenticated like every route, though no answer depends on who asks.
 router = APIRouter(
@@ -48,10 +48,19 @@ def list_voices(
         ),
     ] = None,
     gender: Annotated[VoiceGender | None, Query(description="Only voices of this gender.")] = None,
+    sort: Annotated[
+        VoiceSort,
+        Query(
+            description="`quality`: language by language (the tag's alphabetical order), "
+            "the best-rated voice first (`quality.mos`; voices not rated last). "
+            "`newest`: newest first."
+        ),
+    ] = "quality",
 ) -> ListResponse[VoiceOut]:
-    """The catalog's voices, newest first. Pass a `voice_id` to POST /api/v1/speech/tts."""
+    """The catalog's voices, language by language, the best-rated first (`sort=newest`:
+    newest first). Pass a `voice_id` to POST /api/v1/speech/tts."""
     voices, has_more = service.list_voices(
-        session, settings, page, language=language, gender=gender
+        session, settings, page, language=language, gender=gender, sort=sort
     )
     return ListResponse[VoiceOut](data=voices, has_more=has_more)
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
-from sqlalchemy import Select, func, or_, select
+from sqlalchemy import ColumnElement, Float, Select, case, func, literal, or_, select
 from sqlalchemy.orm import Session
 
+from soundstage.core.pagination import Order
 from soundstage.models import Creator, Voice
 
 
@@ -26,6 +27,20 @@ def active_voices_query(*, language: str | None, gender: str | None) -> Select[V
     if gender is not None:
         stmt = stmt.where(Voice.gender == gender)
     return stmt
+
+
+def quality_order(mos: Mapping[str, float]) -> Order:
+    """Language by language (the tag, case-insensitively), the best-rated voice first (`mos`
+    by voice id; a voice not rated comes after those that are), then newest first."""
+    rated: ColumnElement[float] = (
+        case(dict(mos), value=Voice.id, else_=literal(0.0, Float)) if mos else literal(0.0, Float)
+    )
+    return (
+        (func.lower(Voice.language), False),
+        (rated, True),
+        (Voice.created_at, True),
+        (Voice.id, True),
+    )
 
 
 def get_active_voice(session: Session, voice_id: str) -> Voice | None:

@@ -9,6 +9,8 @@ from pydantic import BaseModel, Field
 from soundstage.core.timeutil import Timestamp
 
 VoiceGender = Literal["female", "male"]
+# How GET /api/v1/voices orders: by language, the best-rated first; or newest first.
+VoiceSort = Literal["quality", "newest"]
 
 
 class CreatorRef(BaseModel):

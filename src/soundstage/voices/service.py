@@ -23,8 +23,8 @@ from soundstage.models import Creator, Voice
 from soundstage.storage import service as storage
 from soundstage.voices import previews, repository
 from soundstage.voices.errors import VoiceNotFound
-from soundstage.voices.quality import quality_of
-from soundstage.voices.schemas import CreatorRef, VoiceOut, VoiceQualityOut
+from soundstage.voices.quality import measured, quality_of
+from soundstage.voices.schemas import CreatorRef, VoiceOut, VoiceQualityOut, VoiceSort
 
 # How long the first request of a preview waits for a worker to render it.
 PREVIEW_WAIT_SECONDS = 30.0
@@ -69,11 +69,15 @@ def list_voices(
     *,
     language: str | None,
     gender: str | None,
+    sort: VoiceSort = "quality",
 ) -> tuple[list[VoiceOut], bool]:
-    """Active voices, newest first, optionally of one language (a base tag takes in its
-    regional variants) or gender."""
+    """Active voices, optionally of one language (a base tag takes in its regional variants)
+    or gender: by language, the best-rated first (`quality`), or newest first (`newest`)."""
     query = repository.active_voices_query(language=language, gender=gender)
-    voices, has_more = paginate(session, query, Voice, page, VoiceNotFound)
+    order = None
+    if sort == "quality":
+        order = repository.quality_order({v: q.mos for v, q in measured().items()})
+    voices, has_more = paginate(session, query, Voice, page, VoiceNotFound, order)
     creators = _creators_of(session, voices)
     return [voice_out(settings, v, creators[v.creator_id]) for v in voices], has_more
 
