@@ -13,7 +13,7 @@ TEST_PROCESSES ?= 2
 # ttspico, SVOX Pico, which PyPI has only as source; wrk is bench/load.py's client).
 APT_PACKAGES := gcc python3-dev redis-server openssl curl jq espeak-ng festival festvox-us-slt-hts festvox-kallpc16k \
 	festvox-itapc16k festvox-italp16k flite rubberband-cli \
-	fluidsynth fluid-soundfont-gm tzdata \
+	fluidsynth fluid-soundfont-gm musescore-general-soundfont tzdata \
 	apertium apertium-eng-spa apertium-fr-es apertium-es-pt apertium-spa-ita apertium-es-ro \
 	chromium chromium-driver wrk
 # The web console's sources; its build (npm from the npm registry, Vite) lands in the package.

@@ -11,12 +11,16 @@ import numpy as np
 import pytest
 
 from soundstage.engines import fluidsynth
+from soundstage.engines.cache import MODELS
 from soundstage.engines.fluidsynth import (
     SOUNDFONTS,
     Played,
     RendererUnavailable,
+    SoundfontName,
     Synth,
     find_soundfont,
+    loaded_font,
+    soundfont_path,
 )
 from soundstage.engines.music.arrangement import arrange
 from soundstage.engines.music.composition import compose
@@ -39,6 +43,39 @@ def test_a_note_sounds_from_its_start_and_the_same_notes_give_the_same_samples()
     assert first.tobytes() == second.tobytes()
     assert not first[: RATE // 2].any()
     assert float(np.max(np.abs(first[RATE // 2 : RATE // 2 + RATE // 10]))) > 0.01
+
+
+@pytest.mark.parametrize("name", ["fluidr3_gm", "musescore_general"])
+def test_each_soundfont_loads_once_per_process_and_renders_the_same_bytes(
+    name: SoundfontName,
+) -> None:
+    path = soundfont_path(name)
+    notes = [Played(0.1, 0.6, 60, 100), Played(0.3, 0.8, 64, 90)]
+    renders = []
+    for _ in range(3):
+        with Synth(RATE, gain=0.4, soundfont=path) as synth:
+            renders.append(synth.play(0, 0, 48, notes, RATE))
+    assert renders[0].tobytes() == renders[1].tobytes() == renders[2].tobytes()
+    assert float(np.max(np.abs(renders[0]))) > 0.01
+    assert MODELS.loaded().count(("soundfont", str(path))) == 1
+    assert loaded_font(path) is loaded_font(path)
+
+
+def test_the_two_soundfonts_sound_different() -> None:
+    notes = [Played(0.0, 0.5, 60, 100)]
+    played = []
+    for name in ("fluidr3_gm", "musescore_general"):
+        with Synth(RATE, gain=0.4, soundfont=soundfont_path(name)) as synth:
+            played.append(synth.play(0, 0, 0, notes, RATE // 2))
+    assert played[0].tobytes() != played[1].tobytes()
+
+
+def test_a_missing_musescore_general_is_503(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fluidsynth, "MUSESCORE_GENERAL", (tmp_path / "MuseScore_General.sf3",))
+    with pytest.raises(RendererUnavailable, match="musescore-general-soundfont"):
+        soundfont_path("musescore_general")
 
 
 def test_the_soundfont_is_the_first_one_installed(tmp_path: Path) -> None:

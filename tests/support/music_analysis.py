@@ -36,17 +36,22 @@ def tempo_agrees(estimate: float, reported: float, tolerance: float = 0.05) -> b
 def key(audio: Audio) -> str:
     """'D minor': the major or minor key whose Krumhansl-Kessler profile correlates best with
     the piece's mean constant-Q chroma."""
-    import librosa
-
-    y = librosa.resample(mono(audio), orig_sr=audio.sample_rate, target_sr=22_050)
-    chroma = librosa.feature.chroma_cqt(y=y, sr=22_050).mean(axis=1)
+    profile_of = chroma(audio)
     best, best_score = "", -2.0
     for tonic in range(12):
         for mode, profile in (("major", _MAJOR), ("minor", _MINOR)):
-            score = float(np.corrcoef(np.roll(profile, tonic), chroma)[0, 1])
+            score = float(np.corrcoef(np.roll(profile, tonic), profile_of)[0, 1])
             if score > best_score:
                 best, best_score = f"{NOTE_NAMES[tonic]} {mode}", score
     return best
+
+
+def chroma(audio: Audio) -> npt.NDArray[np.float32]:
+    """The piece's mean constant-Q chroma: how much of each pitch class it plays."""
+    import librosa
+
+    y = librosa.resample(mono(audio), orig_sr=audio.sample_rate, target_sr=22_050)
+    return np.asarray(librosa.feature.chroma_cqt(y=y, sr=22_050).mean(axis=1), dtype=np.float32)
 
 
 def loudness(audio: Audio) -> float:

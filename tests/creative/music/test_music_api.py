@@ -187,6 +187,29 @@ def test_same_seed_same_bytes(client: TestClient, settings: Settings, rich: Cust
     assert isinstance(unseeded["seed"], int)
 
 
+@pytest.mark.measures
+def test_musescore_general_plays_the_same_notes_with_other_samples(
+    client: TestClient, settings: Settings, rich: Customer
+) -> None:
+    """The soundfont changes the samples, not the piece: the same score (MIDI), tempo and
+    key, mastered the same, from other recordings; and a seed still gives the same bytes."""
+    request = {"prompt": "pop with piano", "duration_seconds": 10, "format": "wav", "seed": 7}
+    fluid = compose(client, rich, **request)
+    musescore = compose(client, rich, **request, soundfont="musescore_general")
+    again = compose(client, rich, **request, soundfont="musescore_general")
+    assert (fluid["soundfont"], musescore["soundfont"]) == ("fluidr3_gm", "musescore_general")
+    midi = [fetch(client, settings, body["midi_url"]) for body in (fluid, musescore)]
+    assert midi[0] == midi[1]
+    assert (fluid["bpm"], fluid["key"]) == (musescore["bpm"], musescore["key"])
+    played = [fetch(client, settings, body["output_url"]) for body in (fluid, musescore, again)]
+    assert played[1] == played[2] != played[0]
+    heard = [fetch_audio(client, settings, body["output_url"]) for body in (fluid, musescore)]
+    assert_mastered(heard[1], 10)
+    # The same pitch classes sound in the same proportions (measured 0.9+).
+    similarity = np.corrcoef(analysis.chroma(heard[0]), analysis.chroma(heard[1]))[0, 1]
+    assert similarity >= 0.8, similarity
+
+
 def test_bounds_and_errors_charge_nothing(client: TestClient, db: Database) -> None:
     customer = create_customer(db, credits_each=325)
     cases = [
@@ -204,6 +227,7 @@ def test_bounds_and_errors_charge_nothing(client: TestClient, db: Database) -> N
         ({"prompt": ELEVEN_MELODIC + " and a flute"}, "prompt"),
         ({"prompt": "pop", "voice_id": "voice_joe"}, "voice_id"),
         ({"prompt": "pop", "mood": "happy"}, "mood"),
+        ({"prompt": "pop", "soundfont": "timgm6mb"}, "soundfont"),
     ]
     for payload, param in cases:
         response = client.post(MUSIC, headers=customer.auth(), json=payload)

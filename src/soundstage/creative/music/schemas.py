@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from soundstage.core.schemas import RequestModel
+from soundstage.engines.fluidsynth import DEFAULT_SOUNDFONT, SoundfontName
 from soundstage.jobs.payloads import JobResult, MediaLink
 from soundstage.jobs.schemas import CompletedJob
 
@@ -58,6 +59,12 @@ class MusicRequest(RequestModel):
         max_length=64,
         description="Beyond the spec, with `instrumental: false` only: the English catalog "
         f"voice that sings (GET /api/v1/voices); default `{DEFAULT_SINGER}`.",
+    )
+    soundfont: SoundfontName = Field(
+        default=DEFAULT_SOUNDFONT,
+        description="Beyond the spec: the instruments' samples. `fluidr3_gm` (FluidR3 GM, "
+        "the default) or `musescore_general` (MuseScore General: other recordings of the "
+        "same General MIDI programs). The same seed gives the same notes with either.",
     )
 
     @field_validator("prompt")
@@ -113,6 +120,9 @@ class MusicResult(JobResult):
     key: str = Field(description='Tonic and mode, e.g. "D minor".')
     time_signature: Literal["4/4"] = "4/4"
     seed: int = Field(description="The seed used: send it back to get the same piece.")
+    soundfont: SoundfontName = Field(
+        default=DEFAULT_SOUNDFONT, description="The soundfont the parts were played with."
+    )
     sections: list[SectionOut] = Field(description="The section plan, in order, with times.")
     instruments: list[InstrumentOut] = Field(description="Who plays what.")
     midi_url: MediaLink = Field(

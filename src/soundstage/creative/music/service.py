@@ -43,6 +43,7 @@ async def generate(
         format=body.format,
         seed=body.seed if body.seed is not None else secrets.randbelow(MAX_SEED + 1),
         singer=None if body.instrumental else await run_in_threadpool(_singer, db, body),
+        soundfont=body.soundfont,
     )
     job = await jobs.run(
         db, settings, principal, KIND, request, credits_needed=price(body.duration_seconds)

@@ -14,6 +14,7 @@ from soundstage.creative.music.schemas import (
 )
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
+from soundstage.engines.fluidsynth import DEFAULT_SOUNDFONT, SoundfontName
 from soundstage.engines.music.generator import Piece, Singer, generate
 from soundstage.engines.music.instruments import program_name
 from soundstage.engines.tts.base import Gender
@@ -45,6 +46,7 @@ class MusicJob(JobRequest):
     format: EncodeFormat
     seed: int
     singer: SingerChoice | None = None
+    soundfont: SoundfontName = DEFAULT_SOUNDFONT
 
 
 class Description(BaseModel):
@@ -66,7 +68,13 @@ def generate_music(ctx: JobContext[MusicJob]) -> JobOutcome[MusicResult]:
         singer = Singer(get_engine(chosen.engine), chosen.engine_voice, chosen.gender)
     ctx.progress(0.05, "composing")
     seconds = request.duration_seconds
-    piece = generate(request.prompt, float(seconds), request.seed, singer=singer)
+    piece = generate(
+        request.prompt,
+        float(seconds),
+        request.seed,
+        singer=singer,
+        soundfont=request.soundfont,
+    )
     ctx.progress(0.8, "encoding")
     fmt = request.format
     output, duration_ms = ctx.save_audio(piece.mix, f"music.{fmt}", fmt)
@@ -74,6 +82,7 @@ def generate_music(ctx: JobContext[MusicJob]) -> JobOutcome[MusicResult]:
         output_url=output,
         duration_ms=duration_ms,
         **describe(piece, request.seed).model_dump(),
+        soundfont=request.soundfont,
         midi_url=_save_midi(ctx, piece),
         # Validated from its dump, so that every field counts as set and is stored.
         license=MusicLicense.model_validate(music_license()),

@@ -12,6 +12,7 @@ from typing import Final
 
 import numpy as np
 
+from soundstage.engines.fluidsynth import DEFAULT_SOUNDFONT, SoundfontName
 from soundstage.engines.music.arrangement import arrange
 from soundstage.engines.music.composition import Composition, compose
 from soundstage.engines.music.mastering import Master, master
@@ -50,7 +51,14 @@ class Piece:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def generate(prompt: str, duration_s: float, seed: int, *, singer: Singer | None) -> Piece:
+def generate(
+    prompt: str,
+    duration_s: float,
+    seed: int,
+    *,
+    singer: Singer | None,
+    soundfont: SoundfontName = DEFAULT_SOUNDFONT,
+) -> Piece:
     """Raises InvalidField (param `prompt`) for a tempo out of bounds or too many named
     instruments, RendererUnavailable or the speech engine's errors when an engine cannot
     run."""
@@ -63,7 +71,7 @@ def generate(prompt: str, duration_s: float, seed: int, *, singer: Singer | None
         score, part = write_score(
             composition, brief, rng, None if singer is None else singer.gender
         )
-    stems = _perform(score, part, singer, timings)
+    stems = _perform(score, part, singer, soundfont, timings)
     with _timed(timings, "master"):
         mastered = _master(stems, composition)
     vocals = mastered.stems.get("vocals")
@@ -106,7 +114,11 @@ def write_score(
 
 
 def _perform(
-    score: Score, part: VocalPart | None, singer: Singer | None, timings: dict[str, float]
+    score: Score,
+    part: VocalPart | None,
+    singer: Singer | None,
+    soundfont: SoundfontName,
+    timings: dict[str, float],
 ) -> dict[str, tuple[str, Audio]]:
     """Every stem {name: (role, audio)}: the sung line, then each played track. The dict is
     their only holder: master() drops each from it once mixed."""
@@ -121,7 +133,10 @@ def _perform(
     with _timed(timings, "render"):
         roles = {track.name: track.role for track in score.tracks}
         stems.update(
-            {name: (roles[name], audio) for name, audio in get_renderer().render(score).items()}
+            {
+                name: (roles[name], audio)
+                for name, audio in get_renderer(soundfont).render(score).items()
+            }
         )
     return stems
 

@@ -7,11 +7,13 @@ from pathlib import Path
 from typing import Final, Protocol
 
 from soundstage.engines.fluidsynth import (
+    DEFAULT_SOUNDFONT,
     DRUM_BANK,
     Played,
     RendererUnavailable,
+    SoundfontName,
     Synth,
-    find_soundfont,
+    soundfont_path,
 )
 from soundstage.engines.music.score import Score
 from soundstage.engines.registry import load_once
@@ -32,8 +34,8 @@ class ScoreRenderer(Protocol):
 
 class FluidSynthRenderer:
     """FluidSynth in process. Not one synthesizer for the process: a fresh one for each
-    score (see fluidsynth.Synth; it reads only the samples of the programs it plays: see
-    docs/calibration.md, "FluidSynth sample loading"), so that a seed gives the same bytes.
+    score over the process's loaded soundfont (see fluidsynth.Synth), so that a seed gives
+    the same bytes.
     Its own reverb and chorus are off: the mix adds reverb once, over the whole band."""
 
     name = "fluidsynth"
@@ -60,15 +62,18 @@ class FluidSynthRenderer:
             }
 
 
-def fluidsynth_renderer() -> ScoreRenderer:
-    """FluidSynth with the first General MIDI soundfont found; it makes a synthesizer for
-    each render."""
-    return FluidSynthRenderer(find_soundfont())
+def fluidsynth_renderer(soundfont: SoundfontName = DEFAULT_SOUNDFONT) -> ScoreRenderer:
+    """FluidSynth with the named soundfont (by default the first General MIDI soundfont
+    found); it makes a synthesizer for each render."""
+    return FluidSynthRenderer(soundfont_path(soundfont))
 
 
-def get_renderer() -> ScoreRenderer:
-    """The process's one renderer, FluidSynth; raises RendererUnavailable (503) if it cannot
-    run here (a failure is not remembered: the next call tries again)."""
+def get_renderer(soundfont: SoundfontName = DEFAULT_SOUNDFONT) -> ScoreRenderer:
+    """The process's one renderer of the soundfont, FluidSynth; raises RendererUnavailable
+    (503) if it cannot run here (a failure is not remembered: the next call tries again)."""
     return load_once(
-        "score renderer", "fluidsynth", fluidsynth_renderer, unavailable=RendererUnavailable
+        "score renderer",
+        f"fluidsynth {soundfont}",
+        lambda: fluidsynth_renderer(soundfont),
+        unavailable=RendererUnavailable,
     )

@@ -28,7 +28,7 @@ def play(program: int, notes: Sequence[Note], seconds: float) -> Signal:
     """`seconds` of General MIDI `program` playing `notes` on one channel, mono. Raises
     RendererUnavailable (503) when FluidSynth or the soundfont is missing.
 
-    A synthesizer is made for each call (0.04 s: it reads only the program's samples), so
+    A synthesizer is made for each call over the process's loaded soundfont (FluidR3), so
     the same notes give the same samples every time."""
     with Synth(RATE, gain=_GAIN) as synth:
         stereo = synth.play(
