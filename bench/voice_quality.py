@@ -47,7 +47,7 @@ SENTENCES: dict[str, list[str]] = json.loads(
     Path(__file__).with_name("voice_quality_sentences.json").read_text()
 )
 # Written without spaces between words: errors are counted per character.
-UNSPACED = frozenset({"cmn"})
+UNSPACED = frozenset({"cmn", "ja"})
 PAUSE_MS = 300
 
 
@@ -135,7 +135,7 @@ def main() -> None:
         method=(
             "bench/voice_quality.py: three sentences per language through POST "
             "/api/v1/speech/tts; DistillMOS 0.9.1 and DNSMOS (speechmos 0.0.1.1) on the "
-            "readings joined; whisper-base word error rate (character error rate for cmn)"
+            "readings joined; whisper-base word error rate (character error rate for cmn and ja)"
         ),
     )
     stored["voices"] = dict(sorted(stored["voices"].items()))

@@ -33,6 +33,7 @@ SENTENCES = {
     "pl": "Pogoda jest dziś rano bardzo ładna.",
     "ru": "Сегодня утром очень хорошая погода.",
     "cmn": "今天早上的天气非常好。",
+    "ja": "今朝はとても良い天気です。",
     "hi": "आज सुबह मौसम बहुत अच्छा है।",
     "ar": "الطقس جميل جدا هذا الصباح.",
     "sv": "Vädret är mycket fint i morse.",
@@ -54,6 +55,7 @@ ENGLISH_VOICES = set(ENGLISH_ENGINE_VOICES)
 # edges weigh little.
 RATE_PROBES = {
     "piper": ("en_US-joe-medium", "The committee will publish its final report early next week."),
+    "kokoro": ("jf_alpha", "委員会は来週の初めに最終報告書を発表します。"),
     "festival": ("cmu_us_slt_arctic_hts", "The committee will publish its report next week."),
     "flite": ("rms", "The committee will publish its final report early next week."),
     "pico": (

@@ -174,6 +174,7 @@ def test_every_engine_says_whether_it_honours_phonemes() -> None:
     honours = {name: get_engine(name).honours_phonemes for name in engine_names()}
     assert honours == {
         "piper": True,
+        "kokoro": True,
         "festival": True,
         "flite": True,
         "pico": True,

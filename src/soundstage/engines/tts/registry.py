@@ -21,6 +21,12 @@ def _piper() -> SpeechSynthesizer:
     return PiperEngine.from_settings(get_settings())
 
 
+def _kokoro() -> SpeechSynthesizer:
+    from soundstage.engines.tts.kokoro import KokoroEngine
+
+    return KokoroEngine.from_settings(get_settings())
+
+
 def _festival() -> SpeechSynthesizer:
     from soundstage.engines.tts.festival import FestivalEngine
 
@@ -48,7 +54,14 @@ def _espeak() -> SpeechSynthesizer:
 # Best first: all_voices() lists the engines in this order.
 _ENGINES: Registry[SpeechSynthesizer] = Registry(
     "text-to-speech engine",
-    {"piper": _piper, "festival": _festival, "flite": _flite, "pico": _pico, "espeak": _espeak},
+    {
+        "piper": _piper,
+        "kokoro": _kokoro,
+        "festival": _festival,
+        "flite": _flite,
+        "pico": _pico,
+        "espeak": _espeak,
+    },
     unknown=EngineUnavailable,
     unavailable=EngineUnavailable,
 )

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Final, Literal
 
 from soundstage.engines.tts.frontend import normalize_numbers as numbers
-from soundstage.engines.tts.frontend.languages import lexicon_for
+from soundstage.engines.tts.frontend.languages import base_language, ja, lexicon_for
 from soundstage.engines.tts.frontend.languages.lexicon import Lexicon
 from soundstage.engines.tts.frontend.normalize_addresses import (
     MAX_PHONE_DIGITS,
@@ -92,6 +92,8 @@ def expand(text: str, language: str, *, offset: int = 0) -> list[Span]:
     """The spans reading plain `text` (no markup) in `language` (BCP-47), in order, together
     covering every character that is not whitespace; each span's start/end are offsets into
     `text` plus `offset`. A written token that is not read has spoken == ""."""
+    if base_language(language) == "ja":
+        return ja.expand(text, offset=offset)
     lex = lexicon_for(language)
     ctx = Context(text, lex, _shouting(text))
     spans: list[Span] = []

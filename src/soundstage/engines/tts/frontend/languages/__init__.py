@@ -10,6 +10,8 @@ abbreviations, times and dates with, and its writing conventions (decimal comma,
   amount read and the symbol left to the engine), percentages with "%" left to the engine,
   phone numbers digit by digit. No times, dates, units or abbreviations.
 - cmn: numbers by an own reader (num2words has no Mandarin): 12345 -> 一万二千三百四十五.
+- ja-JP: numbers, decimals, percentages, money, dates and times in kanji numerals (the
+  module `ja`, its own expand: spans are the runs between white space).
 - hi-IN, el-GR and any other language: numbers left as digits (the engine reads them in its
   language).
 
