@@ -20,9 +20,8 @@ from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.engines.tts.frontend.languages import ja
 from soundstage.media.audio import Audio
 from soundstage.voices.service import CatalogCounts
-from tests.speech.test_tts_ssml import longest_silence_ms
 from tests.support.api import every_page
-from tests.support.audio_fixtures import download_audio
+from tests.support.audio_fixtures import download_audio, longest_silence_ms
 from tests.support.factories import Customer, create_customer
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("worker", "demo_catalog")]

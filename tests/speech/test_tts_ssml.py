@@ -19,6 +19,7 @@ from soundstage.engines.tts.frontend import normalize
 from soundstage.media.audio import Audio
 from soundstage.voices.service import CatalogCounts
 from tests.support.api import assert_error
+from tests.support.audio_fixtures import longest_silence_ms
 from tests.support.factories import Customer, create_customer
 
 # Audio through the job system: not `services` (the backends are other tests' to cover).
@@ -57,19 +58,6 @@ def heard(settings: Settings, audio: Audio) -> str:
         audio, language="en", word_timestamps=False
     )
     return transcript.text
-
-
-def longest_silence_ms(audio: Audio) -> int:
-    """The longest run of 10 ms frames below -40 dB of the loudest frame."""
-    frame = audio.sample_rate // 100
-    count = audio.frames // frame
-    mono = audio.samples[: count * frame, 0].reshape(count, frame)
-    rms = np.sqrt(np.mean(np.square(mono, dtype=np.float64), axis=1))
-    longest = run = 0
-    for quiet in rms < rms.max() * 10 ** (-40 / 20):
-        run = run + 1 if quiet else 0
-        longest = max(longest, run)
-    return longest * 10
 
 
 def balance(client: TestClient, customer: Customer) -> int:

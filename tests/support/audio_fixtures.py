@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import jiwer
+import numpy as np
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
@@ -88,3 +89,16 @@ def download_audio(client: TestClient, settings: Settings, url: str) -> Audio:
         path = Path(tmp) / "media"
         path.write_bytes(response.content)
         return decode(path)
+
+
+def longest_silence_ms(audio: Audio) -> int:
+    """The longest run of 10 ms frames below -40 dB of the loudest frame."""
+    frame = audio.sample_rate // 100
+    count = audio.frames // frame
+    mono = audio.samples[: count * frame, 0].reshape(count, frame)
+    rms = np.sqrt(np.mean(np.square(mono, dtype=np.float64), axis=1))
+    longest = run = 0
+    for quiet in rms < rms.max() * 10 ** (-40 / 20):
+        run = run + 1 if quiet else 0
+        longest = max(longest, run)
+    return longest * 10
