@@ -5,6 +5,7 @@ figures are the bench's)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 
 import pytest
@@ -16,7 +17,8 @@ from soundstage.engines.dsp import join
 from soundstage.engines.quality.registry import get_predictor
 from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.engines.tts.registry import all_voices
-from soundstage.voices.quality import measured
+from soundstage.voices.demo import build_demo_catalog
+from soundstage.voices.quality import QUALITY_FILE, measured
 from soundstage.voices.service import CatalogCounts
 from tests.support.audio_fixtures import download_audio, word_error_rate
 from tests.support.factories import Customer, create_customer
@@ -37,11 +39,24 @@ def rich(db: Database) -> Customer:
     return create_customer(db, credits_each=10_000)
 
 
-def test_every_catalog_voice_was_measured() -> None:
-    assert len(measured()) == len(list(all_voices()))
-    for figures in measured().values():
-        assert 1.0 <= figures.mos <= 5.0
-        assert figures.wer >= 0.0
+def test_every_catalog_voice_was_measured_as_itself() -> None:
+    """quality.json holds every demo catalog voice, each under its own engine and language,
+    and says what the README says of them: the neural voices (Piper, Kokoro) rate above
+    every formant voice (espeak-ng)."""
+    _, catalog = build_demo_catalog(all_voices(), {})
+    stored = json.loads(QUALITY_FILE.read_text())["voices"]
+    assert set(measured()) == set(stored) == {voice.id for voice in catalog}
+    for voice in catalog:
+        assert (stored[voice.id]["engine"], stored[voice.id]["language"]) == (
+            voice.engine,
+            voice.language,
+        )
+    by_engine = {voice.id: voice.engine for voice in catalog}
+    neural = [q.mos for v, q in measured().items() if by_engine[v] in {"piper", "kokoro"}]
+    formant = [q.mos for v, q in measured().items() if by_engine[v] == "espeak"]
+    assert len(neural) == 6
+    assert len(formant) >= 20
+    assert min(neural) > max(formant), (min(neural), max(formant))
 
 
 def test_voices_carry_their_quality(

@@ -55,7 +55,8 @@ def test_dnsmos_hears_the_same_speech_alike_at_any_rate_and_channels() -> None:
     predictor = DnsMos.load()
     original, copied = predictor.scores(speech), predictor.scores(stereo_48k)
     print(original, copied)
-    assert 1.0 <= copied.overall <= 5.0
-    assert 1.0 <= copied.p808 <= 5.0
+    # A read audiobook is good speech by both figures (measured 3.24 and 3.76).
+    assert original.overall >= 2.8, original
+    assert original.p808 >= 3.2, original
     assert abs(copied.overall - original.overall) <= 0.2, (original, copied)
     assert abs(copied.p808 - original.p808) <= 0.2, (original, copied)
