@@ -68,6 +68,7 @@ from soundstage.speech.dubbing import endpoints as dubbing_endpoints
 from soundstage.speech.isolator import endpoints as isolator_endpoints
 from soundstage.speech.stt import endpoints as stt_endpoints
 from soundstage.speech.stt import realtime_endpoints as stt_realtime_endpoints
+from soundstage.speech.tts import dialogue_endpoints
 from soundstage.speech.tts import endpoints as tts_endpoints
 from soundstage.speech.tts import realtime_endpoints as tts_realtime_endpoints
 from soundstage.speech.voice_changer import endpoints as voice_changer_endpoints
@@ -183,6 +184,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(pronunciation_endpoints.router)
     app.include_router(tts_endpoints.router)
     app.include_router(tts_realtime_endpoints.router)
+    app.include_router(dialogue_endpoints.router)
     app.include_router(stt_endpoints.router)
     app.include_router(stt_realtime_endpoints.router)
     app.include_router(isolator_endpoints.router)

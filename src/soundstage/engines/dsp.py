@@ -1,6 +1,6 @@
 """Speech DSP shared by the speech features and engines: time-stretch and formant-preserving
-pitch shift (Rubber Band's R3 engine, an external program), and joining clips with pauses and
-without clicks."""
+pitch shift (Rubber Band's R3 engine, an external program), resampling (soxr), and joining
+clips with pauses and without clicks."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import soxr
 
 from soundstage.engines.errors import EngineUnavailable, SynthesisFailed
 from soundstage.media.audio import Audio, decode, encode
@@ -77,6 +78,16 @@ def join(clips: list[Audio], pauses_ms: list[int]) -> Audio:
         parts.append(_faded(clip.samples, rate))
         parts.append(np.zeros((round(rate * pause_ms / 1000), channels), dtype=np.float32))
     return Audio(np.ascontiguousarray(np.concatenate(parts), dtype=np.float32), rate)
+
+
+def resample(audio: Audio, sample_rate: int) -> Audio:
+    """The audio at `sample_rate` (soxr's high quality; the same clip when it is already)."""
+    if audio.sample_rate == sample_rate:
+        return audio
+    samples = soxr.resample(audio.samples, audio.sample_rate, sample_rate, "HQ")
+    return Audio(
+        np.ascontiguousarray(samples, dtype=np.float32).reshape(-1, audio.channels), sample_rate
+    )
 
 
 def concatenate(parts: list[Audio]) -> Audio:

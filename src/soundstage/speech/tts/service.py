@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from soundstage.config import Settings
 from soundstage.core.db import Database
-from soundstage.core.errors import InvalidField
+from soundstage.core.errors import AppError, InvalidField
 from soundstage.core.principal import Principal
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
@@ -22,8 +22,12 @@ from soundstage.jobs.streams import Relay
 from soundstage.media import encodings
 from soundstage.media.audio import CONTENT_TYPES
 from soundstage.pronunciation import service as pronunciation
+from soundstage.speech.tts import dialogue
+from soundstage.speech.tts.dialogue import DialogueJob
 from soundstage.speech.tts.schemas import (
     MAX_TEXT_CHARACTERS,
+    DialogueRequest,
+    DialogueResponse,
     DictionaryLocator,
     TtsRequest,
     TtsResponse,
@@ -157,19 +161,130 @@ async def stream(
     request, credits = await _job_request(
         db, principal, body, stream=True, encoding=encoding, text_param=text_param
     )
+    if content_type is None:
+        content_type = (
+            encodings.encoding(encoding).content_type if encoding else CONTENT_TYPES[body.format]
+        )
+    return await _streamed(db, settings, principal, KIND, request, credits, content_type)
 
+
+async def _streamed(
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    kind: str,
+    request: TtsJob | DialogueJob,
+    credits: int,
+    content_type: str,
+) -> SpeechStream:
     def submit() -> str:
         with db.session() as session:
             job = jobs.submit(
-                session, settings, principal, KIND, request, credits_needed=credits, is_async=False
+                session, settings, principal, kind, request, credits_needed=credits, is_async=False
             )
             return job.id
 
     job_id = await run_in_threadpool(submit)
     relay = Relay(db, settings, job_id)
     first = await relay.first_chunk()
-    if content_type is None:
-        content_type = (
-            encodings.encoding(encoding).content_type if encoding else CONTENT_TYPES[body.format]
-        )
     return SpeechStream(job_id, content_type, credits, first, relay)
+
+
+def _engine_voices(db: Database, voice_ids: list[str], param: str) -> dict[str, dict[str, Any]]:
+    """Each voice as its engine reads it (404 naming `param` with the index of the first turn
+    whose voice is unknown)."""
+    found: dict[str, dict[str, Any]] = {}
+    with db.read_session() as session:
+        for index, voice_id in enumerate(voice_ids):
+            if voice_id in found:
+                continue
+            try:
+                voice = voices.get_active_voice(session, voice_id)
+            except AppError as exc:
+                exc.param = f"{param}[{index}].voice_id"
+                raise
+            found[voice_id] = {
+                "engine": voice.engine,
+                "engine_voice": voice.engine_voice,
+                "language": voice.language,
+            }
+    return found
+
+
+async def _dialogue_request(
+    db: Database,
+    principal: Principal,
+    body: DialogueRequest,
+    *,
+    stream: bool,
+    encoding: str | None = None,
+    param: str = "inputs",
+) -> tuple[DialogueJob, int]:
+    """The dialogue job's request and the credits it costs: every turn read through the
+    front end (an error names the turn: `inputs[2].text`), the turns' spoken characters
+    held to the bound of one text to speech."""
+
+    def prepare() -> tuple[DialogueJob, int]:
+        engines = _engine_voices(db, [turn.voice_id for turn in body.inputs], param)
+        rules = _resolve_rules(db, principal, body.pronunciation_dictionary_locators)
+        characters = 0
+        for index, turn in enumerate(body.inputs):
+            try:
+                reading.script(
+                    turn.text,
+                    engines[turn.voice_id]["language"] or "en",
+                    normalization=body.apply_text_normalization,
+                    rules=rules,
+                )
+            except AppError as exc:
+                if exc.param in (None, "text"):
+                    exc.param = f"{param}[{index}].text"
+                raise
+            characters += reading.billed_characters(turn.text, rules)
+        if characters > MAX_TEXT_CHARACTERS:
+            raise InvalidField(
+                f"{param}: the turns' text as spoken is {characters:,} characters in all, "
+                f"beyond the bound of {MAX_TEXT_CHARACTERS:,}.",
+                param=param,
+            )
+        request = DialogueJob.model_validate(
+            {
+                **body.model_dump(exclude={"pronunciation_dictionary_locators", "inputs"}),
+                "inputs": [{**turn.model_dump(), **engines[turn.voice_id]} for turn in body.inputs],
+                "stream": stream,
+                "rules": [asdict(rule) for rule in rules],
+                "encoding": encoding,
+            }
+        )
+        return request, characters
+
+    request, characters = await run_in_threadpool(prepare)
+    return request, rates.for_characters(Operation.TTS, characters)
+
+
+async def synthesize_dialogue(
+    db: Database, settings: Settings, principal: Principal, body: DialogueRequest
+) -> DialogueResponse:
+    request, credits = await _dialogue_request(db, principal, body, stream=False)
+    job = await jobs.run(db, settings, principal, dialogue.KIND, request, credits_needed=credits)
+    return DialogueResponse.of(job)
+
+
+async def stream_dialogue(
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    body: DialogueRequest,
+    *,
+    encoding: str | None = None,
+    param: str = "inputs",
+) -> SpeechStream:
+    """The dialogue's audio as it is synthesized, turn by turn, sentence by sentence (as
+    `stream`; `encoding` as there)."""
+    request, credits = await _dialogue_request(
+        db, principal, body, stream=True, encoding=encoding, param=param
+    )
+    content_type = (
+        encodings.encoding(encoding).content_type if encoding else CONTENT_TYPES[body.format]
+    )
+    return await _streamed(db, settings, principal, dialogue.KIND, request, credits, content_type)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel
 
@@ -59,6 +59,8 @@ class TtsJob(JobRequest):
     speed: float
     pitch: int
     timestamps: bool = False
+    # The catalog voice asked for (the history's filter); `engine_voice` is what is read.
+    voice_id: str | None = None
     engine: str
     engine_voice: str
     language: str | None = None
@@ -136,31 +138,38 @@ def _read_streaming(
     fmt: EncodeFormat | Encoding,
     price: int,
 ) -> Audio:
-    """Stream each piece as it is spoken, paid for before the client can read it: the job
-    records what the pieces released so far cost (`ctx.charge_at_least`) and only then
-    hands the piece's bytes over, so a client that hangs up pays for what it was sent. The
-    last piece is released with the charge of the whole price (`ctx.charge_now`)."""
-    paid = paid_through(pieces, price)
+    parts = (
+        dsp.stretch_and_shift(spoken, time_ratio=reading.stretch, semitones=reading.pitch)
+        for spoken in _spoken_pieces(ctx, reading, pieces)
+    )
+    return stream_parts(ctx, parts, paid_through(pieces, price), fmt)
+
+
+def stream_parts(
+    ctx: JobContext[Any], parts: Iterator[Audio], paid: list[int], fmt: EncodeFormat | Encoding
+) -> Audio:
+    """Stream each part (of the same rate and channels) as it comes, paid for before the
+    client can read it: the job records what the parts released so far cost
+    (`ctx.charge_at_least(paid[i])`) and only then hands the part's bytes over, so a client
+    that hangs up pays for what it was sent. The last part (`len(paid)` in all) is released
+    with the charge of the whole price (`ctx.charge_now(paid[-1])`). The parts joined."""
     with streams.open_for_writing(ctx.settings, ctx.job_id) as out:
         out.hold()
         encoder: StreamEncoder | None = None
-        parts: list[Audio] = []
-        for index, spoken in enumerate(_spoken_pieces(ctx, reading, pieces)):
-            part = dsp.stretch_and_shift(
-                spoken, time_ratio=reading.stretch, semitones=reading.pitch
-            )
+        done: list[Audio] = []
+        for index, part in enumerate(parts):
             if encoder is None:
                 encoder = StreamEncoder(out, fmt, part.sample_rate, part.channels)
             encoder.write(part)
-            parts.append(part)
-            if index < len(pieces) - 1:
+            done.append(part)
+            if index < len(paid) - 1:
                 ctx.charge_at_least(paid[index])
                 out.release()
-        assert encoder is not None  # _spoken_pieces gives at least one piece
+        assert encoder is not None  # the script gives at least one piece
         encoder.close()
-        ctx.charge_now(price)
+        ctx.charge_now(paid[-1])
         out.complete()
-    return dsp.concatenate(parts)
+    return dsp.concatenate(done)
 
 
 def paid_through(pieces: list[scripted.ScriptPiece], price: int) -> list[int]:
@@ -175,17 +184,18 @@ def paid_through(pieces: list[scripted.ScriptPiece], price: int) -> list[int]:
     return paid
 
 
-def _words(request: TtsJob, script: Script, audio: Audio) -> list[TimedWord]:
-    """The words as written, each on the times of the words spoken for it."""
+def aligned_words(text: str, language: str | None, script: Script, audio: Audio) -> list[TimedWord]:
+    """The words of `text` as written, each on the times of the words spoken for it (the
+    script is the front end's of `text`)."""
     # Imported here: the recognizer (CTranslate2) loads only for jobs that ask for words.
     from soundstage.engines.transcribers.align import align_words
 
     spans = [item for item in script if isinstance(item, Span)]
-    aligned = align_words(audio, frontend.spoken_text(spans), language=request.language)
+    aligned = align_words(audio, frontend.spoken_text(spans), language=language)
     times = [(word.start_ms, word.end_ms) for word in aligned]
     return [
         TimedWord(word=word.word, start_ms=word.start_ms, end_ms=word.end_ms)
-        for word in scripted.written_word_times(request.text, script, times)
+        for word in scripted.written_word_times(text, script, times)
     ]
 
 
@@ -208,7 +218,7 @@ def synthesize_speech(ctx: JobContext[TtsJob]) -> JobOutcome[TtsResult]:
     words: list[TimedWord] | None = None
     if request.timestamps:
         ctx.progress(_SYNTHESIS_SHARE, "aligning")
-        words = _words(request, script, audio)
+        words = aligned_words(request.text, request.language, script, audio)
     ctx.progress(0.95, "encoding")
     output, duration_ms = ctx.save_audio(audio, CONTENT_NAMES[fmt], fmt)
     result = TtsResult(output_url=output, duration_ms=duration_ms, characters_processed=characters)

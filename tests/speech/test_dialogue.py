@@ -1,0 +1,223 @@
+"""POST /api/v1/speech/dialogue end to end: three catalog voices taking turns in one file
+(transcribed back, told apart by diarization in the order they speak), the turns' times and
+the pause between them, words with their turn, credits, and the bounds."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from soundstage.config import Settings
+from soundstage.core.db import Database
+from soundstage.media.audio import Audio
+from tests.support.api import assert_error
+from tests.support.audio import audio_bytes
+from tests.support.audio_fixtures import download_audio, word_error_rate
+from tests.support.factories import Customer, create_customer
+from tests.support.servers import FileServer
+
+pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker", "demo_catalog")]
+
+DIALOGUE = "/api/v1/speech/dialogue"
+STT = "/api/v1/speech/stt"
+# Three voices of three engines, a man, a woman and a diphone man: (voice_id, line).
+TURNS = [
+    ("voice_joe", "Good morning. I would like to book a table for dinner tonight."),
+    ("voice_sarah", "Of course. How many people will be joining you this evening?"),
+    ("voice_kal", "There will be four of us, and we would like a quiet corner."),
+    ("voice_joe", "Around eight o'clock, if that is possible."),
+    ("voice_sarah", "Perfect. I have a table by the window at eight."),
+    ("voice_kal", "Wonderful, thank you very much."),
+]
+
+
+@pytest.fixture
+def rich(db: Database) -> Customer:
+    return create_customer(db, credits_each=20_000)
+
+
+def balance_of(client: TestClient, customer: Customer) -> int:
+    answer = client.get("/api/v1/credits", headers=customer.auth()).json()
+    assert answer["reserved"] == 0
+    return int(answer["balance"])
+
+
+def speak(client: TestClient, customer: Customer, **body: Any) -> dict[str, Any]:
+    body.setdefault("inputs", [{"voice_id": voice, "text": text} for voice, text in TURNS])
+    response = client.post(DIALOGUE, headers=customer.auth(), json=body)
+    assert response.status_code == 200, response.text
+    return dict(response.json())
+
+
+def level_db(audio: Audio, start_ms: int, end_ms: int) -> float:
+    """The RMS level of a stretch of the audio, in dB relative to full scale."""
+    rate = audio.sample_rate
+    samples = audio.samples[start_ms * rate // 1000 : end_ms * rate // 1000, 0]
+    rms = float(np.sqrt(np.mean(np.square(samples, dtype=np.float64)))) if samples.size else 0.0
+    return 20 * math.log10(max(rms, 1e-9))
+
+
+@pytest.mark.measures
+def test_three_voices_take_turns_in_order(
+    client: TestClient, settings: Settings, files: FileServer, rich: Customer
+) -> None:
+    body = speak(client, rich, format="wav")
+    turns = body["turns"]
+    assert [turn["voice_id"] for turn in turns] == [voice for voice, _ in TURNS]
+    audio = download_audio(client, settings, body["output_url"])
+    assert abs(audio.duration_ms - body["duration_ms"]) <= 30
+    # Billed per character of every turn, as text to speech.
+    characters = sum(len(text) for _, text in TURNS)
+    assert body["characters_processed"] == characters
+    assert body["credits_used"] == characters
+
+    # Transcribed back with diarization: the words in order, three speakers, and each turn
+    # said by the speaker of the other turns of its voice, first heard in the turns' order.
+    response = client.post(
+        STT,
+        headers=rich.auth(),
+        json={
+            "audio_url": files.put("dialogue.wav", audio_bytes(audio)),
+            "diarize": True,
+            "num_speakers": 3,
+            "timestamps": True,
+        },
+    )
+    assert response.status_code == 200, response.text
+    heard = response.json()
+    said = " ".join(text for _, text in TURNS)
+    assert word_error_rate(said, heard["transcript"]) <= 0.15, heard["transcript"]
+    speaker_of_turn = []
+    for turn in turns:
+        inside = [
+            word["speaker"]
+            for word in heard["words"]
+            if turn["start_ms"] <= (word["start_ms"] + word["end_ms"]) // 2 <= turn["end_ms"]
+        ]
+        assert inside, (turn, heard["words"])
+        speaker_of_turn.append(max(set(inside), key=inside.count))
+    assert speaker_of_turn == ["speaker_1", "speaker_2", "speaker_3"] * 2, speaker_of_turn
+
+
+def test_turns_are_separated_by_the_pause_asked_for(
+    client: TestClient, settings: Settings, rich: Customer
+) -> None:
+    inputs: list[dict[str, Any]] = [
+        {"voice_id": "voice_kal", "text": "The first turn is short."},
+        {"voice_id": "voice_sarah", "text": "The second one answers it.", "speed": 1.3},
+        {"voice_id": "voice_kal", "text": "And the third ends it.", "pitch": 3},
+    ]
+    body = speak(client, rich, inputs=inputs, pause_ms=800, format="wav", timestamps=True)
+    turns = body["turns"]
+    audio = download_audio(client, settings, body["output_url"])
+    assert turns[0]["start_ms"] == 0
+    for before, after in itertools.pairwise(turns):
+        assert before["start_ms"] < before["end_ms"]
+        # The gap is the pause exactly (engine silence cut), and it is silent.
+        assert abs(after["start_ms"] - before["end_ms"] - 800) <= 25
+        assert level_db(audio, before["end_ms"] + 100, after["start_ms"] - 100) < -50
+    assert abs(turns[-1]["end_ms"] - audio.duration_ms) <= 50
+    # Every turn's words, in order, each inside its turn.
+    words = body["words"]
+    assert [word["word"] for word in words] == " ".join(t["text"] for t in inputs).split()
+    assert [word["turn"] for word in words] == [0] * 5 + [1] * 5 + [2] * 5
+    for word in words:
+        turn = turns[word["turn"]]
+        assert turn["start_ms"] - 50 <= word["start_ms"] <= word["end_ms"] <= turn["end_ms"] + 50
+    starts = [word["start_ms"] for word in words]
+    assert starts == sorted(starts)
+
+
+def test_a_dialogue_is_one_job_with_its_turns_in_the_result(
+    client: TestClient, rich: Customer
+) -> None:
+    inputs = [{"voice_id": "voice_kal", "text": "Hello."}, {"voice_id": "voice_kal", "text": "Hi."}]
+    body = speak(client, rich, inputs=inputs)
+    job = client.get(f"/api/v1/jobs/{body['job_id']}", headers=rich.auth()).json()
+    assert job["kind"] == "dialogue"
+    assert job["result"]["turns"] == body["turns"]
+    assert "words" not in body
+    assert balance_of(client, rich) == 20_000 - len("Hello.") - len("Hi.")
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code", "param"),
+    [
+        ({"inputs": []}, 422, "parameter_invalid", "inputs"),
+        (
+            {"inputs": [{"voice_id": "voice_kal", "text": "a"}] * 51},
+            422,
+            "parameter_invalid",
+            "inputs",
+        ),
+        (
+            {"inputs": [{"voice_id": "voice_kal", "text": "a" * 2600}] * 2},
+            422,
+            "parameter_invalid",
+            "inputs",
+        ),
+        (
+            {"inputs": [{"voice_id": "voice_kal", "text": "a"}], "pause_ms": 5001},
+            422,
+            "parameter_invalid",
+            "pause_ms",
+        ),
+        (
+            {
+                "inputs": [
+                    {"voice_id": "voice_kal", "text": "Hello."},
+                    {"voice_id": "voice_nobody", "text": "Hello."},
+                ]
+            },
+            404,
+            "voice_not_found",
+            "inputs[1].voice_id",
+        ),
+        (
+            {
+                "inputs": [
+                    {"voice_id": "voice_kal", "text": "Hello."},
+                    {"voice_id": "voice_kal", "text": "<speak>Hello <break time='x'/></speak>"},
+                ]
+            },
+            422,
+            "invalid_ssml",
+            "inputs[1].text",
+        ),
+    ],
+)
+def test_bounds_and_bad_turns_are_named(
+    client: TestClient,
+    rich: Customer,
+    body: dict[str, Any],
+    status: int,
+    code: str,
+    param: str,
+) -> None:
+    response = client.post(DIALOGUE, headers=rich.auth(), json=body)
+    error = assert_error(response, status, code)
+    assert error["param"] == param, error
+    assert balance_of(client, rich) == 20_000
+
+
+def test_the_bounds_themselves_are_allowed(
+    client: TestClient, db: Database, rich: Customer
+) -> None:
+    """50 turns at the longest pause are read; 5,000 characters in all pass the bound (a
+    customer without the credits for them is answered 402, not 422)."""
+    inputs = [{"voice_id": "voice_kal", "text": "Yes."}] * 50
+    body = speak(client, rich, inputs=inputs, pause_ms=5000, format="wav")
+    assert len(body["turns"]) == 50
+    assert body["credits_used"] == 200
+    assert body["turns"][-1]["start_ms"] - body["turns"][-2]["end_ms"] == pytest.approx(
+        5000, abs=25
+    )
+    poor = create_customer(db, credits_each=100)
+    longest = [{"voice_id": "voice_kal", "text": "a" * 2500}] * 2
+    response = client.post(DIALOGUE, headers=poor.auth(), json={"inputs": longest})
+    assert_error(response, 402, "insufficient_credits")
