@@ -4,10 +4,14 @@ the pause between them, words with their turn, credits, and the bounds."""
 
 from __future__ import annotations
 
+import io
 import itertools
 import math
+import time
 from typing import Any
 
+import av
+import httpx
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
@@ -221,3 +225,42 @@ def test_the_bounds_themselves_are_allowed(
     longest = [{"voice_id": "voice_kal", "text": "a" * 2500}] * 2
     response = client.post(DIALOGUE, headers=poor.auth(), json={"inputs": longest})
     assert_error(response, 402, "insufficient_credits")
+
+
+def test_a_streamed_dialogue_is_the_stored_one(
+    server: str, client: TestClient, rich: Customer
+) -> None:
+    """/dialogue/stream sends the audio as it is read, then stores the same file with its
+    turns; charged once, as the whole dialogue."""
+    inputs = [
+        {"voice_id": "voice_kal", "text": "Is anybody there? Hello?"},
+        {"voice_id": "voice_sarah", "text": "Yes, I am here."},
+    ]
+    with httpx.stream(
+        "POST",
+        server + DIALOGUE + "/stream",
+        json={"inputs": inputs, "format": "wav"},
+        headers=rich.auth(),
+        timeout=120,
+    ) as response:
+        assert response.status_code == 200, response.read()
+        assert response.headers["content-type"].startswith("audio/wav")
+        job_id = response.headers["soundstage-job-id"]
+        data = b"".join(response.iter_bytes())
+    job = client.get(f"/api/v1/jobs/{job_id}", headers=rich.auth()).json()
+    for _ in range(100):
+        if job["status"] == "completed":
+            break
+        time.sleep(0.2)
+        job = client.get(f"/api/v1/jobs/{job_id}", headers=rich.auth()).json()
+    assert job["status"] == "completed", job
+    assert job["kind"] == "dialogue"
+    assert [turn["voice_id"] for turn in job["result"]["turns"]] == ["voice_kal", "voice_sarah"]
+    with av.open(io.BytesIO(data), "r") as container:
+        stream = container.streams.audio[0]
+        frames = sum(frame.samples for frame in container.decode(stream))
+        assert stream.rate == 24_000
+    assert abs(frames * 1000 / 24_000 - job["result"]["duration_ms"]) <= 30
+    characters = sum(len(turn["text"]) for turn in inputs)
+    assert job["credits_used"] == characters
+    assert balance_of(client, rich) == 20_000 - characters

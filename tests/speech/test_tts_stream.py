@@ -5,17 +5,13 @@ from __future__ import annotations
 
 import io
 import re
-import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import av
 import httpx
 import numpy as np
 import pytest
-import uvicorn
-from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from soundstage.config import Settings
@@ -25,7 +21,6 @@ from soundstage.voices.previews import sample_text
 from soundstage.voices.service import CatalogCounts
 from tests.support.api import assert_error
 from tests.support.factories import Customer, create_customer
-from tests.support.processes import free_port, wait_for_port
 from tests.support.streams import HANG_UP_TEXT, charges_of, read_until
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker", "demo_catalog")]
@@ -45,20 +40,6 @@ PARAGRAPH = " ".join(
         "Nobody there remembered a quieter morning in years.",
     ]
 )
-
-
-@pytest.fixture(scope="module")
-def server(app: FastAPI) -> Iterator[str]:
-    """The app served by uvicorn on a free port, in a thread of this process."""
-    port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
-    instance = uvicorn.Server(config)
-    thread = threading.Thread(target=instance.run, daemon=True)
-    thread.start()
-    wait_for_port(port)
-    yield f"http://127.0.0.1:{port}"
-    instance.should_exit = True
-    thread.join(10)
 
 
 @pytest.fixture
