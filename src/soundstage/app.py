@@ -25,6 +25,14 @@ from soundstage.agents import endpoints as agents_endpoints
 from soundstage.compat.elevenlabs import auth as elevenlabs_auth
 from soundstage.compat.elevenlabs import endpoints as elevenlabs_endpoints
 from soundstage.compat.elevenlabs import errors as elevenlabs_errors
+from soundstage.compat.elevenlabs.dialogue import endpoints as elevenlabs_dialogue_endpoints
+from soundstage.compat.elevenlabs.dubbing import endpoints as elevenlabs_dubbing_endpoints
+from soundstage.compat.elevenlabs.history import endpoints as elevenlabs_history_endpoints
+from soundstage.compat.elevenlabs.music import endpoints as elevenlabs_music_endpoints
+from soundstage.compat.elevenlabs.pronunciation import (
+    endpoints as elevenlabs_pronunciation_endpoints,
+)
+from soundstage.compat.elevenlabs.usage import endpoints as elevenlabs_usage_endpoints
 from soundstage.compat.openai import endpoints as openai_endpoints
 from soundstage.compat.openai import errors as openai_errors
 from soundstage.config import Settings, get_settings
@@ -57,6 +65,7 @@ from soundstage.creative.daw import endpoints as daw_endpoints
 from soundstage.creative.music import endpoints as music_endpoints
 from soundstage.creative.sound import endpoints as sound_endpoints
 from soundstage.credits import endpoints as credits_endpoints
+from soundstage.history import endpoints as history_endpoints
 from soundstage.idempotency import IdempotencyMiddleware, IdempotencyStore
 from soundstage.jobs import endpoints as jobs_endpoints
 from soundstage.ops import endpoints as ops_endpoints
@@ -117,6 +126,7 @@ UPLOAD_PATHS = (
     ELEVENLABS_PREFIX + "/v1/speech-to-speech/",
     # The path the elevenlabs SDK (2.78) calls for speech_to_speech.convert.
     ELEVENLABS_PREFIX + "/v1/voice-changer/",
+    elevenlabs_dubbing_endpoints.router.prefix,
 )
 
 
@@ -179,6 +189,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(credits_endpoints.router)
     app.include_router(webhooks_endpoints.router)
     app.include_router(jobs_endpoints.router)
+    app.include_router(history_endpoints.router)
     app.include_router(storage_endpoints.router)
     app.include_router(voices_endpoints.router)
     app.include_router(pronunciation_endpoints.router)
@@ -203,6 +214,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Other APIs' dialects over the same services (soundstage.compat).
     app.include_router(openai_endpoints.router)
     app.include_router(elevenlabs_endpoints.router)
+    app.include_router(elevenlabs_dialogue_endpoints.router)
+    app.include_router(elevenlabs_history_endpoints.router)
+    app.include_router(elevenlabs_pronunciation_endpoints.router)
+    app.include_router(elevenlabs_dubbing_endpoints.router)
+    app.include_router(elevenlabs_music_endpoints.router)
+    app.include_router(elevenlabs_usage_endpoints.router)
     app.include_router(storage_endpoints.public_router)
     app.include_router(voices_endpoints.public_router)
     app.include_router(talent_endpoints.public_router)

@@ -5,32 +5,23 @@ isolation and speech to speech, each answered by the native job."""
 from __future__ import annotations
 
 import io
-from typing import Any
 
 import httpx
 import numpy as np
 import pytest
 import soundfile
-from elevenlabs import ElevenLabs, SpeechToTextChunkResponseModel
 from elevenlabs.core.api_error import ApiError
 from elevenlabs.errors import UnprocessableEntityError
 
 from soundstage.core.db import Database
 from tests.support.audio_fixtures import librivox_clips, word_error_rate
-from tests.support.elevenlabs import ONCE, decode_output, sdk
+from tests.support.elevenlabs import ONCE, decode_output, sdk, transcribe
 from tests.support.factories import Customer, create_customer
 
 
 @pytest.fixture(scope="module")
 def rich(db: Database) -> Customer:
     return create_customer(db, credits_each=100_000)
-
-
-def transcribe(client: ElevenLabs, **fields: Any) -> SpeechToTextChunkResponseModel:
-    """POST /v1/speech-to-text through the SDK, which reads the answer as its chunk model."""
-    answer = client.speech_to_text.convert(model_id="scribe_v1", request_options=ONCE, **fields)
-    assert isinstance(answer, SpeechToTextChunkResponseModel)
-    return answer
 
 
 def test_speech_to_text_of_real_speech(live_url: str, rich: Customer) -> None:

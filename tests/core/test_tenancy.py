@@ -222,6 +222,7 @@ PUBLIC_PARAMETERS = {"voice_id", "id", "creator_id"}
 PROVED_ELSEWHERE = {
     "booking_id": "tests/studios/test_bookings.py::test_another_accounts_booking_is_404",
     "campaign_id": "tests/workforce/test_isolation.py::test_nobody_else_sees_or_touches_them",
+    "history_item_id": "tests/history/test_history.py::test_another_owner_gets_404",
     "license_id": "tests/workforce/test_isolation.py::test_nobody_else_sees_or_touches_them",
 }
 

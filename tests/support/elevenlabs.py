@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import av
-from elevenlabs import ElevenLabs
+from elevenlabs import ElevenLabs, SpeechToTextChunkResponseModel
 
 # No retries: a test sees the first answer.
 ONCE: Any = {"max_retries": 0}
@@ -30,6 +30,13 @@ _CODECS = {
 
 def sdk(live_url: str, key: str) -> ElevenLabs:
     return ElevenLabs(base_url=live_url + "/elevenlabs", api_key=key, timeout=120)
+
+
+def transcribe(client: ElevenLabs, **fields: Any) -> SpeechToTextChunkResponseModel:
+    """POST /v1/speech-to-text through the SDK, which reads the answer as its chunk model."""
+    answer = client.speech_to_text.convert(model_id="scribe_v1", request_options=ONCE, **fields)
+    assert isinstance(answer, SpeechToTextChunkResponseModel)
+    return answer
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,11 @@ from typing import Annotated, Any, TypeVar
 from fastapi import Request
 from fastapi.dependencies.models import Dependant
 from fastapi.params import File, Form
-from pydantic import BaseModel, BeforeValidator
+from pydantic import AwareDatetime, BaseModel, BeforeValidator, WithJsonSchema
 from starlette.requests import HTTPConnection
 
 from soundstage.core.errors import ParameterUnknown
+from soundstage.core.timeutil import TIMESTAMP_PATTERN
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -143,3 +144,31 @@ QueryBool = Annotated[bool, BeforeValidator(_query_bool)]
 # An integer query parameter: ASCII decimal digits, an optional leading `-` (not `+5`, ` 5`,
 # `5.0`, `1_000`, `5e1`).
 QueryInt = Annotated[int, BeforeValidator(_query_int)]
+
+
+_TIMESTAMP = re.compile(TIMESTAMP_PATTERN, re.ASCII)
+
+
+def _query_timestamp(value: Any) -> Any:
+    if isinstance(value, str) and not _TIMESTAMP.fullmatch(value):
+        raise ValueError(
+            "must be an instant as the API writes them (RFC 3339 UTC with milliseconds), "
+            "e.g. `2026-11-23T10:00:00.000Z`"
+        )
+    return value
+
+
+# An instant as a query parameter: spelt exactly as every `*_at` of every answer
+# (`2026-11-23T10:00:00.000Z`), so a value read from an answer can be sent back as it is.
+QueryTimestamp = Annotated[
+    AwareDatetime,
+    BeforeValidator(_query_timestamp),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "format": "date-time",
+            "pattern": TIMESTAMP_PATTERN,
+            "example": "2026-11-23T10:00:00.000Z",
+        }
+    ),
+]

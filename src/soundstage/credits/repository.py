@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Select, func, literal_column, select, update
+from sqlalchemy import BigInteger, ColumnElement, Select, cast, func, literal_column, select, update
 from sqlalchemy.orm import Session
 
 from soundstage.core.tenancy import (
@@ -160,4 +160,43 @@ def captured_per_day(session: Session, owner: Owner, since: datetime) -> list[tu
     return [
         (str(on)[:10], operation or "other", int(total))
         for on, operation, total in session.execute(stmt)
+    ]
+
+
+def _epoch_second(session: Session) -> ColumnElement[int]:
+    """The Unix second of a transaction's `created_at` (its fraction dropped). SQLite reads
+    the UTC wall clock it keeps as text; PostgreSQL's `timestamptz` is an instant already."""
+    moment = CreditTransaction.created_at
+    if session.get_bind().dialect.name == "postgresql":
+        return cast(func.floor(func.extract("epoch", moment)), BigInteger)
+    return cast(func.strftime("%s", moment), BigInteger)
+
+
+def captured_per_bucket(
+    session: Session, owner: Owner, since: datetime, until: datetime, origin: int, seconds: int
+) -> list[tuple[int, str, int, int]]:
+    """(bucket, operation, credits, captures) of the owner's captures from `since` to `until`
+    (both included), bucket n holding the `seconds` from Unix second `origin + n * seconds`
+    (`origin` at or before `since`), summed in the database (one row per bucket and operation,
+    however many charges)."""
+    bucket = (_epoch_second(session) - origin) // seconds
+    stmt = (
+        select(
+            bucket,
+            CreditTransaction.operation,
+            func.sum(CreditTransaction.amount),
+            func.count(CreditTransaction.id),
+        )
+        .where(
+            owned(CreditTransaction, owner),
+            CreditTransaction.created_at >= since,
+            CreditTransaction.created_at <= until,
+            CreditTransaction.type == CreditTransactionType.CAPTURE,
+            CreditTransaction.amount > 0,
+        )
+        .group_by(bucket, CreditTransaction.operation)
+    )
+    return [
+        (int(index), operation or "other", int(total), int(count))
+        for index, operation, total, count in session.execute(stmt)
     ]

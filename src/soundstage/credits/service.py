@@ -9,6 +9,7 @@ wallets and its CHECK constraints make an overdraft impossible.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from sqlalchemy.orm import Session
@@ -297,6 +298,38 @@ def usage(session: Session, principal: Principal, days: int) -> CreditUsageOut:
         credits=sum(day.credits for day in days_out),
         days=days_out,
     )
+
+
+@dataclass(frozen=True)
+class CapturedBucket:
+    """What one operation was charged in one time bucket (see `captured_per_bucket`)."""
+
+    bucket: int
+    operation: str
+    credits: int
+    captures: int
+
+
+def captured_per_bucket(
+    session: Session,
+    principal: Principal,
+    since: datetime,
+    until: datetime,
+    *,
+    origin: datetime,
+    bucket_seconds: int,
+) -> list[CapturedBucket]:
+    """Credits captured (and how many captures) per operation from `since` to `until` (both
+    included), in the buckets of `bucket_seconds` counted from `origin` (at or before
+    `since`; bucket n starts n buckets after it), for the principal's account in its
+    environment. Summed by the database: the answer's size follows the buckets and the
+    operations, never the number of charges."""
+    if bucket_seconds <= 0 or origin > since:
+        raise ValueError("buckets of a positive length, from an origin at or before `since`")
+    rows = repository.captured_per_bucket(
+        session, principal, since, until, int(origin.timestamp()), bucket_seconds
+    )
+    return [CapturedBucket(*row) for row in rows]
 
 
 def _usage_day(on: date, operations: dict[str, int]) -> CreditUsageDayOut:

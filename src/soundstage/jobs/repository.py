@@ -3,21 +3,29 @@ can never move a job that another worker owns or that has already ended."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
 from sqlalchemy import (
+    JSON,
     ColumnElement,
     Integer,
     Select,
+    String,
     and_,
     bindparam,
     case,
+    cast,
+    column,
+    exists,
     func,
+    literal,
     or_,
     select,
+    type_coerce,
     update,
 )
 from sqlalchemy.orm import Session
@@ -51,6 +59,97 @@ def get_owned(session: Session, owner: Owned, job_id: str) -> Job | None:
 
 def owned_query(owner: Owned) -> Select[Job]:
     return select_owned(Job, owner)
+
+
+@dataclass(frozen=True)
+class RequestMatch:
+    """Jobs whose stored request holds `value` at one of `paths`: each a dotted path of keys
+    from the request's top (`voice_id`, `singer.voice_id`), `*` standing for every element of
+    a list (`inputs.*.voice_id`: any element's). `contains`: the string there contains
+    `value`, case-insensitively (ASCII), rather than equals it."""
+
+    paths: tuple[str, ...]
+    value: str
+    contains: bool = False
+
+
+def found_query(
+    session: Session,
+    owner: Owned,
+    *,
+    kinds: Collection[str] | None = None,
+    status: str | None = None,
+    created_from: datetime | None = None,
+    created_before: datetime | None = None,
+    outputs_deleted: bool | None = None,
+    matches: Sequence[RequestMatch] = (),
+) -> Select[Job]:
+    """The owner's jobs of `kinds`, in `status`, created in [`created_from`, `created_before`),
+    whose outputs were deleted or not (None: either), matching every one of `matches`."""
+    stmt = owned_query(owner)
+    if kinds is not None:
+        stmt = stmt.where(Job.kind.in_(list(kinds)))
+    if status is not None:
+        stmt = stmt.where(Job.status == status)
+    if created_from is not None:
+        stmt = stmt.where(Job.created_at >= created_from)
+    if created_before is not None:
+        stmt = stmt.where(Job.created_at < created_before)
+    if outputs_deleted is not None:
+        deleted = Job.outputs_deleted_at.is_not(None)
+        stmt = stmt.where(deleted if outputs_deleted else ~deleted)
+    postgres = session.get_bind().dialect.name == "postgresql"
+    for match in matches:
+        stmt = stmt.where(or_(*(_holds(path, match, postgres) for path in match.paths)))
+    return stmt
+
+
+def _holds(path: str, match: RequestMatch, postgres: bool) -> ColumnElement[bool]:
+    """The request holds the match's value at `path` (one `*` at most)."""
+    keys = tuple(path.split("."))
+    if "*" not in keys:
+        return _test(Job.request[keys].as_string(), match)
+    star = keys.index("*")
+    outer, inner = keys[:star], keys[star + 1 :]
+    if postgres:
+        # json_array_elements fails on anything but an array: an absent key or another value
+        # is taken as an empty list; an element that is no object has no keys.
+        found = Job.request[outer]
+        array = case((func.json_typeof(found) == "array", found), else_=cast(literal("[]"), JSON))
+        elements = func.json_array_elements(array).table_valued(column("value", JSON))
+        element = elements.alias("element")
+        value = case(
+            (func.json_typeof(element.c.value) == "object", element.c.value[inner].as_string())
+        )
+    else:
+        elements = func.json_each(Job.request, _sqlite_path(outer)).table_valued("value", "type")
+        element = elements.alias("element")
+        value = case(
+            (element.c.type == "object", func.json_extract(element.c.value, _sqlite_path(inner)))
+        )
+    return exists(select(1).select_from(element).where(_test(value, match)))
+
+
+def _sqlite_path(keys: tuple[str, ...]) -> str:
+    return "$" + "".join(f'."{key}"' for key in keys)
+
+
+def _test(value: ColumnElement[Any], match: RequestMatch) -> ColumnElement[bool]:
+    text = type_coerce(value, String)
+    if match.contains:
+        return text.icontains(match.value, autoescape=True)
+    return text == match.value
+
+
+def mark_outputs_deleted(session: Session, owner: Owned, job_id: str, now: datetime) -> bool:
+    """Record that the owner deleted the job's outputs, once: False when they already were
+    (another request got there first)."""
+    stmt = (
+        update_owned(Job, owner)
+        .where(Job.id == job_id, Job.outputs_deleted_at.is_(None))
+        .values(outputs_deleted_at=now)
+    )
+    return _changed(session, stmt)
 
 
 def _changed(session: Session, stmt: Any) -> bool:

@@ -50,8 +50,9 @@ class JobOut(BaseModel):
     outputs_expire_at: Timestamp | None = Field(
         default=None,
         description="When the first of the media in `result` expires (the storage retention, "
-        "30 days by default): from then on its URLs answer 410 `media_expired`. Null when "
-        "the result holds no media.",
+        "30 days by default), or when they were deleted at the owner's request if that came "
+        "first: from then on its URLs answer 410 `media_expired`. Null when the result holds "
+        "no media.",
     )
     error: JobError | None
     credits_reserved: int

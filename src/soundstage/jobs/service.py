@@ -1,11 +1,14 @@
 """Jobs as the features and the API see them: submit (reserving credits, enqueueing after
-commit), wait for synchronous ones, read, list, cancel (releasing credits)."""
+commit), wait for synchronous ones, read, list, find (by kind, state, date and stored
+request), cancel (releasing credits), delete an ended job's outputs."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
+from collections.abc import Collection, Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -15,7 +18,7 @@ from soundstage import idempotency
 from soundstage.config import Settings
 from soundstage.core import admission
 from soundstage.core.db import Database, after_commit
-from soundstage.core.errors import AppError
+from soundstage.core.errors import AppError, NotFound
 from soundstage.core.ids import new_id
 from soundstage.core.pagination import PageParams, paginate
 from soundstage.core.principal import Principal
@@ -24,6 +27,7 @@ from soundstage.jobs import events, handlers, repository, tasks, wiring
 from soundstage.jobs.errors import JobCancelledError, JobNotCancellable, JobNotFound, JobTimeout
 from soundstage.jobs.payloads import JobRequest
 from soundstage.jobs.queue import get_queue
+from soundstage.jobs.repository import RequestMatch as RequestMatch
 from soundstage.jobs.schemas import JobAccepted, JobError, JobOut
 from soundstage.models import Job
 from soundstage.models.jobs import TERMINAL_STATUSES, JobStatus
@@ -332,6 +336,53 @@ def list_jobs(
     return paginate(session, query, Job, page, JobNotFound)
 
 
+def find_jobs(
+    session: Session,
+    principal: Principal,
+    page: PageParams,
+    missing: type[NotFound],
+    *,
+    kinds: Collection[str],
+    status: JobStatus | None = None,
+    created_from: datetime | None = None,
+    created_before: datetime | None = None,
+    outputs_deleted: bool | None = None,
+    matches: Sequence[RequestMatch] = (),
+    oldest_first: bool = False,
+) -> tuple[list[Job], bool]:
+    """The caller's jobs of `kinds` that pass every filter given (see
+    repository.found_query), newest first (or oldest first), a page of them; a cursor that
+    is not among them is 404 `missing` (the listing's own resource)."""
+    query = repository.found_query(
+        session,
+        principal,
+        kinds=kinds,
+        status=status,
+        created_from=created_from,
+        created_before=created_before,
+        outputs_deleted=outputs_deleted,
+        matches=matches,
+    )
+    order = None
+    if oldest_first:
+        order = ((Job.created_at, False), (Job.id, False))
+    return paginate(session, query, Job, page, missing, order)
+
+
+def delete_outputs(session: Session, settings: Settings, principal: Principal, job: Job) -> bool:
+    """Delete the stored outputs of the caller's ended job at once: their URLs answer 410
+    from this unit's commit on (their bytes go once it commits) and their quota is freed;
+    the job, its charge and the ledger are untouched. False when they were deleted already
+    (by a request that got there first)."""
+    if job.status not in TERMINAL:  # a running job would store outputs after this
+        raise ValueError(f"job {job.id} has not ended: its outputs cannot be deleted")
+    if not repository.mark_outputs_deleted(session, principal, job.id, utcnow()):
+        return False
+    wiring.media(settings).discard_job_outputs(session, settings, job.id)
+    session.refresh(job)
+    return True
+
+
 def accepted(job: Job) -> JobAccepted:
     """The answer to an asynchronous submission (JobAccepted); the job's request holds the
     `duration_ms` it was priced from (see jobs.inputs)."""
@@ -361,7 +412,7 @@ def job_out(job: Job, settings: Settings, *, url_ttl_seconds: int | None = None)
         result=media.render(job.result, settings, ttl_seconds=url_ttl_seconds)
         if job.result is not None
         else None,
-        outputs_expire_at=media.earliest_expiry(job.result),
+        outputs_expire_at=_outputs_expire_at(job, media.earliest_expiry(job.result)),
         error=JobError.model_validate(
             {k: v for k, v in job.error.items() if k in JobError.model_fields}
         )
@@ -375,6 +426,13 @@ def job_out(job: Job, settings: Settings, *, url_ttl_seconds: int | None = None)
         started_at=job.started_at,
         completed_at=job.completed_at,
     )
+
+
+def _outputs_expire_at(job: Job, expiry: datetime | None) -> datetime | None:
+    """When the first output expires, or when they were deleted (if that came first)."""
+    if expiry is None or job.outputs_deleted_at is None:
+        return expiry
+    return min(expiry, job.outputs_deleted_at)
 
 
 def queue_depth(db: Database) -> list[tuple[str, str, int]]:

@@ -65,7 +65,8 @@ class MediaStore(Protocol):
         reference to put in its result."""
 
     def discard_job_outputs(self, session: Session, settings: Settings, job_id: str) -> None:
-        """Drop the outputs of a job that failed."""
+        """Drop a job's outputs (a failed job's, or those its owner deleted): they answer
+        410 from this unit's commit on, their bytes deleted once it commits."""
 
     def sweep_expired(self, db: Database, settings: Settings) -> int:
         """Delete expired media; how many."""

@@ -61,6 +61,9 @@ class Job(CustomerOwned, Timestamped, Base):
     updated_at: Mapped[datetime]
     started_at: Mapped[datetime | None] = mapped_column(default=None)
     completed_at: Mapped[datetime | None] = mapped_column(default=None)
+    # When its owner deleted the job's stored outputs (their URLs answer 410 from then on);
+    # the job itself, its charge and its ledger entries stay.
+    outputs_deleted_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class JobTurn(Base):

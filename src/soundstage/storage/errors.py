@@ -19,8 +19,8 @@ class MediaNotFound(NotFound):
 
 
 class MediaExpired(AppError):
-    """The media passed their retention (`expires_at`): their bytes are, or are about to
-    be, deleted."""
+    """The media passed their retention (`expires_at`), or their owner deleted them (a
+    generation deleted from the history): their bytes are, or are about to be, deleted."""
 
     status = 410
     code = "media_expired"

@@ -30,6 +30,13 @@ def get_owned(session: Session, owner: Owned, media_id: str) -> MediaObject | No
     return session.scalars(stmt).first()
 
 
+def owned_by_id(session: Session, owner: Owned, media_ids: list[str]) -> list[MediaObject]:
+    if not media_ids:
+        return []
+    stmt = select_owned(MediaObject, owner).where(MediaObject.id.in_(media_ids))
+    return list(session.scalars(stmt))
+
+
 def _open_usage(session: Session, owner: Owned) -> None:
     """The account's usage row, created at 0 if missing (a concurrent creation is no error)."""
     values: dict[str, Any] = {

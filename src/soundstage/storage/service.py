@@ -109,6 +109,11 @@ def storage_used(session: Session, principal: Principal) -> int:
 
 
 def _check_live(media: MediaObject) -> MediaObject:
+    if media.deleted_at is not None and media.deleted_at < media.expires_at:
+        raise MediaExpired(
+            f"The media {media.id} were deleted at {rfc3339(media.deleted_at)}.",
+            param="media_id",
+        )
     if media.deleted_at is not None or media.expires_at <= utcnow():
         raise MediaExpired(
             f"The media {media.id} expired at {rfc3339(media.expires_at)} and were "
@@ -153,8 +158,9 @@ def sweep_expired(db: Database, settings: Settings) -> int:
 
 
 def discard_job_outputs(session: Session, settings: Settings, job_id: str) -> None:
-    """A failed job keeps none of the outputs it stored before failing: their rows are
-    marked deleted and their quota freed in `session`, their bytes deleted once it commits."""
+    """Delete a job's outputs (a failed job keeps none of those it stored before failing;
+    an owner deletes a generation's): their rows are marked deleted and their quota freed
+    in `session`, their bytes deleted once it commits."""
     store = make_store(settings)
     now = utcnow()
     keys = [
@@ -177,6 +183,19 @@ def get_owned(session: Session, principal: Principal, media_id: str) -> MediaObj
     if media is None:
         raise MediaNotFound(f"No such media: {media_id}", param="media_id")
     return _check_live(media)
+
+
+def owned_media(
+    session: Session, principal: Principal, media_ids: list[str]
+) -> dict[str, MediaObject]:
+    """The caller's media objects of `media_ids`, by id (another's, or an unknown id, absent),
+    live or not (see is_live)."""
+    return {m.id: m for m in repository.owned_by_id(session, principal, media_ids)}
+
+
+def is_live(media: MediaObject) -> bool:
+    """Whether the media may still be read (neither expired nor deleted)."""
+    return media.deleted_at is None and media.expires_at > utcnow()
 
 
 def media_ref(media: MediaObject) -> dict[str, str]:

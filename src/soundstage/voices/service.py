@@ -57,6 +57,12 @@ def active_voice_ids(session: Session, voice_ids: Iterable[str]) -> set[str]:
     return repository.active_voice_ids(session, voice_ids)
 
 
+def voice_names(session: Session, voice_ids: Iterable[str]) -> dict[str, str]:
+    """The name of each of `voice_ids` that the catalog has (retired voices included: a
+    past generation names its voice), by id."""
+    return {v.id: v.name for v in repository.voices_by_id(session, voice_ids).values()}
+
+
 def get_voice(session: Session, settings: Settings, voice_id: str) -> VoiceOut:
     voice = get_active_voice(session, voice_id)
     return voice_out(settings, voice, _creators_of(session, [voice])[voice.creator_id])

@@ -5,7 +5,7 @@ and ignored, as their descriptions say."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, get_args, get_origin
+from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Path, Query, UploadFile, WebSocket
 from fastapi.responses import FileResponse, Response, StreamingResponse
@@ -14,6 +14,15 @@ from starlette.websockets import WebSocketDisconnect
 
 from soundstage.compat.elevenlabs import catalog, realtime_stt, realtime_tts, service
 from soundstage.compat.elevenlabs.auth import api_key_header
+from soundstage.compat.elevenlabs.params import (
+    ANSWERED_WHOLE,
+    EnableLogging,
+    IgnoredBool,
+    Latency,
+    StreamFormatQuery,
+    WholeFormatQuery,
+    content_types,
+)
 from soundstage.compat.elevenlabs.schemas import (
     DEFAULT_FORMAT,
     MAX_ID,
@@ -42,7 +51,6 @@ from soundstage.core.errors import AppError
 from soundstage.core.openapi import errors
 from soundstage.core.params import QueryBool, QueryInt
 from soundstage.core.routing import UnitOfWorkRoute
-from soundstage.media import encodings
 from soundstage.realtime import gate
 from soundstage.realtime.messages import read_opening
 from soundstage.speech.stt import realtime as stt_realtime
@@ -54,34 +62,6 @@ JOB_ID_HEADER = "Soundstage-Job-Id"
 router = APIRouter(prefix="/elevenlabs", tags=[TAG], route_class=UnitOfWorkRoute)
 
 VoiceId = Annotated[str, Path(min_length=1, max_length=MAX_ID)]
-IgnoredBool = Annotated[QueryBool | None, Query(description="Accepted, ignored.")]
-EnableLogging = IgnoredBool
-Latency = Annotated[QueryInt | None, Query(ge=0, le=4, description="Accepted, ignored: 0 to 4.")]
-WholeFormatQuery = Annotated[
-    WholeFormat,
-    Query(description="ElevenLabs' `codec_samplerate_bitrate` name, made exactly."),
-]
-StreamFormatQuery = Annotated[
-    StreamFormat,
-    Query(description="ElevenLabs' `codec_samplerate_bitrate` name (no WAV), made exactly."),
-]
-ANSWERED_WHOLE = (
-    "ElevenLabs' `codec_samplerate_bitrate` name, made exactly by the native job and "
-    "answered whole (WAV with its sizes)."
-)
-
-
-def _format_names(formats: Any) -> list[str]:
-    """The names of an `output_format` type: a Literal, or a union of Literals."""
-    if get_origin(formats) is Literal:
-        return list(get_args(formats))
-    return [name for part in get_args(formats) for name in _format_names(part)]
-
-
-def _content_types(formats: Any) -> dict[str, Any]:
-    """A speech route's answers: the Content-Type of each `output_format` it takes, as
-    `media.encodings` names them (mu-law `audio/basic`, A-law `audio/x-alaw-basic`, …)."""
-    return {encodings.encoding(name).content_type: {} for name in _format_names(formats)}
 
 
 def _speech_response(speech: service.Speech) -> StreamingResponse:
@@ -99,7 +79,7 @@ def _file_response(answer: service.AudioFile) -> Response:
 @router.post(
     "/v1/text-to-speech/{voice_id}",
     response_class=StreamingResponse,
-    responses={200: {"content": _content_types(WholeFormat)}, **errors(402, 404, 409, 504)},
+    responses={200: {"content": content_types(WholeFormat)}, **errors(402, 404, 409, 504)},
 )
 async def text_to_speech(
     voice_id: VoiceId,
@@ -120,7 +100,7 @@ async def text_to_speech(
 @router.post(
     "/v1/text-to-speech/{voice_id}/stream",
     response_class=StreamingResponse,
-    responses={200: {"content": _content_types(StreamFormat)}, **errors(402, 404, 409, 504)},
+    responses={200: {"content": content_types(StreamFormat)}, **errors(402, 404, 409, 504)},
 )
 async def text_to_speech_stream(
     voice_id: VoiceId,
@@ -205,7 +185,7 @@ async def speech_to_text(
 @router.post(
     "/v1/sound-generation",
     response_class=FileResponse,
-    responses={200: {"content": _content_types(WholeFormat)}, **errors(402, 409, 504)},
+    responses={200: {"content": content_types(WholeFormat)}, **errors(402, 409, 504)},
 )
 async def sound_generation(
     body: ElevenLabsSoundGenerationBody,
@@ -282,25 +262,25 @@ async def _speech_to_speech(
 @router.post(
     "/v1/speech-to-speech/{voice_id}",
     response_class=FileResponse,
-    responses={200: {"content": _content_types(WholeFormat)}, **errors(402, 404, 409, 413, 504)},
+    responses={200: {"content": content_types(WholeFormat)}, **errors(402, 404, 409, 413, 504)},
 )
 # `speech_to_speech.stream` (ElevenLabs' documented path, and the one the SDK 2.78 calls):
 # the same operation, its answer sent as it is read.
 @router.post(
     "/v1/speech-to-speech/{voice_id}/stream",
     response_class=FileResponse,
-    responses={200: {"content": _content_types(WholeFormat)}, **errors(402, 404, 409, 413, 504)},
+    responses={200: {"content": content_types(WholeFormat)}, **errors(402, 404, 409, 413, 504)},
 )
 @router.post(
     "/v1/voice-changer/{voice_id}/stream",
     response_class=FileResponse,
-    responses={200: {"content": _content_types(WholeFormat)}, **errors(402, 404, 409, 413, 504)},
+    responses={200: {"content": content_types(WholeFormat)}, **errors(402, 404, 409, 413, 504)},
 )
 # The path the SDK 2.78 calls for `speech_to_speech.convert`: the same operation.
 @router.post(
     "/v1/voice-changer/{voice_id}",
     response_class=FileResponse,
-    responses={200: {"content": _content_types(WholeFormat)}, **errors(402, 404, 409, 413, 504)},
+    responses={200: {"content": content_types(WholeFormat)}, **errors(402, 404, 409, 413, 504)},
 )
 async def speech_to_speech(
     voice_id: VoiceId,

@@ -6,10 +6,12 @@ something this service cannot make are refused with 422 when set."""
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Final, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Final, Literal, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
+from soundstage.core.errors import InvalidField
 from soundstage.core.params import QueryBool, QueryInt
 from soundstage.core.schemas import RequestModel
 from soundstage.creative.sound.schemas import MAX_PROMPT_CHARACTERS
@@ -77,7 +79,7 @@ class FormModel(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True)
 
 
-def _refuse_if_set(value: Any, what: str) -> Any:
+def refuse_if_set(value: Any, what: str) -> Any:
     if value:
         raise ValueError(f"{what} is not supported by this service; leave it out")
     return value
@@ -102,18 +104,15 @@ class ElevenLabsDictionaryLocator(RequestModel):
     version_id: str | None = Field(default=None, max_length=MAX_ID)
 
 
-class ElevenLabsTextToSpeechBody(RequestModel):
-    # The text is charged per character as sent: it is not trimmed.
-    model_config = ConfigDict(str_strip_whitespace=False)
+class ElevenLabsSpeechFields(RequestModel):
+    """What text to speech and text to dialogue both take besides their text and voices."""
 
-    text: str = Field(min_length=1, max_length=MAX_TEXT_CHARACTERS, description="1 to 5,000.")
     model_id: str | None = Field(
         default=None, max_length=MAX_ID, description="Accepted, ignored: the voice decides."
     )
     language_code: str | None = Field(
         default=None, max_length=35, description="Accepted, ignored: the voice's language."
     )
-    voice_settings: ElevenLabsVoiceSettings | None = None
     pronunciation_dictionary_locators: list[ElevenLabsDictionaryLocator] | None = Field(
         default=None,
         max_length=3,
@@ -121,12 +120,6 @@ class ElevenLabsTextToSpeechBody(RequestModel):
         "versions).",
     )
     seed: int | None = Field(default=None, ge=0, le=MAX_SEED, description="Accepted, ignored.")
-    previous_text: str | None = Field(
-        default=None, max_length=MAX_TEXT_CHARACTERS, description="Accepted, ignored."
-    )
-    next_text: str | None = Field(
-        default=None, max_length=MAX_TEXT_CHARACTERS, description="Accepted, ignored."
-    )
     previous_request_ids: list[str] | None = Field(
         default=None, max_length=3, description="Accepted, ignored."
     )
@@ -137,19 +130,9 @@ class ElevenLabsTextToSpeechBody(RequestModel):
     apply_text_normalization: Literal["auto", "on", "off"] | None = Field(
         default=None, description="As the native API's: auto (default, the same as on), on, off."
     )
-    apply_language_text_normalization: bool | None = Field(
-        default=None, description="Accepted, ignored."
-    )
     audio_effects: dict[str, Any] | None = Field(
         default=None, description="Not supported: 422 when set."
     )
-
-    @field_validator("text")
-    @classmethod
-    def _speakable(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("must contain something to say")
-        return value
 
     @field_validator("previous_request_ids", "next_request_ids")
     @classmethod
@@ -161,7 +144,38 @@ class ElevenLabsTextToSpeechBody(RequestModel):
     @field_validator("audio_effects")
     @classmethod
     def _no_effects(cls, value: dict[str, Any] | None) -> Any:
-        return _refuse_if_set(value, "audio_effects")
+        return refuse_if_set(value, "audio_effects")
+
+    def dictionary_locators(self) -> list[dict[str, str | None]]:
+        """The dictionaries as the native API's `pronunciation_dictionary_locators`."""
+        return [
+            {"dictionary_id": locator.pronunciation_dictionary_id, "version_id": locator.version_id}
+            for locator in self.pronunciation_dictionary_locators or []
+        ]
+
+
+class ElevenLabsTextToSpeechBody(ElevenLabsSpeechFields):
+    # The text is charged per character as sent: it is not trimmed.
+    model_config = ConfigDict(str_strip_whitespace=False)
+
+    text: str = Field(min_length=1, max_length=MAX_TEXT_CHARACTERS, description="1 to 5,000.")
+    voice_settings: ElevenLabsVoiceSettings | None = None
+    previous_text: str | None = Field(
+        default=None, max_length=MAX_TEXT_CHARACTERS, description="Accepted, ignored."
+    )
+    next_text: str | None = Field(
+        default=None, max_length=MAX_TEXT_CHARACTERS, description="Accepted, ignored."
+    )
+    apply_language_text_normalization: bool | None = Field(
+        default=None, description="Accepted, ignored."
+    )
+
+    @field_validator("text")
+    @classmethod
+    def _speakable(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must contain something to say")
+        return value
 
     @property
     def speed(self) -> float:
@@ -267,13 +281,13 @@ class ElevenLabsSpeechToTextForm(FormModel):
     @field_validator("entity_detection", "entity_redaction", "additional_formats")
     @classmethod
     def _json_null(cls, value: str | None) -> str | None:
-        _refuse_if_set(None if value in (None, "", "null", "[]") else value, "this field")
+        refuse_if_set(None if value in (None, "", "null", "[]") else value, "this field")
         return value
 
     @field_validator("webhook", "webhook_id", "use_multi_channel")
     @classmethod
     def _not_async(cls, value: Any) -> Any:
-        return _refuse_if_set(value, "this field")
+        return refuse_if_set(value, "this field")
 
     @field_validator("file_format")
     @classmethod
@@ -425,3 +439,31 @@ class ElevenLabsUser(BaseModel):
     is_onboarding_completed: bool = True
     is_onboarding_checklist_completed: bool = True
     seat_type: Literal["workspace_admin"] = "workspace_admin"
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def field_path(loc: tuple[int | str, ...]) -> str:
+    """A field's place as ElevenLabs names it: `rules[2].phoneme`."""
+    name = ""
+    for part in loc:
+        name += f"[{part}]" if isinstance(part, int) else (f".{part}" if name else str(part))
+    return name
+
+
+def native_request(
+    model: type[M], fields: dict[str, Any], params: Mapping[str, str] | None = None
+) -> M:
+    """A native request built from the ElevenLabs one: a bound the native API has and this
+    surface did not check already is 422 naming the field at fault (`params` maps the native
+    top-level field names to the ElevenLabs ones: `speed` is `voice_settings.speed`)."""
+    try:
+        return model.model_validate(fields)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        loc = tuple(error["loc"])
+        if loc and params and str(loc[0]) in params:
+            loc = (params[str(loc[0])], *loc[1:])
+        param = field_path(loc)
+        raise InvalidField(f"{param}: {error['msg']}", param=param or None) from exc

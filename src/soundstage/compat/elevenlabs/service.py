@@ -9,13 +9,12 @@ from __future__ import annotations
 import base64
 import json
 import math
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import pycountry
 from fastapi import UploadFile
-from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
@@ -30,6 +29,7 @@ from soundstage.compat.elevenlabs.schemas import (
     ElevenLabsSpeechToTextForm,
     ElevenLabsSpeechToTextWord,
     ElevenLabsTextToSpeechBody,
+    native_request,
 )
 from soundstage.compat.voice_aliases import elevenlabs_voice
 from soundstage.config import Settings
@@ -52,22 +52,8 @@ from soundstage.speech.voice_changer import service as voice_changer
 from soundstage.speech.voice_changer.schemas import VoiceChangerRequest
 from soundstage.voices import service as voices
 
-M = TypeVar("M", bound=BaseModel)
 # The native sound generator's default length, for a request without `duration_seconds`.
 DEFAULT_SOUND_SECONDS = 5
-
-
-def _native(model: type[M], fields: dict[str, Any], params: Mapping[str, str]) -> M:
-    """A native request built from the ElevenLabs one: a bound the native API has and this
-    surface did not check already is 422 naming the ElevenLabs field (`params` maps the
-    native field names to the ElevenLabs ones)."""
-    try:
-        return model.model_validate(fields)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        name = str(error["loc"][0]) if error["loc"] else ""
-        param = params.get(name, name)
-        raise InvalidField(f"{param}: {error['msg']}", param=param) from exc
 
 
 # Text to speech.
@@ -97,14 +83,11 @@ async def _speak(
         "pitch": pitch,
         "speed": body.speed,
         "timestamps": timestamps,
-        "pronunciation_dictionary_locators": [
-            {"dictionary_id": locator.pronunciation_dictionary_id, "version_id": locator.version_id}
-            for locator in body.pronunciation_dictionary_locators or []
-        ],
+        "pronunciation_dictionary_locators": body.dictionary_locators(),
     }
     if body.apply_text_normalization is not None:
         fields["apply_text_normalization"] = body.apply_text_normalization
-    request = _native(TtsRequest, fields, {"speed": "voice_settings.speed"})
+    request = native_request(TtsRequest, fields, {"speed": "voice_settings.speed"})
     encoding = encodings.encoding(output_format)
     speech = await tts.stream(
         db,
@@ -117,11 +100,11 @@ async def _speak(
     return speech, encoding
 
 
-async def _whole(chunks: AsyncIterator[bytes]) -> bytes:
+async def whole(chunks: AsyncIterator[bytes]) -> bytes:
     return b"".join([chunk async for chunk in chunks])
 
 
-async def _once(data: bytes) -> AsyncIterator[bytes]:
+async def once(data: bytes) -> AsyncIterator[bytes]:
     yield data
 
 
@@ -140,7 +123,7 @@ async def convert(
     )
     chunks = speech.body()
     if encoding.container == "wav":
-        chunks = _once(finalize(encoding, await _whole(chunks)))
+        chunks = once(finalize(encoding, await whole(chunks)))
     return Speech(speech.job_id, speech.content_type, chunks)
 
 
@@ -172,7 +155,7 @@ async def convert_with_timestamps(
     speech, encoding = await _speak(
         db, settings, principal, voice_id, body, output_format, timestamps=True
     )
-    audio = finalize(encoding, await _whole(speech.body()))
+    audio = finalize(encoding, await whole(speech.body()))
     alignment = await _alignment(db, settings, speech.job_id, body.text)
     return ElevenLabsAudioWithTimestamps(
         audio_base64=base64.b64encode(audio).decode("ascii"),
@@ -298,7 +281,7 @@ async def transcribe(
     url = urls[0] if urls else None
     if file is not None:
         url = await kept_upload(db, settings, principal, file, param="file")
-    request = _native(
+    request = native_request(
         SttRequest,
         {
             "audio_url": url,
@@ -349,7 +332,7 @@ async def generate_sound(
     if body.duration_seconds is not None:
         # Whole seconds, the nearest (halves up), at least 1.
         seconds = max(1, math.floor(body.duration_seconds + 0.5))
-    request = _native(
+    request = native_request(
         SoundRequest,
         {"prompt": body.text, "duration_seconds": seconds},
         {"prompt": "text"},
@@ -363,7 +346,7 @@ async def isolate(
     db: Database, settings: Settings, principal: Principal, audio: UploadFile
 ) -> AudioFile:
     url = await kept_upload(db, settings, principal, audio, param="audio")
-    request = _native(IsolationRequest, {"audio_url": url, "format": "mp3"}, {})
+    request = native_request(IsolationRequest, {"audio_url": url, "format": "mp3"}, {})
     answer = await isolator.isolate(db, settings, principal, request)
     return await _file(db, settings, principal, shown_url(answer.vocals_url), CONTENT_TYPES["mp3"])
 
@@ -387,7 +370,7 @@ async def change_voice(
     await run_in_threadpool(check_voice)
     encoding = encodings.encoding(output_format)
     url = await kept_upload(db, settings, principal, audio, param="audio")
-    request = _native(
+    request = native_request(
         VoiceChangerRequest,
         {
             "audio_url": url,

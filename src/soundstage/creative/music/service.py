@@ -31,8 +31,15 @@ def price(duration_seconds: int) -> int:
 
 
 async def generate(
-    db: Database, settings: Settings, principal: Principal, body: MusicRequest
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    body: MusicRequest,
+    *,
+    encoding: str | None = None,
 ) -> MusicResponse:
+    """`encoding` (a name of media.encodings) makes the music in that encoding, at its exact
+    rate and bit rate, rather than `body.format` (for the compatible APIs)."""
     if body.voice_id is not None and body.instrumental:
         raise InvalidField("voice_id: only used with `instrumental: false`.", param="voice_id")
     # The prompt's own bounds (an explicit tempo) are checked before anything is reserved.
@@ -44,6 +51,7 @@ async def generate(
         seed=body.seed if body.seed is not None else secrets.randbelow(MAX_SEED + 1),
         singer=None if body.instrumental else await run_in_threadpool(_singer, db, body),
         soundfont=body.soundfont,
+        encoding=encoding,
     )
     job = await jobs.run(
         db, settings, principal, KIND, request, credits_needed=price(body.duration_seconds)

@@ -22,7 +22,8 @@ from soundstage.engines.tts.registry import get_engine
 from soundstage.jobs import handlers
 from soundstage.jobs.handlers import JobContext, JobOutcome
 from soundstage.jobs.payloads import JobRequest, MediaRef
-from soundstage.media.audio import EncodeFormat
+from soundstage.media import encodings
+from soundstage.media.audio import Audio, EncodeFormat, EncodingFileEncoder
 
 KIND = "music"
 MIDI_CONTENT_TYPE = "audio/midi"
@@ -47,6 +48,9 @@ class MusicJob(JobRequest):
     seed: int
     singer: SingerChoice | None = None
     soundfont: SoundfontName = DEFAULT_SOUNDFONT
+    # The output's encoding (a media.encodings name), for the compatible APIs' exact output
+    # formats; None: `format` as the native API makes it.
+    encoding: encodings.EncodingName | None = None
 
 
 class Description(BaseModel):
@@ -76,8 +80,7 @@ def generate_music(ctx: JobContext[MusicJob]) -> JobOutcome[MusicResult]:
         soundfont=request.soundfont,
     )
     ctx.progress(0.8, "encoding")
-    fmt = request.format
-    output, duration_ms = ctx.save_audio(piece.mix, f"music.{fmt}", fmt)
+    output, duration_ms = _save(ctx, piece.mix, "music")
     result = MusicResult(
         output_url=output,
         duration_ms=duration_ms,
@@ -88,8 +91,22 @@ def generate_music(ctx: JobContext[MusicJob]) -> JobOutcome[MusicResult]:
         license=MusicLicense.model_validate(music_license()),
     )
     if piece.vocals is not None:
-        result.vocals_url, _ = ctx.save_audio(piece.vocals, f"vocals.{fmt}", fmt)
+        result.vocals_url, _ = _save(ctx, piece.vocals, "vocals")
     return JobOutcome(result, credits_used=rates.for_duration(Operation.MUSIC, seconds * 1000))
+
+
+def _save(ctx: JobContext[MusicJob], audio: Audio, stem: str) -> tuple[MediaRef, int]:
+    """Store `audio` in the request's `encoding` (its exact rate and bit rate), else in its
+    `format`: its reference and duration."""
+    request = ctx.request
+    if request.encoding is None:
+        return ctx.save_audio(audio, f"{stem}.{request.format}", request.format)
+    named = encodings.encoding(request.encoding)
+    with EncodingFileEncoder(ctx.workdir / f"{stem}.{named.container}", named) as encoder:
+        encoder.write(audio)
+        written = encoder.close()
+    reference = ctx.save_file(encoder.path, written.content_type, written.duration_ms)
+    return reference, written.duration_ms
 
 
 def describe(piece: Piece, seed: int) -> Description:

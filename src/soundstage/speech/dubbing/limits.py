@@ -9,10 +9,12 @@ from typing import Final
 from soundstage.config import Settings
 from soundstage.media.input_limits import MediaTooLong, check_duration
 
-__all__ = ["OPERATION", "PARAM", "MediaTooLong", "check_length"]
+__all__ = ["AUTO", "OPERATION", "PARAM", "MediaTooLong", "check_length"]
 
 PARAM: Final = "media_url"
 OPERATION: Final = "a dub"
+# The source language the transcriber detects.
+AUTO: Final = "auto"
 
 
 def check_length(settings: Settings, duration_ms: int) -> None:

@@ -117,7 +117,7 @@ def transcribe(
     voice16: Audio,
     *,
     mixture: Callable[[], Audio],
-    language: str,
+    language: str | None,
     tier: Tier,
     settings: Settings,
     progress: Progress,
@@ -126,7 +126,8 @@ def transcribe(
     words with the premium tier). When Whisper hears no words in the isolated voice, the
     mixture is transcribed instead: isolation can leave a voice Whisper takes for silence
     (espeak-ng's Spanish, greedy decoding: no-speech probability 0.75), and the words' times
-    are the same in both. mixture() gives the mixture at 16 kHz mono, when needed."""
+    are the same in both. mixture() gives the mixture at 16 kHz mono, when needed. language
+    None: detected (the transcript's `language` says which)."""
     model = transcriber(settings, tier.beam_size)
     transcript = model.transcribe(
         voice16, language=language, word_timestamps=True, progress=progress

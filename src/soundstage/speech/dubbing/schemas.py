@@ -17,7 +17,11 @@ class DubbingRequest(RequestModel):
         "MOV, MKV, WebM. It is fetched and measured when the request is made.",
     )
     source_language: str = Field(
-        min_length=2, max_length=35, description="BCP-47 tag of the speech (`en`, `es-MX`)."
+        min_length=2,
+        max_length=35,
+        description="BCP-47 tag of the speech (`en`, `es-MX`), or `auto`: the transcriber "
+        "detects it from the start of the speech (the result's `source_language` says which; "
+        "the target language heard is 422 `unsupported_language_pair` when the job ends).",
     )
     target_language: str = Field(
         min_length=2,

@@ -4,6 +4,7 @@ reserve the credits and queue the job (jobs.inputs); list the supported pairs.""
 from __future__ import annotations
 
 from collections import Counter
+from typing import Final
 
 from sqlalchemy.orm import Session
 
@@ -22,21 +23,34 @@ from soundstage.engines.translators.registry import available_pairs, route
 from soundstage.jobs import inputs
 from soundstage.jobs.schemas import JobAccepted
 from soundstage.speech.dubbing import media
-from soundstage.speech.dubbing.limits import OPERATION, PARAM
+from soundstage.speech.dubbing.limits import AUTO, OPERATION, PARAM
 from soundstage.speech.dubbing.schemas import DubbingRequest, LanguagePairOut
 from soundstage.speech.dubbing.tasks import KIND, DubbingJob
 from soundstage.speech.dubbing.tiers import TIERS, estimated_completion_ms
 from soundstage.voices import service as voices
 
+# The dubbing job's kind, for the compatible APIs that read a dub back as its job.
+DUBBING_KIND: Final = KIND
+
 
 async def submit(
-    db: Database, settings: Settings, principal: Principal, body: DubbingRequest
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    body: DubbingRequest,
+    *,
+    name: str | None = None,
 ) -> JobAccepted:
-    return await inputs.in_fetch_thread(settings, _submit, db, settings, principal, body)
+    """`name` is kept with the job's request (a compatible API's name for the dub)."""
+    return await inputs.in_fetch_thread(settings, _submit, db, settings, principal, body, name)
 
 
 def _submit(
-    db: Database, settings: Settings, principal: Principal, body: DubbingRequest
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    body: DubbingRequest,
+    name: str | None = None,
 ) -> JobAccepted:
     source, target = _checked_pair(db, body)
 
@@ -52,6 +66,7 @@ def _submit(
             target_language=target,
             tier=body.tier,
             preserve_voice=body.preserve_voice,
+            name=name,
         )
         return inputs.Plan(
             request=request,
@@ -65,15 +80,10 @@ def _submit(
 
 
 def _checked_pair(db: Database, body: DubbingRequest) -> tuple[str, str]:
-    """The pair's primary subtags; 422 unsupported_language_pair naming the field at fault."""
+    """The pair's primary subtags (the source `auto` as it is: some pair must reach the
+    target); 422 unsupported_language_pair naming the field at fault."""
     target = language_code(body.target_language, param="target_language")
-    try:
-        source = bcp47_language(whisper_language(body.source_language))
-    except UnsupportedLanguage as exc:
-        raise UnsupportedLanguagePair(
-            f"Speech in {body.source_language!r} cannot be transcribed here.",
-            param="source_language",
-        ) from exc
+    source = AUTO if body.source_language.lower() == AUTO else _source(body.source_language)
     if source == target:
         raise UnsupportedLanguagePair(
             "The target language must differ from the source language.",
@@ -84,8 +94,23 @@ def _checked_pair(db: Database, body: DubbingRequest) -> tuple[str, str]:
             raise UnsupportedLanguagePair(
                 f"No voice speaks {body.target_language!r} here.", param="target_language"
             )
-    route(source, target)
+    if source != AUTO:
+        route(source, target)
+    elif not any(pair.target == target for pair in available_pairs()):
+        raise UnsupportedLanguagePair(
+            f"No language is dubbed into {body.target_language!r} here.",
+            param="target_language",
+        )
     return source, target
+
+
+def _source(tag: str) -> str:
+    try:
+        return bcp47_language(whisper_language(tag))
+    except UnsupportedLanguage as exc:
+        raise UnsupportedLanguagePair(
+            f"Speech in {tag!r} cannot be transcribed here.", param="source_language"
+        ) from exc
 
 
 def language_pairs(session: Session) -> list[LanguagePairOut]:

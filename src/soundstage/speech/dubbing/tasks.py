@@ -34,7 +34,7 @@ from soundstage.models import Voice
 from soundstage.speech.dubbing import media, pipeline
 from soundstage.speech.dubbing.casting import Candidate, Casting, SpeakerProfile, candidates
 from soundstage.speech.dubbing.fitting import Line
-from soundstage.speech.dubbing.limits import PARAM, check_length
+from soundstage.speech.dubbing.limits import AUTO, PARAM, check_length
 from soundstage.speech.dubbing.pipeline import Heard, Progress
 from soundstage.speech.dubbing.raw import BLOCK_FRAMES, RawAudio, RawWriter, mono_at, silent
 from soundstage.speech.dubbing.schemas import (
@@ -73,10 +73,13 @@ class DubbingJob(inputs.KeptInputs):
     its kept input."""
 
     media_url: str
+    # A primary subtag, or `auto`: the transcriber detects it.
     source_language: str
     target_language: str
     tier: TierName
     preserve_voice: bool
+    # A compatible API's name for the dub (ElevenLabs' `name`); the native API sets none.
+    name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,7 @@ class _Revoiced:
     where the dub put each, the speakers and their voices, the dub track."""
 
     heard: Heard
+    source_language: str
     pair: LanguagePair
     translations: list[str]
     profiles: list[SpeakerProfile]
@@ -178,17 +182,18 @@ def _revoice(
     """The isolated voice heard (transcribed, speakers found), translated, cast and said
     again in the target language, each line in its span."""
     request = ctx.request
-    source_language, target_language = request.source_language, request.target_language
+    target_language = request.target_language
     voice16 = mono_at(stems.voice, SAMPLE_RATE)
     with stages.stage("transcribing") as progress:
         transcript = pipeline.transcribe(
             voice16,
             mixture=lambda: mono_at(original, SAMPLE_RATE),
-            language=source_language,
+            language=None if request.source_language == AUTO else request.source_language,
             tier=TIERS[request.tier],
             settings=ctx.settings,
             progress=progress,
         )
+    source_language = _source_language(request, transcript.language)
     with stages.stage("diarizing") as progress:
         heard = pipeline.hear(transcript, voice16, progress)
     if not heard.utterances:
@@ -211,7 +216,20 @@ def _revoice(
             f"The {target_language} voices could say none of the translation.",
             param="target_language",
         )
-    return _Revoiced(heard, pair, translations, profiles, castings, placed, track)
+    return _Revoiced(heard, source_language, pair, translations, profiles, castings, placed, track)
+
+
+def _source_language(request: DubbingJob, heard: str) -> str:
+    """The source's language: the one asked for, or (`auto`) the one the transcriber
+    heard, which must then differ from the target (422 unsupported_language_pair)."""
+    if request.source_language != AUTO:
+        return request.source_language
+    if heard == request.target_language:
+        raise UnsupportedLanguagePair(
+            f"The speech was heard to be in {heard!r}, the target language already.",
+            param="source_language",
+        )
+    return heard
 
 
 def _result(
@@ -224,7 +242,7 @@ def _result(
         duration_ms=stored.duration_ms,
         source_transcript_url=stored.source_transcript_url,
         target_transcript_url=stored.target_transcript_url,
-        source_language=request.source_language,
+        source_language=done.source_language,
         target_language=request.target_language,
         tier=TIERS[request.tier].name,
         preserve_voice=request.preserve_voice,

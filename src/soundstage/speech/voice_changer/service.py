@@ -35,6 +35,7 @@ async def change_voice(
             format=body.format,
             remove_background_noise=body.remove_background_noise,
             language=language,
+            voice_id=voice.id,
             engine=voice.engine,
             engine_voice=voice.engine_voice,
             encoding=encoding,

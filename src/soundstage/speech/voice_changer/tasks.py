@@ -56,6 +56,8 @@ class VoiceChangerJob(JobRequest):
     format: EncodeFormat
     remove_background_noise: bool
     language: str
+    # The catalog voice asked for (the history's filter); `engine_voice` is what is spoken.
+    voice_id: str | None = None
     engine: str
     engine_voice: str
     # The output's encoding (a media.encodings name), for the compatible APIs' exact output

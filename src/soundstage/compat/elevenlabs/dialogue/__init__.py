@@ -1,0 +1,1 @@
+"""ElevenLabs text to dialogue, onto the native dialogue."""

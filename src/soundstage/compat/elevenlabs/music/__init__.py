@@ -1,0 +1,1 @@
+"""ElevenLabs' music composition (`/elevenlabs/v1/music`) on the native music generator."""

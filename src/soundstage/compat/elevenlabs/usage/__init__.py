@@ -1,0 +1,1 @@
+"""ElevenLabs' usage statistics (`/elevenlabs/v1/usage`) from the credits ledger."""
