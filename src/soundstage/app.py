@@ -73,6 +73,7 @@ from soundstage.ops import readiness
 from soundstage.pronunciation import endpoints as pronunciation_endpoints
 from soundstage.realtime.sending import SendTimeoutMiddleware
 from soundstage.realtime.slots import SlotPool
+from soundstage.speech.alignment import endpoints as alignment_endpoints
 from soundstage.speech.dubbing import endpoints as dubbing_endpoints
 from soundstage.speech.isolator import endpoints as isolator_endpoints
 from soundstage.speech.stt import endpoints as stt_endpoints
@@ -198,6 +199,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(dialogue_endpoints.router)
     app.include_router(stt_endpoints.router)
     app.include_router(stt_realtime_endpoints.router)
+    app.include_router(alignment_endpoints.router)
     app.include_router(isolator_endpoints.router)
     app.include_router(voice_changer_endpoints.router)
     app.include_router(daw_endpoints.router)

@@ -13,6 +13,7 @@ from soundstage.creative.music import tasks as music_tasks
 from soundstage.creative.sound import tasks as sound_tasks
 from soundstage.credits.billing import JobBilling
 from soundstage.jobs import events, wiring
+from soundstage.speech.alignment import tasks as alignment_tasks
 from soundstage.speech.dubbing import tasks as dubbing_tasks
 from soundstage.speech.isolator import tasks as isolator_tasks
 from soundstage.speech.stt import tasks as stt_tasks
@@ -30,6 +31,7 @@ REGISTRATIONS: tuple[Callable[[], None], ...] = (
     tts_tasks.register,
     dialogue_tasks.register,
     stt_tasks.register,
+    alignment_tasks.register,
     isolator_tasks.register,
     voice_changer_tasks.register,
     daw_tasks.register,

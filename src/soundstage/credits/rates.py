@@ -19,6 +19,7 @@ class Operation(StrEnum):
     MUSIC = "music"
     DAW = "daw"
     SOUND = "sound"
+    ALIGNMENT = "alignment"
 
 
 CREDITS_PER_CHARACTER: dict[Operation, int] = {Operation.TTS: 1}
@@ -33,6 +34,9 @@ CREDITS_PER_MINUTE: dict[Operation, int] = {
     Operation.DUBBING_PREMIUM: 3000,
     Operation.MUSIC: 750,
     Operation.DAW: 750,
+    # Not in the spec: priced like speech-to-text, which forced alignment runs over the whole
+    # audio before placing the transcript's words on what it heard.
+    Operation.ALIGNMENT: 250,
 }
 
 CREDITS_PER_GENERATION: dict[Operation, int] = {Operation.SOUND: 150}

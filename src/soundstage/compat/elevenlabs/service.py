@@ -19,7 +19,6 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from soundstage.compat.common import kept_upload, output_response
-from soundstage.compat.elevenlabs.alignment import WordSpan, character_times
 from soundstage.compat.elevenlabs.schemas import (
     ElevenLabsAudioWithTimestamps,
     ElevenLabsCharacterAlignment,
@@ -42,6 +41,7 @@ from soundstage.jobs import service as jobs
 from soundstage.jobs.payloads import shown_url
 from soundstage.media import encodings
 from soundstage.media.audio import CONTENT_TYPES, finalize
+from soundstage.speech.character_times import WordSpan, character_times
 from soundstage.speech.isolator import service as isolator
 from soundstage.speech.isolator.schemas import IsolationRequest
 from soundstage.speech.stt import service as stt
@@ -131,7 +131,7 @@ async def _alignment(
     db: Database, settings: Settings, job_id: str, text: str
 ) -> ElevenLabsCharacterAlignment:
     """Once a streamed job's audio has been relayed: wait for its words, and spread them
-    over the characters (compat.elevenlabs.alignment)."""
+    over the characters (speech.character_times)."""
     job = await jobs.wait(db, settings, job_id)
     job = await run_in_threadpool(jobs.raise_for_failure, db, job)
     result = job.result or {}

@@ -4,6 +4,7 @@ the recognizer's words matched to the text's, and the text's words placed on the
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Final
@@ -31,6 +32,9 @@ class TimedWord:
     word: str
     start_ms: int
     end_ms: int
+    # How sure the placing is, 0..1: the recognizer's confidence in the words it heard for
+    # this one, 0 for a word it did not hear (placed between its neighbours by length).
+    confidence: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,7 @@ class _Piece:
     word: int
     start_ms: int = 0
     end_ms: int = 0
+    probability: float = 0.0
 
 
 def align_words(
@@ -56,20 +61,28 @@ def align_words(
     clamped into the audio; starts never precede the end of the word before. A language the
     recognizer lacks is detected instead, at worst leaving every word interpolated.
     """
-    words = text.split()
-    if not words:
+    if not text.split():
         return []
     recognizer = transcriber or _recognizer_for(language)
     try:
         transcript = recognizer.transcribe(audio, language=language, word_timestamps=True)
     except UnsupportedLanguage:
         transcript = recognizer.transcribe(audio, language=None, word_timestamps=True)
-    spans = _matched_spans(words, transcript.words)
-    recognized = transcript.words
-    first_ms = recognized[0].start_ms if recognized else 0
-    last_ms = recognized[-1].end_ms if recognized else audio.duration_ms
+    return place_words(text, transcript.words, audio.duration_ms)
+
+
+def place_words(text: str, recognized: Sequence[Word], duration_ms: int) -> list[TimedWord]:
+    """Every whitespace-separated word of `text`, in order, placed on the times of the
+    recognized words it matches (see align_words), with its confidence."""
+    words = text.split()
+    if not words:
+        return []
+    heard = tuple(recognized)
+    spans, confidences = _matched_spans(words, heard)
+    first_ms = heard[0].start_ms if heard else 0
+    last_ms = heard[-1].end_ms if heard else duration_ms
     _interpolate(words, spans, first_ms, last_ms)
-    return _timed(words, spans, audio.duration_ms)
+    return _timed(words, spans, confidences, duration_ms)
 
 
 def _recognizer_for(language: str | None) -> Transcriber:
@@ -102,21 +115,27 @@ def _recognized_pieces(words: tuple[Word, ...]) -> list[_Piece]:
             start = word.start_ms + (word.end_ms - word.start_ms) * done // total
             done += len(key)
             end = word.start_ms + (word.end_ms - word.start_ms) * done // total
-            pieces.append(_Piece(key, index, start, end))
+            pieces.append(_Piece(key, index, start, end, word.probability))
     return pieces
 
 
-def _matched_spans(words: list[str], recognized: tuple[Word, ...]) -> list[tuple[int, int] | None]:
-    """For each text word, the span of its pieces that matched recognized ones, or None."""
+def _matched_spans(
+    words: list[str], recognized: tuple[Word, ...]
+) -> tuple[list[tuple[int, int] | None], list[float]]:
+    """For each text word, the span of its pieces that matched recognized ones (or None),
+    and its confidence: the recognizer's in the pieces matched, weighted by their length,
+    over all the word's pieces (a word half heard is half as sure)."""
     text_pieces = [_Piece(key, index) for index, word in enumerate(words) for key in _pieces(word)]
     heard = _recognized_pieces(recognized)
     matcher = SequenceMatcher(
         None, [piece.key for piece in text_pieces], [piece.key for piece in heard], autojunk=False
     )
     spans: list[tuple[int, int] | None] = [None] * len(words)
+    sure = [0.0] * len(words)
     for block in matcher.get_matching_blocks():
         for offset in range(block.size):
-            index = text_pieces[block.a + offset].word
+            text_piece = text_pieces[block.a + offset]
+            index = text_piece.word
             piece = heard[block.b + offset]
             span = spans[index]
             spans[index] = (
@@ -124,7 +143,10 @@ def _matched_spans(words: list[str], recognized: tuple[Word, ...]) -> list[tuple
                 if span is None
                 else (min(span[0], piece.start_ms), max(span[1], piece.end_ms))
             )
-    return spans
+            sure[index] += piece.probability * len(text_piece.key)
+    lengths = [sum(len(key) for key in _pieces(word)) for word in words]
+    confidences = [min(1.0, sure[i] / lengths[i]) if lengths[i] else 0.0 for i in range(len(words))]
+    return spans, confidences
 
 
 def _interpolate(
@@ -156,14 +178,17 @@ def _interpolate(
 
 
 def _timed(
-    words: list[str], spans: list[tuple[int, int] | None], duration_ms: int
+    words: list[str],
+    spans: list[tuple[int, int] | None],
+    confidences: list[float],
+    duration_ms: int,
 ) -> list[TimedWord]:
     timed: list[TimedWord] = []
     cursor = 0
-    for word, span in zip(words, spans, strict=True):
+    for word, span, confidence in zip(words, spans, confidences, strict=True):
         start, end = span or (cursor, cursor)
         start = min(max(start, cursor, 0), duration_ms)
         end = min(max(end, start), duration_ms)
-        timed.append(TimedWord(word, start, end))
+        timed.append(TimedWord(word, start, end, round(confidence, 3)))
         cursor = end
     return timed

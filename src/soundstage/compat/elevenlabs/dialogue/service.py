@@ -9,7 +9,6 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
-from soundstage.compat.elevenlabs.alignment import WordSpan, character_times
 from soundstage.compat.elevenlabs.dialogue.schemas import (
     ElevenLabsDialogueBody,
     ElevenLabsDialogueWithTimestamps,
@@ -24,6 +23,7 @@ from soundstage.core.principal import Principal
 from soundstage.jobs import service as jobs
 from soundstage.media import encodings
 from soundstage.media.audio import finalize
+from soundstage.speech.character_times import WordSpan, character_times
 from soundstage.speech.tts import service as tts
 from soundstage.speech.tts.schemas import DialogueRequest, DialogueResult
 
@@ -77,7 +77,7 @@ async def convert(
 def _timed(
     body: ElevenLabsDialogueBody, result: DialogueResult
 ) -> ElevenLabsDialogueWithTimestamps:
-    """Every input's characters on the times of its words (compat.elevenlabs.alignment), the
+    """Every input's characters on the times of its words (speech.character_times), the
     inputs one after the other, and each input's segment."""
     characters: list[str] = []
     starts: list[float] = []

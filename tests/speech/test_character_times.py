@@ -3,7 +3,7 @@ a word's letters share its span, the spaces and punctuation between words share 
 
 from __future__ import annotations
 
-from soundstage.compat.elevenlabs.alignment import WordSpan, character_times
+from soundstage.speech.character_times import WordSpan, character_times
 
 
 def test_letters_share_their_word_and_the_rest_fills_the_gaps() -> None:

@@ -1,6 +1,6 @@
-"""Per-character times, ElevenLabs' `alignment`, derived from the word times the native TTS
-job aligns (`timestamps: true`: every whitespace-separated word of the text with its start
-and end).
+"""Per-character times derived from word times: ElevenLabs' `alignment` of the TTS job's
+words (`timestamps: true`: every whitespace-separated word of the text with its start and
+end), and the `characters` of forced alignment.
 
 How (documented in the README): a word's letters and digits share the word's span equally,
 in order; everything between two words' letters (the punctuation that ends one, the spaces,

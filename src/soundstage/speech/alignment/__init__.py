@@ -1,0 +1,1 @@
+"""Forced alignment: a known transcript placed on the audio that speaks it."""
