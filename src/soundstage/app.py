@@ -27,6 +27,9 @@ from soundstage.compat.elevenlabs import endpoints as elevenlabs_endpoints
 from soundstage.compat.elevenlabs import errors as elevenlabs_errors
 from soundstage.compat.elevenlabs.dialogue import endpoints as elevenlabs_dialogue_endpoints
 from soundstage.compat.elevenlabs.dubbing import endpoints as elevenlabs_dubbing_endpoints
+from soundstage.compat.elevenlabs.forced_alignment import (
+    endpoints as elevenlabs_forced_alignment_endpoints,
+)
 from soundstage.compat.elevenlabs.history import endpoints as elevenlabs_history_endpoints
 from soundstage.compat.elevenlabs.music import endpoints as elevenlabs_music_endpoints
 from soundstage.compat.elevenlabs.pronunciation import (
@@ -128,6 +131,7 @@ UPLOAD_PATHS = (
     # The path the elevenlabs SDK (2.78) calls for speech_to_speech.convert.
     ELEVENLABS_PREFIX + "/v1/voice-changer/",
     elevenlabs_dubbing_endpoints.router.prefix,
+    elevenlabs_forced_alignment_endpoints.router.prefix,
 )
 
 
@@ -217,6 +221,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(openai_endpoints.router)
     app.include_router(elevenlabs_endpoints.router)
     app.include_router(elevenlabs_dialogue_endpoints.router)
+    app.include_router(elevenlabs_forced_alignment_endpoints.router)
     app.include_router(elevenlabs_history_endpoints.router)
     app.include_router(elevenlabs_pronunciation_endpoints.router)
     app.include_router(elevenlabs_dubbing_endpoints.router)

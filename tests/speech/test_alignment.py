@@ -17,7 +17,7 @@ from tests.support.api import assert_error
 from tests.support.audio import audio_bytes, wav_bytes
 from tests.support.audio_fixtures import Clip, librivox_clips
 from tests.support.factories import Customer, create_customer
-from tests.support.realtime_audio import timing_offsets
+from tests.support.realtime_audio import first_piece, timing_offsets
 from tests.support.servers import FileServer
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker", "local_media")]
@@ -57,7 +57,8 @@ def test_a_reading_is_placed_on_its_recording(
     # Every word of the text as written, in order, on the reference's times: word starts
     # within 100 ms of the clip's offline forced alignment.
     assert [word["word"] for word in words] == clip.text.split()
-    starts = [(word["word"], word["start_ms"], word["start_ms"]) for word in words]
+    # Starts only: a hyphenated word's first piece ("ill" of "ill-disposed") is compared.
+    starts = [(first_piece(w["word"]), w["start_ms"], w["start_ms"]) for w in words]
     reference = [(word.word, word.start_ms, word.start_ms) for word in clip.words]
     offsets = timing_offsets(starts, reference)
     assert len(offsets) >= 1.6 * len(clip.words)

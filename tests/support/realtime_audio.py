@@ -88,6 +88,11 @@ def timing_offsets(
     return offsets
 
 
+def first_piece(word: str) -> str:
+    """A word's first piece ("ill" of "ill-disposed"): where the word starts."""
+    return word.split("-")[0]
+
+
 def final_words(finals: list[dict[str, Any]]) -> list[tuple[str, int, int]]:
     return [(w["word"], w["start_ms"], w["end_ms"]) for f in finals for w in f["words"]]
 

@@ -1,0 +1,1 @@
+"""ElevenLabs forced alignment, onto the native one."""
