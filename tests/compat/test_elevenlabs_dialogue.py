@@ -165,3 +165,23 @@ def test_errors_are_answered_as_elevenlabs_does(live_url: str, db: Database) -> 
         )
     assert caught.value.status_code == 402
     assert balance(live_url, customer) == 1_000
+
+
+def test_stream_with_timestamps_ends_with_the_alignment(live_url: str, rich: Customer) -> None:
+    client = sdk(live_url, rich.sandbox_key)
+    lines = [("voice_kal", "One two three."), ("voice_sarah", "Four five six.")]
+    chunks = list(
+        client.text_to_dialogue.stream_with_timestamps(
+            inputs=inputs(lines), output_format="pcm_16000", request_options=ONCE
+        )
+    )
+    audio = b"".join(base64.b64decode(chunk.audio_base_64) for chunk in chunks)
+    seconds = decode_output(audio, "pcm_16000").seconds
+    assert seconds > 1.0
+    *pieces, last = chunks
+    assert all(piece.alignment is None and piece.voice_segments == [] for piece in pieces)
+    assert last.audio_base_64 == ""
+    assert last.alignment is not None
+    assert "".join(last.alignment.characters) == "One two three.Four five six."
+    assert last.alignment.character_end_times_seconds[-1] <= seconds + 0.05
+    assert [s.dialogue_input_index for s in last.voice_segments] == [0, 1]

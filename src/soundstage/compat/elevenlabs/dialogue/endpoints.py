@@ -1,5 +1,6 @@
-"""ElevenLabs' text to dialogue: POST /elevenlabs/v1/text-to-dialogue, its `/stream` and
-`/with-timestamps`, onto the native dialogue (POST /api/v1/speech/dialogue)."""
+"""ElevenLabs' text to dialogue: POST /elevenlabs/v1/text-to-dialogue, `/stream`,
+`/with-timestamps` and `/stream/with-timestamps`, onto the native dialogue
+(POST /api/v1/speech/dialogue)."""
 
 from __future__ import annotations
 
@@ -74,6 +75,26 @@ async def text_to_dialogue_stream(
 ) -> StreamingResponse:
     """The dialogue streamed as it is synthesized (chunked), turn by turn."""
     return _response(await service.convert(db, settings, principal, body, output_format))
+
+
+@router.post(
+    "/stream/with-timestamps",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"application/x-ndjson": {}}}, **errors(402, 404, 409, 504)},
+)
+async def text_to_dialogue_stream_with_timestamps(
+    body: ElevenLabsDialogueBody,
+    db: DatabaseDep,
+    settings: SettingsDep,
+    principal: PrincipalDep,
+    output_format: StreamFormatQuery = DEFAULT_FORMAT,
+    enable_logging: EnableLogging = None,
+) -> StreamingResponse:
+    """One JSON object a line, `{audio_base64, alignment, normalized_alignment,
+    voice_segments}`: the audio as it is made (alignment null, no segments), then a last line
+    with empty audio, the alignment of every input's characters and the voice segments."""
+    speech = await service.stream_with_timestamps(db, settings, principal, body, output_format)
+    return _response(speech)
 
 
 @router.post(

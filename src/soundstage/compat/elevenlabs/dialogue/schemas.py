@@ -68,3 +68,13 @@ class ElevenLabsDialogueWithTimestamps(BaseModel):
     voice_segments: list[ElevenLabsVoiceSegment] = Field(
         description="Each input: its voice, when it is spoken, its characters."
     )
+
+
+class ElevenLabsDialogueChunk(BaseModel):
+    """A line of `/stream/with-timestamps`: audio as it is made (no alignment, no segments),
+    then a last line with no audio, the alignment and the voice segments of the whole."""
+
+    audio_base64: str
+    alignment: ElevenLabsCharacterAlignment | None
+    normalized_alignment: ElevenLabsCharacterAlignment | None
+    voice_segments: list[ElevenLabsVoiceSegment]

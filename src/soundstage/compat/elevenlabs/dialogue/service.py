@@ -5,12 +5,15 @@ the native job in the exact `output_format` encoding, WAV sent whole with its si
 from __future__ import annotations
 
 import base64
+import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
 from soundstage.compat.elevenlabs.dialogue.schemas import (
     ElevenLabsDialogueBody,
+    ElevenLabsDialogueChunk,
     ElevenLabsDialogueWithTimestamps,
     ElevenLabsVoiceSegment,
 )
@@ -118,6 +121,15 @@ def _timed(
     )
 
 
+async def _timed_result(
+    db: Database, settings: Settings, body: ElevenLabsDialogueBody, job_id: str
+) -> ElevenLabsDialogueWithTimestamps:
+    """Once the job's audio has been relayed: wait for its words, and time the characters."""
+    job = await jobs.wait(db, settings, job_id)
+    job = await run_in_threadpool(jobs.raise_for_failure, db, job)
+    return _timed(body, DialogueResult.model_validate(job.result or {}))
+
+
 async def convert_with_timestamps(
     db: Database,
     settings: Settings,
@@ -128,8 +140,46 @@ async def convert_with_timestamps(
     """The audio (base64), when each character is spoken and where each input's voice is."""
     speech, encoding = await _speak(db, settings, principal, body, output_format, timestamps=True)
     audio = finalize(encoding, await whole(speech.body()))
-    job = await jobs.wait(db, settings, speech.job_id)
-    job = await run_in_threadpool(jobs.raise_for_failure, db, job)
-    answer = _timed(body, DialogueResult.model_validate(job.result or {}))
+    answer = await _timed_result(db, settings, body, speech.job_id)
     answer.audio_base64 = base64.b64encode(audio).decode("ascii")
     return answer
+
+
+def _line(chunk: ElevenLabsDialogueChunk) -> bytes:
+    return json.dumps(chunk.model_dump(), separators=(",", ":")).encode() + b"\n"
+
+
+async def stream_with_timestamps(
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    body: ElevenLabsDialogueBody,
+    output_format: str,
+) -> Speech:
+    """One JSON object a line: each piece of audio as it is made (no alignment, no
+    segments), then, once the words are aligned, a last line with no audio, the alignment
+    and the voice segments of the whole dialogue."""
+    speech, _encoding = await _speak(db, settings, principal, body, output_format, timestamps=True)
+
+    async def lines() -> AsyncIterator[bytes]:
+        async for audio in speech.body():
+            encoded = base64.b64encode(audio).decode("ascii")
+            yield _line(
+                ElevenLabsDialogueChunk(
+                    audio_base64=encoded,
+                    alignment=None,
+                    normalized_alignment=None,
+                    voice_segments=[],
+                )
+            )
+        timed = await _timed_result(db, settings, body, speech.job_id)
+        yield _line(
+            ElevenLabsDialogueChunk(
+                audio_base64="",
+                alignment=timed.alignment,
+                normalized_alignment=timed.normalized_alignment,
+                voice_segments=timed.voice_segments,
+            )
+        )
+
+    return Speech(speech.job_id, "application/x-ndjson", lines())
