@@ -267,3 +267,15 @@ def test_a_streamed_dialogue_is_the_stored_one(
     characters = sum(len(turn["text"]) for turn in inputs)
     assert job["credits_used"] == characters
     assert balance_of(client, rich) == 20_000 - characters
+
+
+def test_a_retried_dialogue_is_made_and_charged_once(client: TestClient, rich: Customer) -> None:
+    headers = {**rich.auth(), "Idempotency-Key": "dialogue-1"}
+    body = {"inputs": [{"voice_id": "voice_kal", "text": "Once."}] * 2}
+    first = client.post(DIALOGUE, headers=headers, json=body)
+    again = client.post(DIALOGUE, headers=headers, json=body)
+    assert first.status_code == again.status_code == 200, first.text
+    assert again.json()["job_id"] == first.json()["job_id"]
+    assert balance_of(client, rich) == 20_000 - 10
+    other = client.post(DIALOGUE, headers=headers, json={**body, "pause_ms": 100})
+    assert_error(other, 422, "idempotency_key_reused")
