@@ -7,8 +7,11 @@ test nothing new."""
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +19,11 @@ from soundstage.config import Settings
 from soundstage.voices.service import CatalogCounts
 from tests.support.processes import serve
 from tests.support.tls import Certificate
+
+# The JavaScript SDKs' scripts and their npm lock (CONTRIBUTING.md, "Running").
+JS = Path(__file__).parent / "js"
+# What the installed node_modules was made from: `npm ci` runs again when either file changes.
+STAMP = JS / "node_modules" / ".soundstage-installed"
 
 
 @pytest.fixture(scope="module")
@@ -37,3 +45,30 @@ def live_tls_url(
     """As `live_url`, served over TLS with the session's test `certificate` (https://, wss://):
     the vendors' realtime SDKs open wss:// only."""
     yield from serve(settings, certificate)
+
+
+def _lock_digest() -> str:
+    return hashlib.sha256(
+        (JS / "package.json").read_bytes() + (JS / "package-lock.json").read_bytes()
+    ).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def node_modules() -> Path:
+    """The SDKs installed by `npm ci` from the committed lock, once per lock (a file lock
+    keeps two test processes from installing at once). No npm is a failure: `make install`
+    installs Node."""
+    with (JS / ".install.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        digest = _lock_digest()
+        if not STAMP.is_file() or STAMP.read_text() != digest:
+            installed = subprocess.run(
+                ["npm", "ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"],
+                cwd=JS,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            assert installed.returncode == 0, installed.stdout + installed.stderr
+            STAMP.write_text(digest)
+    return JS / "node_modules"

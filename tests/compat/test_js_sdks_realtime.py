@@ -5,8 +5,6 @@ script sending real speech and printing what it received as JSON."""
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import json
 import os
 import subprocess
@@ -25,36 +23,7 @@ from tests.support.tls import Certificate
 pytestmark = pytest.mark.slow
 
 JS = Path(__file__).parent / "js"
-# What the installed node_modules was made from: `npm ci` runs again when either file changes.
-STAMP = JS / "node_modules" / ".soundstage-installed"
 COMPLETED = "conversation.item.input_audio_transcription.completed"
-
-
-def _lock_digest() -> str:
-    return hashlib.sha256(
-        (JS / "package.json").read_bytes() + (JS / "package-lock.json").read_bytes()
-    ).hexdigest()
-
-
-@pytest.fixture(scope="module")
-def node_modules() -> Path:
-    """The SDKs installed by `npm ci` from the committed lock, once per lock (a file lock
-    keeps two test processes from installing at once). No npm is a failure: `make install`
-    installs Node."""
-    with (JS / ".install.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        digest = _lock_digest()
-        if not STAMP.is_file() or STAMP.read_text() != digest:
-            installed = subprocess.run(
-                ["npm", "ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"],
-                cwd=JS,
-                capture_output=True,
-                text=True,
-                timeout=600,
-            )
-            assert installed.returncode == 0, installed.stdout + installed.stderr
-            STAMP.write_text(digest)
-    return JS / "node_modules"
 
 
 @pytest.fixture
