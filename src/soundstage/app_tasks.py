@@ -17,7 +17,6 @@ from soundstage.speech.alignment import tasks as alignment_tasks
 from soundstage.speech.dubbing import tasks as dubbing_tasks
 from soundstage.speech.isolator import tasks as isolator_tasks
 from soundstage.speech.stt import tasks as stt_tasks
-from soundstage.speech.tts import dialogue as dialogue_tasks
 from soundstage.speech.tts import tasks as tts_tasks
 from soundstage.speech.voice_changer import tasks as voice_changer_tasks
 from soundstage.storage.job_media import JobMedia
@@ -29,7 +28,6 @@ from soundstage.workforce.talent import tasks as talent_tasks
 # background tasks (jobs.tasks.declare); a deployment adds its own with `jobs.plugins`.
 REGISTRATIONS: tuple[Callable[[], None], ...] = (
     tts_tasks.register,
-    dialogue_tasks.register,
     stt_tasks.register,
     alignment_tasks.register,
     isolator_tasks.register,

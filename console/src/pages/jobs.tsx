@@ -40,7 +40,7 @@ export interface Job {
 
 export const STATUSES: JobStatus[] = ["queued", "processing", "completed", "failed", "cancelled"];
 /** The kinds of job the service runs (the `kind` filter of GET /api/v1/jobs). */
-export const KINDS = ["tts", "tts_realtime", "stt", "stt_realtime", "voice_changer", "isolation", "dubbing", "sound", "music", "daw"];
+export const KINDS = ["tts", "tts_realtime", "dialogue", "stt", "stt_realtime", "alignment", "voice_changer", "isolation", "dubbing", "sound", "music", "daw"];
 const TERMINAL: JobStatus[] = ["completed", "failed", "cancelled"];
 const CANCELLABLE: JobStatus[] = ["queued", "processing"];
 const POLL_MS = 1000;

@@ -31,7 +31,7 @@ from soundstage.speech.tts.schemas import (
     DialogueTurnTime,
     DialogueWord,
 )
-from soundstage.speech.tts.tasks import (
+from soundstage.speech.tts.speaking import (
     CONTENT_NAMES,
     DictionaryRule,
     Reading,
@@ -225,5 +225,5 @@ def synthesize_dialogue(ctx: JobContext[DialogueJob]) -> JobOutcome[DialogueResu
 
 
 def register() -> None:
-    """Declare the dialogue job kind (called by the composition root, soundstage.app_tasks)."""
+    """Declare the dialogue job kind (called by this feature's tasks.register)."""
     handlers.declare(KIND, synthesize_dialogue, request=DialogueJob, result=DialogueResult)

@@ -55,7 +55,8 @@ from soundstage.speech.tts.realtime_messages import (
     WordTiming,
 )
 from soundstage.speech.tts.segments import DEFAULT_CHUNK_LENGTH_SCHEDULE, Cut, Segmenter
-from soundstage.speech.tts.tasks import REALTIME_KIND, Reading
+from soundstage.speech.tts.speaking import Reading
+from soundstage.speech.tts.tasks import REALTIME_KIND
 
 # What a session's single-use tokens are minted for (realtime.gate), whatever its dialect.
 PURPOSE: Final = "tts"
