@@ -196,6 +196,17 @@ def test_a_dialogue_is_one_job_with_its_turns_in_the_result(
             "invalid_ssml",
             "inputs[1].text",
         ),
+        (
+            {
+                "inputs": [
+                    {"voice_id": "voice_kal", "text": "Hello."},
+                    {"voice_id": "voice_kal", "text": "..."},
+                ]
+            },
+            422,
+            "synthesis_failed",
+            "inputs[1].text",
+        ),
     ],
 )
 def test_bounds_and_bad_turns_are_named(

@@ -15,6 +15,7 @@ from typing import Final, Literal
 from pydantic import BaseModel
 
 from soundstage.engines import dsp
+from soundstage.engines.errors import SynthesisFailed
 from soundstage.engines.tts.frontend import reading as frontend
 from soundstage.engines.tts.frontend.script import Script
 from soundstage.engines.tts.registry import get_engine
@@ -103,6 +104,10 @@ def _prepared(request: DialogueJob) -> list[_Turn]:
             rules=rules,
         )
         pieces = scripted.pieces(script, turn.text)
+        if not pieces:  # refused at submission; a job stored before is refused here
+            raise SynthesisFailed(
+                "The turn contains nothing to say.", param=f"inputs[{index}].text"
+            )
         # Cut the engine's silence around the turn; the pause after it is the request's.
         pieces[0] = replace(pieces[0], exact_before=True)
         last = pieces[-1]

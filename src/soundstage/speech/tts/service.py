@@ -15,6 +15,7 @@ from soundstage.core.errors import AppError, InvalidField
 from soundstage.core.principal import Principal
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
+from soundstage.engines.errors import SynthesisFailed
 from soundstage.engines.tts.frontend import reading
 from soundstage.engines.tts.frontend.script import Rule
 from soundstage.jobs import service as jobs
@@ -22,7 +23,7 @@ from soundstage.jobs.streams import Relay
 from soundstage.media import encodings
 from soundstage.media.audio import CONTENT_TYPES
 from soundstage.pronunciation import service as pronunciation
-from soundstage.speech.tts import dialogue
+from soundstage.speech.tts import dialogue, scripted
 from soundstage.speech.tts.dialogue import DialogueJob
 from soundstage.speech.tts.schemas import (
     MAX_TEXT_CHARACTERS,
@@ -230,7 +231,7 @@ async def _dialogue_request(
         characters = 0
         for index, turn in enumerate(body.inputs):
             try:
-                reading.script(
+                script = reading.script(
                     turn.text,
                     engines[turn.voice_id]["language"] or "en",
                     normalization=body.apply_text_normalization,
@@ -240,6 +241,11 @@ async def _dialogue_request(
                 if exc.param in (None, "text"):
                     exc.param = f"{param}[{index}].text"
                 raise
+            if not scripted.pieces(script, turn.text):
+                raise SynthesisFailed(
+                    f"{param}[{index}].text: there is nothing to say in it.",
+                    param=f"{param}[{index}].text",
+                )
             characters += reading.billed_characters(turn.text, rules)
         if characters > MAX_TEXT_CHARACTERS:
             raise InvalidField(
