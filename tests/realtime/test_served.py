@@ -115,6 +115,9 @@ def test_a_client_that_stops_reading_frees_its_slot_and_is_charged(
     ws_url: str, db: Database
 ) -> None:
     holder, other = create_customer(db, 5_000), create_customer(db, 5_000)
+    # The slot is free first: the test before may have left it decoding its dropped session's
+    # final (seconds on a loaded machine), and a stalled client would never read its 4503.
+    asyncio.run(open_when_free(ws_url, create_customer(db, 1_000), within=60))
     # The client's window stays small: the server's audio fills the buffers between them.
     stalled = RawClient(ws_url, holder.auth(), receive_buffer=4096)
     try:
