@@ -20,7 +20,7 @@ APT_PACKAGES := gcc python3-dev redis-server openssl curl jq espeak-ng festival 
 CONSOLE_SOURCES := $(shell find console/src -type f) console/index.html console/package.json \
 	console/package-lock.json console/vite.config.ts console/tsconfig.json
 
-.PHONY: install serve test test-fast lint format clean
+.PHONY: install serve test test-fast docs lint format clean
 
 install: $(STAMPS)/python $(STAMPS)/console
 
@@ -54,6 +54,7 @@ serve: install
 	$(BIN)/soundstage catalog load-demo
 	@$(BIN)/soundstage demo
 	@echo "web console: http://$(HOST):$(PORT)/console/ (sign in with that key)"
+	@echo "documentation: http://$(HOST):$(PORT)/guide/ once built (make docs), API reference at /docs"
 	$(BIN)/soundstage serve --host $(HOST) --port $(PORT)
 
 # The voice-agent frameworks' virtualenvs (tests/frameworks) are made beside the linters, which
@@ -61,21 +62,31 @@ serve: install
 test: install
 	$(BIN)/python -m tests.support.framework_venvs tests/frameworks/*/requirements.txt \
 		> $(STAMPS)/framework-venvs.log 2>&1 & venvs=$$!; \
-	$(BIN)/ruff check src tests bench && \
-	$(BIN)/ruff format --check src tests bench && \
+	$(BIN)/ruff check src tests bench scripts && \
+	$(BIN)/ruff format --check src tests bench scripts && \
 	$(BIN)/lint-imports && \
 	$(BIN)/mypy; linted=$$?; \
 	wait $$venvs || { cat $(STAMPS)/framework-venvs.log; exit 1; }; \
 	exit $$linted
 	$(BIN)/pytest -n $(TEST_PROCESSES) --dist loadfile --durations=25
+	$(MAKE) --no-print-directory docs
 
 format: install
-	$(BIN)/ruff format src tests bench
-	$(BIN)/ruff check --fix src tests bench
+	$(BIN)/ruff format src tests bench scripts
+	$(BIN)/ruff check --fix src tests bench scripts
+
+# The documentation site into build/site, strict (a broken link or anchor fails). Its screenshots
+# are the console's browser tests' (build/screenshots): made first when a checkout has none.
+SCREENSHOTS := $(addprefix build/screenshots/,overview.png playground-tts.png studio-detail.png jobs.png)
+$(SCREENSHOTS) &:
+	$(BIN)/pytest -q -p no:cacheprovider tests/console/test_overview.py \
+		tests/console/test_playground.py tests/console/test_studios.py tests/console/test_jobs.py
+docs: install $(SCREENSHOTS)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 # The inner loop: lint, then the suite without the `slow` (model) tests, in parallel.
 test-fast: install
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench scripts
 	$(BIN)/pytest -n $(TEST_PROCESSES) --dist loadfile -m "not slow"
 
 clean:

@@ -17,8 +17,8 @@ physical core or its caches); the service's ratio is also printed as a share of 
 
 Each worker process runs its engines on one thread (faster-whisper's and Piper's
 `cpu_threads` settings, BLAS through OMP_NUM_THREADS), as a node sized one worker per core
-is configured (README, "Sizing workers"): otherwise one worker would already use both cores
-and the second node could only share them.
+is configured (docs/scaling-out.md, "Sizing workers"): otherwise one worker would already
+use both cores and the second node could only share them.
 
 Needs PostgreSQL and Redis (and, for `s3`, the RGW that scripts/ensure-services.sh starts):
 

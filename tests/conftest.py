@@ -147,6 +147,9 @@ def settings(
             requeue_after_seconds=5,
             worker_processes=2,
             plugins=["tests.support.jobs_plugin"],
+            # Workers start by the dozen here: each model loads on the first job needing it
+            # (tests/jobs/test_preload.py starts a worker that preloads).
+            preload_models=False,
         ),
     )
     upgrade_database(settings)

@@ -20,6 +20,7 @@ from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.voices.service import CatalogCounts
 from tests.support.factories import create_customer
+from tests.support.memory import mark, peak_growth_kib
 from tests.support.processes import GENEROUS_LIMITS, free_port, settings_env, wait_for_port
 
 pytestmark = pytest.mark.services
@@ -44,13 +45,6 @@ def serving(env: dict[str, str]) -> Iterator[tuple[subprocess.Popen[bytes], str]
         if server.poll() is None:
             server.send_signal(signal.SIGTERM)
             server.wait(30)
-
-
-def memory(pid: int, field: str) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) * 1024
-    raise KeyError(field)
 
 
 def write_wav(path: Path, size: int) -> None:
@@ -97,10 +91,9 @@ def test_a_100_mb_upload_with_a_key_is_spooled_not_held(
         write_wav(small, 64 * 1024)
         assert upload("warm-up", small).status_code == 200  # imports, connections
 
-        Path(f"/proc/{server.pid}/clear_refs").write_text("5")  # reset the peak RSS
-        before = memory(server.pid, "VmRSS")
+        since = mark(server.pid)
         first = upload("big", wav)
-        growth = memory(server.pid, "VmHWM") - before
+        growth = peak_growth_kib(since) * 1024
         assert first.status_code == 200, first.text
         assert first.json()["size_bytes"] == 100 * 1000 * 1000
         assert growth < UPLOAD_RSS_BOUND, f"peak RSS grew {growth / MIB:.0f} MiB"

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import re
 from pathlib import Path
+from typing import TypeGuard
 
 from fastapi import APIRouter, FastAPI, WebSocket
 from fastapi.routing import APIRoute, APIWebSocketRoute, iter_route_contexts
-from starlette.routing import WebSocketRoute
+from starlette.routing import BaseRoute, Route, WebSocketRoute
+from starlette.types import Receive, Scope, Send
 
 import soundstage
 from tests.support.processes import REPO_ROOT
@@ -39,14 +42,21 @@ def table() -> dict[str, str]:
 
 def served(app: FastAPI) -> dict[str, str]:
     """Path -> the module (below `soundstage`) whose endpoint serves it: the API's routes and
-    WebSockets (not the documentation pages, plain Starlette `Route`s)."""
+    WebSockets, and a protocol's transport that is an ASGI app of its own (/mcp); not the
+    documentation pages (plain Starlette `Route`s of functions)."""
     found: dict[str, str] = {}
     for context in iter_route_contexts(app.routes):
         route = context.original_route
-        if isinstance(route, APIRoute | APIWebSocketRoute | WebSocketRoute):
+        if isinstance(route, APIRoute | APIWebSocketRoute | WebSocketRoute) or serves_an_app(route):
             module = route.endpoint.__module__.removeprefix("soundstage.")
             found[context.path or route.path] = module.removesuffix(".endpoints")
     return found
+
+
+def serves_an_app(route: BaseRoute) -> TypeGuard[Route]:
+    """A plain route whose endpoint is an ASGI app (an object: its class's module names it),
+    not a function answering a request."""
+    return isinstance(route, Route) and not inspect.isroutine(route.endpoint)
 
 
 def placed(path: str, rows: dict[str, str]) -> str | None:
@@ -87,6 +97,27 @@ def test_websocket_routes_are_placed_too(app: FastAPI) -> None:
     assert served(probe) == {path: __name__}
     rows = table()
     assert rows[placed(path, rows) or ""] == "speech.tts.realtime_endpoints" != __name__
+
+
+class ProbeTransport:
+    """An ASGI app served by a route, as the MCP transport is."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raise NotImplementedError
+
+
+def test_a_route_serving_an_asgi_app_is_placed_too(app: FastAPI) -> None:
+    """/mcp (an ASGI app, not a function) is in the map; one served from the wrong module
+    would be found like any route; the documentation pages are not routes of the API."""
+    routes = served(app)
+    assert routes["/mcp"] == "mcp_server"
+    assert not {"/docs", "/redoc", "/openapi.json"} & set(routes)
+    probe = FastAPI()
+    path = "/api/v1/voices/elsewhere"
+    probe.router.routes.append(Route(path, ProbeTransport()))
+    assert served(probe) == {path: __name__}
+    rows = table()
+    assert rows[placed(path, rows) or ""] == "voices" != __name__
 
 
 def test_every_row_places_a_route(app: FastAPI) -> None:

@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse
-from starlette.routing import Match
+from starlette.routing import Match, Route
 
 from soundstage import __version__, app_tasks
 from soundstage.accounts import endpoints as accounts_endpoints
@@ -45,12 +45,10 @@ from soundstage.core.admission import AdmissionMiddleware
 from soundstage.core.db import Database
 from soundstage.core.errors import (
     AppError,
-    InvalidField,
     MalformedRequest,
     MethodNotAllowed,
-    ParameterMissing,
-    ParameterUnknown,
     RouteNotFound,
+    field_error,
 )
 from soundstage.core.middleware import (
     API_PREFIX,
@@ -68,9 +66,11 @@ from soundstage.creative.daw import endpoints as daw_endpoints
 from soundstage.creative.music import endpoints as music_endpoints
 from soundstage.creative.sound import endpoints as sound_endpoints
 from soundstage.credits import endpoints as credits_endpoints
+from soundstage.guide import endpoints as guide_endpoints
 from soundstage.history import endpoints as history_endpoints
 from soundstage.idempotency import IdempotencyMiddleware, IdempotencyStore
 from soundstage.jobs import endpoints as jobs_endpoints
+from soundstage.mcp_server import endpoints as mcp_endpoints
 from soundstage.ops import endpoints as ops_endpoints
 from soundstage.ops import readiness
 from soundstage.pronunciation import endpoints as pronunciation_endpoints
@@ -102,10 +102,11 @@ DESCRIPTION = """Voice, Audio, Studio and Talent Service API (v1).
 
 Authenticate with `Authorization: Bearer sk_sandbox_…` (sandbox) or `sk_live_…` (production).
 Errors share one envelope: `{"error": {"type", "code", "message", "param", "request_id"}}`.
-Every code is listed in the README (`soundstage errors --markdown` prints the table). A missing
-object is 404 `<resource>_not_found` (`param` names the id field); a URL no route serves is 404
-`route_not_found`. Every 401 carries an RFC 6750 `WWW-Authenticate: Bearer realm="soundstage"`
-challenge, with `error="invalid_token"` when the key sent was refused.
+Every code is listed on the documentation's Errors page (`soundstage errors --markdown` prints
+the table). A missing object is 404 `<resource>_not_found` (`param` names the id field); a URL
+no route serves is 404 `route_not_found`. Every 401 carries an RFC 6750
+`WWW-Authenticate: Bearer realm="soundstage"` challenge, with `error="invalid_token"` when the
+key sent was refused.
 
 Parameters: a query parameter, JSON field or form part an endpoint does not take is 422
 `parameter_unknown` (signed media URLs excepted: their query is the credential). Bodies are
@@ -144,6 +145,7 @@ def public_surfaces(settings: Settings) -> dict[str, PublicSurface]:
         "/demos": PublicSurface("media", admits=signed),
         "/previews": PublicSurface("previews"),
         "/console": PublicSurface("console"),
+        "/guide": PublicSurface("console"),
     }
 
 
@@ -162,7 +164,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # and ends on one thread (core.routing), so no thread waits for a connection.
         anyio.to_thread.current_default_thread_limiter().total_tokens = settings.database.pool_size
         watching = readiness.watch_this_loop()
-        yield
+        async with mcp.serving():
+            yield
         watching.cancel()
         realtime_pool.close()
         db.dispose()
@@ -232,6 +235,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(talent_endpoints.public_router)
     app.include_router(ops_endpoints.router)
     app.include_router(console_endpoints.router)
+    app.include_router(guide_endpoints.router)
+    # The Model Context Protocol (streamable HTTP) for LLM agents, over the same services.
+    mcp = mcp_endpoints.McpEndpoint(settings, db)
+    # An ASGI app of its own (the SDK's transport), every method, not in the OpenAPI document.
+    app.router.routes.append(Route(mcp_endpoints.MCP_PATH, mcp, include_in_schema=False))
 
     _install_error_handlers(app)
     openapi.install(
@@ -276,6 +284,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             API_PREFIX: authorization_header,
             OPENAI_PREFIX + "/": authorization_header,
             ELEVENLABS_PREFIX + "/": elevenlabs_auth.api_key_header,
+            mcp_endpoints.MCP_PATH: authorization_header,
         },
         public=public_surfaces(settings),
         probes=ops_endpoints.PROBE_PATHS,
@@ -376,20 +385,6 @@ def validation_error(errors: Any) -> AppError:
         return MalformedRequest("The request body is not valid JSON.")
     if loc[:1] == ("body",) and len(loc) == 1:
         return MalformedRequest("The request body must be a JSON object.")
-    param = _param_name(loc[1:]) if loc[:1] in (("body",), ("query",), ("path",)) else None
     if loc[:1] == ("header",) and len(loc) > 1:
-        param = str(loc[1]).title()
-    error = {"missing": ParameterMissing, "extra_forbidden": ParameterUnknown}.get(
-        kind, InvalidField
-    )
-    message = first.get("msg", "Invalid value")
-    if kind == "extra_forbidden":
-        message = "Unknown field"
-    return error(f"{param}: {message}." if param else f"{message}.", param=param)
-
-
-def _param_name(parts: tuple[Any, ...]) -> str:
-    name = ""
-    for part in parts:
-        name += f"[{part}]" if isinstance(part, int) else (f".{part}" if name else str(part))
-    return name
+        return field_error(first, (str(loc[1]).title(),))
+    return field_error(first, loc[1:] if loc[:1] in (("body",), ("query",), ("path",)) else ())

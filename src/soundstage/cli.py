@@ -16,12 +16,21 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
 
+if __name__ == "__mp_main__":
+    # A process spawned from a command of this module (uvicorn's workers, the realtime
+    # slots) imports it first, for seconds under load: its parent stops it (SIGTERM, or
+    # the end of its pipe), so Ctrl-C at the terminal, which reaches the whole group, must
+    # not end it halfway through with a KeyboardInterrupt's traceback. uvicorn's server
+    # installs its own SIGINT handler once it runs, and restores this one after.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
 import click
+from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
 from soundstage.accounts import service as accounts
 from soundstage.accounts import verification
-from soundstage.config import ENVIRONMENTS, get_settings
+from soundstage.config import ENVIRONMENTS, Settings, get_settings
 from soundstage.core import logs, metrics
 from soundstage.core.db import Database
 from soundstage.core.errors import AppError
@@ -47,12 +56,17 @@ environment_option = click.option(
     "--environment", type=click.Choice(ENVIRONMENTS), required=True, help="sandbox or production"
 )
 DEMO_CREDITS = 1_000_000
+# uvicorn's supervisor replaces a worker that does not answer its ping in this time. A
+# worker answers once it has imported the application (1.3 s on an idle core here, several
+# times that on a loaded machine): uvicorn's 5 s would have a busy machine replace workers
+# that are only starting, again and again.
+WORKER_HEALTHCHECK_SECONDS = 60
 
 
 @contextmanager
-def unit_of_work() -> Iterator[Session]:
+def unit_of_work(*, announce: bool = True) -> Iterator[Session]:
     settings = get_settings()
-    upgrade_database(settings)
+    prepare_database(settings, announce=announce)
     db = Database(settings)
     try:
         with db.session() as session:
@@ -63,6 +77,44 @@ def unit_of_work() -> Iterator[Session]:
         raise click.ClickException(exc.message) from exc
     finally:
         db.dispose()
+
+
+def prepare_database(settings: Settings, *, announce: bool = True, logged: bool = False) -> None:
+    """Migrate the database and say on stderr which data directory and database this command
+    uses (`announce`), with a warning when the database is new, made by this command: one
+    run with other settings than the server's would otherwise fill a database of its own
+    unseen (its keys refused by the server). A server command, whose logs are configured
+    (`logged`), says it in its log, so that `SOUNDSTAGE_LOG_FORMAT=json` keeps every line of
+    its stderr one JSON object."""
+    created = upgrade_database(settings)
+    database = database_name(settings)
+    say = _log_line if logged else _stderr_line
+    if announce:
+        say(logging.INFO, f"data directory {settings.data_dir.absolute()}, database {database}")
+    if created:
+        say(
+            logging.WARNING,
+            f"new database {database}, created by this command: a server using another data "
+            "directory or database does not see what is written here (SOUNDSTAGE_DATA_DIR, "
+            "SOUNDSTAGE_DATABASE_URL)",
+        )
+
+
+def _log_line(level: int, message: str) -> None:
+    logging.getLogger("soundstage").log(level, message)
+
+
+def _stderr_line(level: int, message: str) -> None:
+    warning = "warning: " if level >= logging.WARNING else ""
+    click.echo(f"soundstage: {warning}{message}", err=True)
+
+
+def database_name(settings: Settings) -> str:
+    """The SQLite file, or the database URL without its password."""
+    url = make_url(settings.resolved_database_url)
+    if url.get_backend_name() == "sqlite" and url.database:
+        return url.database
+    return url.render_as_string(hide_password=True)
 
 
 def emit(as_json: bool, data: dict[str, Any], sentence: str) -> None:
@@ -111,7 +163,7 @@ def serve(
     settings = get_settings()
     log_config = logs.logging_config(settings.log_format)
     logging.config.dictConfig(log_config)
-    upgrade_database(settings)
+    prepare_database(settings, logged=True)
     embedded = None
     # uvicorn stops on SIGTERM, then raises it again with the handler found at start: make
     # that an exit that runs the clean-up below (the embedded worker's graceful stop).
@@ -121,7 +173,8 @@ def serve(
             # A separate process: audio work never runs on the server's event loop. It
             # writes its metrics to the same directory, so this server's /metrics has them.
             embedded = subprocess.Popen(
-                [sys.executable, "-m", "soundstage.cli", "worker"], preexec_fn=_stop_with_parent
+                [sys.executable, "-m", "soundstage.cli", "worker", "--embedded"],
+                preexec_fn=_stop_with_parent,
             )
         try:
             uvicorn.run(
@@ -130,6 +183,7 @@ def serve(
                 host=host,
                 port=port,
                 workers=processes,
+                timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS,
                 log_config=log_config,
                 ssl_certfile=ssl_certfile,
                 ssl_keyfile=ssl_keyfile,
@@ -181,7 +235,9 @@ def metrics_directory() -> Iterator[None]:
 
 @main.command()
 @click.option("--processes", default=None, type=int, help="Worker processes (default: settings).")
-def worker(processes: int | None) -> None:
+# `serve`'s own worker: serve has said which data directory and database they use.
+@click.option("--embedded", is_flag=True, hidden=True)
+def worker(processes: int | None, embedded: bool) -> None:
     """Run job workers (a Huey consumer), the sweeper that re-queues orphaned jobs, and the
     webhook delivery loop (threads of the main process, never an audio worker). SIGTERM
     stops gracefully: running jobs get `jobs.shutdown_timeout_seconds`, then are re-queued."""
@@ -192,7 +248,7 @@ def worker(processes: int | None) -> None:
 
     settings = get_settings()
     logs.configure(settings.log_format)
-    upgrade_database(settings)
+    prepare_database(settings, announce=not embedded, logged=True)
     app_tasks.install()
     libraries.preload()  # before the job processes fork: they share them
     metrics.set_enabled(settings.metrics.enabled)
@@ -214,9 +270,143 @@ def worker(processes: int | None) -> None:
 
 
 @main.command()
+@click.option(
+    "--uri",
+    default="tcp://127.0.0.1:10300",
+    show_default=True,
+    help="Where to listen: tcp://HOST:PORT (tcp://0.0.0.0:10300 for other machines) or "
+    "unix:///path/to/socket.",
+)
+@click.option(
+    "--api-key",
+    envvar="SOUNDSTAGE_WYOMING_API_KEY",
+    show_envvar=True,
+    help="The key every request runs as: its account, in its environment (sk_sandbox_… or "
+    "sk_live_…).",
+)
+@click.option("--no-worker", is_flag=True, help="Do not start the embedded job worker.")
+def wyoming(uri: str, api_key: str | None, no_worker: bool) -> None:
+    """Serve Home Assistant's Wyoming protocol: speech-to-text and every catalog voice, as
+    the key's account, through the HTTP API's services (credits, rate limits, bounds, jobs),
+    with an embedded job worker as `serve` has (docs/home-assistant.md)."""
+    import asyncio
+
+    from soundstage import app_tasks
+    from soundstage.wyoming_server import server as wyoming_server
+
+    if not api_key:
+        raise click.UsageError(
+            "an API key is required: --api-key sk_… or SOUNDSTAGE_WYOMING_API_KEY (every "
+            "request runs as its account; `soundstage keys create` makes one)."
+        )
+    try:
+        wyoming_server.check_uri(uri)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--uri") from exc
+    settings = get_settings()
+    logs.configure(settings.log_format)
+    prepare_database(settings, logged=True)
+    app_tasks.install()
+    metrics.set_enabled(settings.metrics.enabled)
+    try:
+        principal = wyoming_server.check_key(settings, api_key)
+    except AppError as exc:
+        raise click.ClickException(f"the API key is refused: {exc.message}") from exc
+    click.echo(
+        f"soundstage: Wyoming server on {uri}, as account {principal.account_id} "
+        f"({principal.environment})",
+        err=True,
+    )
+    with metrics_directory():
+        # As `serve`'s: audio work never runs in this process.
+        embedded = None if no_worker else _start_embedded_worker()
+        try:
+            asyncio.run(wyoming_server.serve(settings, uri, api_key))
+        except KeyboardInterrupt:
+            pass  # Ctrl-C: a stop asked for (SIGTERM stops the server's loop itself)
+        finally:
+            if embedded is not None:
+                _stop_embedded_worker(embedded, settings)
+
+
+def _start_embedded_worker() -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "soundstage.cli", "worker", "--embedded"],
+        preexec_fn=_stop_with_parent,
+    )
+
+
+def _stop_embedded_worker(embedded: subprocess.Popen[bytes], settings: Settings) -> None:
+    """The worker's graceful stop: running jobs finish or are re-queued."""
+    embedded.send_signal(signal.SIGTERM)
+    try:
+        embedded.wait(settings.jobs.shutdown_timeout_seconds + 15)
+    except subprocess.TimeoutExpired:
+        embedded.kill()
+
+
+@main.command("mcp")
+@click.option(
+    "--api-key",
+    envvar="SOUNDSTAGE_MCP_API_KEY",
+    show_envvar=True,
+    help="The key every call runs as: its account, in its environment (sk_sandbox_… or sk_live_…).",
+)
+@click.option("--no-worker", is_flag=True, help="Do not start the embedded job worker.")
+def mcp_command(api_key: str | None, no_worker: bool) -> None:
+    """Serve the Model Context Protocol on stdin/stdout (for an assistant that starts it): the
+    tools and resources of /mcp, as the key's account, through the HTTP API's services
+    (credits, rate limits, bounds, jobs), with an embedded job worker as `serve` has
+    (docs/mcp.md). Media URLs point at SOUNDSTAGE_PUBLIC_BASE_URL, the server of the same
+    data directory and database that serves them."""
+    if not api_key:
+        raise click.UsageError(
+            "an API key is required: --api-key sk_… or SOUNDSTAGE_MCP_API_KEY (every call "
+            "runs as its account; `soundstage keys create` makes one)."
+        )
+    from soundstage import app_tasks
+    from soundstage.mcp_server import stdio
+
+    settings = get_settings()
+    logs.configure(settings.log_format)
+    prepare_database(settings, logged=True)
+    app_tasks.install()
+    db = Database(settings)
+    try:
+        principal = stdio.check_key(db, settings, api_key)
+    except AppError as exc:
+        db.dispose()
+        raise click.ClickException(f"the API key is refused: {exc.message}") from exc
+    click.echo(
+        f"soundstage: MCP server on stdio, as account {principal.account_id} "
+        f"({principal.environment})",
+        err=True,
+    )
+    signal.signal(signal.SIGTERM, _exit_on_signal)
+    with metrics_directory():
+        embedded = None
+        if not no_worker:
+            # As `serve`'s, but never on stdout (the protocol's stream) nor reading stdin.
+            embedded = subprocess.Popen(
+                [sys.executable, "-m", "soundstage.cli", "worker", "--embedded"],
+                stdin=subprocess.DEVNULL,
+                stdout=sys.stderr.fileno(),
+                preexec_fn=_stop_with_parent,
+            )
+        try:
+            stdio.serve(db, settings, api_key)
+        except KeyboardInterrupt:
+            pass  # Ctrl-C: a stop asked for
+        finally:
+            if embedded is not None:
+                _stop_embedded_worker(embedded, settings)
+            db.dispose()
+
+
+@main.command()
 def migrate() -> None:
     """Apply database migrations (serve does this too)."""
-    upgrade_database(get_settings())
+    prepare_database(get_settings())
     click.echo("database is up to date")
 
 
@@ -358,7 +548,7 @@ def _talent_sentence(counts: talent_catalog.TalentCounts) -> str:
 @json_option
 def catalog_import_talent(file: Path, as_json: bool) -> None:
     """Create or update talent profiles from a JSON file ({"talent": [...]}, format in the
-    README), by creator id. The whole file is checked first: any invalid profile, unknown
+    docs/workforce.md), by creator id. The whole file is checked first: any invalid profile, unknown
     voice or unknown account imports nothing."""
     try:  # parsed before the transaction: no lock is held while a large file is read
         profiles = talent_catalog.parse_file(file)
@@ -390,7 +580,7 @@ def catalog_set_owner(creator_id: str, account_id: str, as_json: bool) -> None:
 @click.argument("file", type=click.File("rb"))
 @json_option
 def catalog_import_studios(file: BinaryIO, as_json: bool) -> None:
-    """Create or replace the studios of a JSON file (`{"studios": [...]}`, see the README),
+    """Create or replace the studios of a JSON file (`{"studios": [...]}`, see docs/studios.md),
     all or nothing: any problem is listed and nothing is written."""
     try:
         specs = parse_catalog(file.read())
@@ -419,11 +609,11 @@ def _fail_import(error: CatalogInvalid) -> NoReturn:
 
 @main.command("errors")
 @click.option(
-    "--markdown", "as_markdown", is_flag=True, help="Print the README's table (the default)."
+    "--markdown", "as_markdown", is_flag=True, help="Print the docs' table (the default)."
 )
 @json_option
 def errors_command(as_markdown: bool, as_json: bool) -> None:
-    """Every error code the API can answer: status, type, code and meaning (the README's
+    """Every error code the API can answer: status, type, code and meaning (docs/errors.md's
     table, generated from the AppError classes that declare them)."""
     from soundstage.error_catalog import all_codes, markdown_table
 
@@ -449,7 +639,7 @@ def demo(as_json: bool) -> None:
             if _key_usable(session, saved["key"]):
                 emit(as_json, saved, f"sandbox key: {saved['key']}")
                 return
-    with unit_of_work() as session:
+    with unit_of_work(announce=not path.exists()) as session:
         account = accounts.create_account(session, "Demo")
         issued = accounts.create_key(session, (account.id, "sandbox"))
         credits.grant(session, (account.id, "sandbox"), DEMO_CREDITS, "demo credits")

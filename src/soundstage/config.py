@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import secrets
-from functools import lru_cache
+import tomllib
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -13,6 +14,31 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 Environment = Literal["sandbox", "production"]
 ENVIRONMENTS: tuple[Environment, ...] = ("sandbox", "production")
+
+
+@cache
+def checkout_root() -> Path | None:
+    """The source checkout this code runs from (`src/soundstage` under a pyproject.toml that
+    names soundstage: a clone, installed editable), or None (installed from a wheel). Where
+    the code is, not the working directory: every command agrees wherever it is run."""
+    root = Path(__file__).absolute().parents[2]
+    try:
+        project = tomllib.loads((root / "pyproject.toml").read_text()).get("project", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    return root if project.get("name") == "soundstage" else None
+
+
+def default_data_dir() -> Path:
+    """The data directory when SOUNDSTAGE_DATA_DIR is unset: the checkout's `data/`, else the
+    user's (`$XDG_DATA_HOME/soundstage`, by default `~/.local/share/soundstage`)."""
+    root = checkout_root()
+    if root is not None:
+        return root / "data"
+    xdg = os.environ.get("XDG_DATA_HOME", "")
+    # The XDG spec: a relative path is invalid and ignored.
+    base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".local" / "share"
+    return base / "soundstage"
 
 
 class RateLimitSettings(BaseModel):
@@ -121,6 +147,11 @@ class JobSettings(BaseModel):
     shutdown_timeout_seconds: float = Field(default=30.0, ge=0)
     # Extra modules that register job handlers (deployments, tests).
     plugins: list[str] = Field(default_factory=list)
+    # Each worker process loads the models its features' jobs use by default (the default
+    # speech-to-text model, the sound-effect prompt index) when it starts, before it takes
+    # a job: the first transcription or sound effect does not wait 20-30 s for them. False:
+    # each loads on the first job that needs it (a worker that starts often, tests).
+    preload_models: bool = True
     # The longest byte stream a job may relay through Redis (jobs.streams.redis_streams): a
     # longer one fails its job rather than lose bytes. Redis holds at most this per stream
     # being relayed (less while the client keeps up). The longest TTS stream is about 60 MB
@@ -131,7 +162,7 @@ class JobSettings(BaseModel):
 
 class MetricsSettings(BaseModel):
     """Prometheus metrics at /metrics (prometheus-client, multiprocess mode: every API and job
-    process of a machine writes to PROMETHEUS_MULTIPROC_DIR; see the README, "Operations")."""
+    process of a machine writes to PROMETHEUS_MULTIPROC_DIR; see docs/operations.md)."""
 
     # False: /metrics answers 404 and nothing is recorded.
     enabled: bool = True
@@ -261,7 +292,8 @@ class TtsSettings(BaseModel):
     piper_voice_dirs: list[Path] = Field(default_factory=list)
     # Threads of each voice model (ONNX Runtime's intra-op threads) in each worker process;
     # unset: ONNX Runtime's default, one per physical core. With several worker processes
-    # (or nodes) on one machine, threads x processes = cores (README, "Sizing workers").
+    # (or nodes) on one machine, threads x processes = cores (docs/scaling-out.md, "Sizing
+    # workers").
     cpu_threads: int | None = Field(default=None, ge=1)
     # A realtime session (GET /api/v1/speech/tts/realtime) holds at most this many characters
     # of text received and not yet spoken; more is refused (422 text_buffer_full, close
@@ -385,12 +417,33 @@ class DubbingSettings(BaseModel):
     max_duration_ms: int = Field(default=3_600_000, ge=1)
 
 
+class WyomingSettings(BaseModel):
+    """`soundstage wyoming`: Home Assistant's Wyoming protocol over the same accounts, jobs and
+    credits (docs/home-assistant.md). Its key is given on the command line or in
+    SOUNDSTAGE_WYOMING_API_KEY, never here."""
+
+    # The longest audio one transcription takes. Past it the client gets an `error` event
+    # (media_too_long) at once, and the rest of its stream is read and dropped, never spooled.
+    # Home Assistant's voice commands last seconds (its VAD ends the stream at the first
+    # pause); five minutes still takes a long dictation while bounding what a stream costs:
+    # its spool (9.6 MB at Home Assistant's 16 kHz 16-bit mono; 115 MB at the widest format
+    # taken, 48 kHz 32-bit stereo) and its price (1,250 credits at 250 a minute).
+    max_audio_seconds: float = Field(default=300.0, gt=0, le=3600)
+    # A connection that sends nothing for this long while the server waits for it is closed,
+    # with an `error` event (session_timeout) when a request was open: a client that vanished
+    # mid-stream never holds a spool, a job or a connection.
+    idle_timeout_seconds: float = Field(default=30.0, gt=0, le=3600)
+    # The voice of a `synthesize` that names neither a voice nor a language.
+    default_voice: str = Field(default="voice_joe", min_length=1, max_length=64)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="SOUNDSTAGE_", env_nested_delimiter="__", extra="ignore"
     )
 
-    data_dir: Path = Path("./data")
+    # Default: default_data_dir() (the checkout's data/, else the user's data directory).
+    data_dir: Path = Field(default_factory=default_data_dir)
     # SQLite file under data_dir when unset; e.g. postgresql+psycopg://user@host/db
     database_url: str | None = None
     # Shared rate limits (and, later, the job queue) go through Redis when set.
@@ -398,6 +451,9 @@ class Settings(BaseSettings):
     # Prefix of every Redis key, so deployments (or test runs) can share one Redis.
     redis_namespace: str = "soundstage"
     public_base_url: str = "http://127.0.0.1:8000"
+    # The documentation site served at /guide/ (`make docs` builds it); default: the
+    # checkout's build/site.
+    guide_dir: Path | None = None
     database: DatabaseSettings = Field(default_factory=DatabaseSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
     rate_limits: RateLimitSettings = Field(default_factory=RateLimitSettings)
@@ -425,6 +481,7 @@ class Settings(BaseSettings):
     isolation: IsolationSettings = Field(default_factory=IsolationSettings)
     voice_changer: VoiceChangerSettings = Field(default_factory=VoiceChangerSettings)
     metrics: MetricsSettings = Field(default_factory=MetricsSettings)
+    wyoming: WyomingSettings = Field(default_factory=WyomingSettings)
     # "text" (one readable line per record; `make serve`) or "json" (one JSON object per
     # line with the request id and job id; production log collectors).
     log_format: Literal["text", "json"] = "text"
@@ -439,6 +496,10 @@ class Settings(BaseSettings):
     # renewed in time belongs to a request that died, and a retry takes the key over.
     idempotency_lease_seconds: float = Field(default=10.0, gt=0)
     idempotency_heartbeat_seconds: float = Field(default=3.0, gt=0)
+
+    @property
+    def resolved_guide_dir(self) -> Path:
+        return self.guide_dir or Path(__file__).resolve().parents[2] / "build" / "site"
 
     @property
     def resolved_database_url(self) -> str:

@@ -1,6 +1,6 @@
 """The register of every error code the API answers, complete: every module of the package
 imported (so every AppError subclass is declared), then `core.errors.declared()`. The
-README's error table is `markdown_table()` (`soundstage errors --markdown`); a test keeps
+error table of docs/errors.md is `markdown_table()` (`soundstage errors --markdown`); a test keeps
 the two equal."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def all_codes() -> list[ErrorCode]:
 
 
 def markdown_table(codes: list[ErrorCode] | None = None) -> str:
-    """The README table: one row per code (status, type, code, meaning)."""
+    """The docs' table: one row per code (status, type, code, meaning)."""
     lines = ["| Status | Type | Code | Meaning |", "| --- | --- | --- | --- |"]
     for row in all_codes() if codes is None else codes:
         meaning = row.meaning.replace("|", "\\|")

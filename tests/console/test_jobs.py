@@ -1,13 +1,11 @@
 """The console's Jobs pages with real jobs run by the server's embedded worker: the list and
 its filters (against what GET /api/v1/jobs answers for the same filter), "Load more", a job's
-detail (polled while it runs: its stages, its error envelope once failed; a completed one's
-result playing in the browser), and cancelling a long job from its page."""
+detail (polled while it runs: its stages, its error envelope once failed; an ended one saying
+how it ended, not the stage it last worked in; a completed one's result playing in the
+browser), and cancelling a long job from its page."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from typing import Any
 
 import numpy as np
@@ -17,7 +15,7 @@ from playwright.sync_api import Page, expect
 from soundstage.jobs.schemas import JobStatus
 from soundstage.media.audio import Audio
 from tests.support.audio import audio_bytes
-from tests.support.console import DESKTOP, PHONE, ConsolePage, ConsoleServer
+from tests.support.console import DESKTOP, PHONE, ConsolePage, ConsoleServer, service_kinds
 
 PAGE_SIZE = 20  # the console's page of jobs
 
@@ -97,6 +95,12 @@ def test_jobs_are_listed_filtered_and_paged(
     expect(table.get_by_role("link", name=newest)).to_be_visible()
     expect(table.locator("tbody tr")).to_have_count(PAGE_SIZE)
 
+    # An ended job's progress says how it ended, not the stage it last worked in.
+    ended = job(server, newest)
+    assert ended["stage"], ended
+    row = table.get_by_role("row").filter(has=page.get_by_role("link", name=newest))
+    expect(row.get_by_role("cell").nth(3)).to_have_text("100% · Succeeded")
+
     # "Load more" fetches the next page after the last row shown.
     page.get_by_role("button", name="Load more").click()
     expect(table.locator("tbody tr")).to_have_count(len(api_ids(server)))
@@ -117,11 +121,11 @@ def test_jobs_are_listed_filtered_and_paged(
     page.get_by_label("Kind").select_option("")
     page.get_by_label("Status").select_option("")
     expect(table.locator("tbody tr")).to_have_count(PAGE_SIZE)
-    console.screenshot("05-jobs")
+    console.screenshot("jobs")
     assert_fits_a_phone(page)
 
 
-def test_a_completed_jobs_detail_shows_its_stage_and_its_result_plays(
+def test_a_completed_jobs_detail_shows_it_succeeded_and_its_result_plays(
     console: ConsolePage, server: ConsoleServer, speech: list[dict[str, Any]]
 ) -> None:
     made = speech[-1]
@@ -130,7 +134,12 @@ def test_a_completed_jobs_detail_shows_its_stage_and_its_result_plays(
     said = job(server, made["job_id"])
     expect(page.get_by_role("heading", name=made["job_id"])).to_be_visible()
     expect(page.locator(".status").first).to_have_text("completed")
-    expect(page.get_by_test_id("job-stage")).to_have_text(said["stage"])
+    # The API keeps the stage it last worked in; the page says it succeeded instead.
+    assert said["stage"] == "encoding", said
+    expect(page.get_by_test_id("job-outcome")).to_have_text("Succeeded")
+    expect(page.get_by_test_id("job-stage")).to_have_count(0)
+    status = page.get_by_role("region", name="Status")
+    expect(status).not_to_contain_text(said["stage"])
     expect(page.get_by_label("Progress")).to_have_attribute("aria-valuetext", "100%")
     credits_used = page.locator("dt:text-is('Credits used') + dd")
     expect(credits_used).to_have_text(str(said["credits_used"]))
@@ -166,6 +175,10 @@ def test_a_running_jobs_detail_follows_its_stages_until_it_fails(
     expect(page.get_by_role("alert")).to_contain_text(said["error"]["message"])
     expect(page.get_by_role("alert")).to_contain_text("field media_url")
     expect(page.locator(".status").first).to_have_text("failed")
+    expect(page.get_by_test_id("job-outcome")).to_have_text("Failed")
+    expect(page.get_by_role("region", name="Status")).to_contain_text(
+        f"Failed (stopped while {said['stage']})"
+    )
     # The page watched it from its first stage to the one it failed in.
     seen = stages.get_by_role("listitem").all_inner_texts()
     assert "separating" in seen, seen
@@ -183,33 +196,16 @@ def test_a_long_job_cancelled_in_the_console_is_cancelled(
     expect(page.locator(".status").first).to_have_text("processing", timeout=60_000)
     page.get_by_role("button", name="Cancel job").click()
     expect(page.locator(".status").first).to_have_text("cancelled")
+    expect(page.get_by_test_id("job-outcome")).to_have_text("Cancelled")
     expect(page.get_by_role("button", name="Cancel job")).to_have_count(0)
     said = job(server, job_id)
     assert (said["status"], said["credits_used"]) == ("cancelled", 0)
 
 
-# The kinds the service registers, read in a fresh interpreter: this test process also holds
-# the kinds other test files register (plugins', the realtime core's test session).
-_SERVICE_KINDS = """
-import json
-from soundstage import app_tasks
-from soundstage.jobs import handlers
-app_tasks.install()
-print(json.dumps([kind.name for kind in handlers.kinds()]))
-"""
-
-
 def test_the_kind_filter_offers_every_kind_the_service_runs(
     console: ConsolePage, server: ConsoleServer
 ) -> None:
-    listed = subprocess.run(
-        [sys.executable, "-c", _SERVICE_KINDS],
-        env=server.env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    kinds = set(json.loads(listed.stdout))
+    kinds = service_kinds(server)
     console.sign_in()
     page = console.open("/jobs")
     options = (

@@ -116,7 +116,7 @@ def test_a_tts_made_in_the_playground_plays_with_its_words_highlighted(
         "(audio, ms) => { audio.currentTime = ms / 1000; }", second["start_ms"] + 10
     )
     expect(panel.locator('[aria-current="true"]')).to_contain_text("jumps")
-    console.screenshot("04-playground")
+    console.screenshot("playground-tts")
 
 
 def test_an_error_of_the_api_is_shown_and_nothing_is_charged(
@@ -165,6 +165,11 @@ def assert_transcribed(panel: Locator, server: ConsoleServer, words: str) -> str
     job = server.api("GET", f"/api/v1/jobs/{job_id}").json()
     assert (job["kind"], job["status"]) == ("stt", "completed")
     assert job["result"]["transcript"].strip() == transcript.inner_text().strip()
+    # Followed to its end, the job says it completed, not the stage it last worked in.
+    line = panel.locator(".job-line")
+    expect(line.locator(".status")).to_have_text("completed")
+    assert job["stage"], job
+    expect(line).not_to_contain_text(job["stage"])
     return job_id
 
 

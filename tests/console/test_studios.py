@@ -17,6 +17,8 @@ from tests.support.console import ConsolePage, ConsoleServer
 STUDIO = "studio_nashville_002"  # USD, rooms a (1 h minimum, no buffer) and b (2 h minimum)
 ROOM = "room_nashville_002_a"
 DASH = "\u2013"
+DAY = 24 * 60
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
 def usd(cents: int) -> str:
@@ -115,6 +117,7 @@ def test_booking_in_the_console_shows_the_apis_amounts_and_takes_the_slot(
         for name in ("subtotal", "fee", "total")
     }
     assert bookings(server) == before
+    console.screenshot("studio-detail")
     page.get_by_role("button", name="Book this slot").click()
     expect(page.get_by_role("heading", name="Booking confirmed")).to_be_visible()
     booking_id = page.get_by_test_id("booking-id").inner_text()
@@ -153,13 +156,63 @@ def test_booking_in_the_console_shows_the_apis_amounts_and_takes_the_slot(
     # The studio's own bookings list shows it too.
     row = page.get_by_role("row").filter(has_text=booking_id)
     expect(row).to_contain_text(usd(total))
-    console.screenshot("07-studio-detail")
 
     # Booking again offers only the starts still free.
     page.get_by_role("button", name="Book another slot").click()
     page.get_by_label("Room", exact=True).select_option(ROOM)
     expect(page.get_by_label("Start time").locator("option", has_text="13:15")).to_have_count(1)
     assert "12:00" not in page.get_by_label("Start time").locator("option").all_inner_texts()
+
+
+def late_night(server: ConsoleServer) -> tuple[str, str, str, str]:
+    """A demo studio open past midnight and a date a few days ahead on which its first room's
+    first free start is 00:00, in the night the day before ran into, while the date's own
+    hours open later: (studio, date, room, the date's opening time)."""
+    found = server.api("GET", "/api/v1/studios/discover", params={"limit": 100})
+    assert found.status_code == 200, found.text
+    for summary in found.json()["data"]:
+        studio = server.api("GET", f"/api/v1/studios/{summary['id']}").json()
+        if not any(h["overnight"] for h in studio["opening_hours"]):
+            continue
+        for offset in range(3, 10):
+            day = date.today() + timedelta(days=offset)
+            opens = [
+                h["open"] for h in studio["opening_hours"] if h["day"] == WEEKDAYS[day.weekday()]
+            ]
+            got = server.api(
+                "GET", f"/api/v1/studios/{studio['id']}/availability", params={"date": str(day)}
+            ).json()
+            if not opens or got["closed"] or not got["rooms"]:
+                continue
+            room = got["rooms"][0]
+            if room["start_times"][:1] == ["00:00"] and min(opens) > "00:00":
+                return studio["id"], day.isoformat(), room["id"], min(opens)
+    raise AssertionError("no demo studio open past midnight")
+
+
+def test_the_booking_form_starts_at_the_first_free_time_of_the_dates_own_hours(
+    console: ConsolePage, server: ConsoleServer
+) -> None:
+    studio, day, room, opens = late_night(server)
+    got = server.api("GET", f"/api/v1/studios/{studio}/availability", params={"date": day})
+    booth = next(r for r in got.json()["rooms"] if r["id"] == room)
+    starts = booth["start_times"]
+    # Not 00:00, the small hours of the night before, but the first free start from opening.
+    first = next(t for t in starts if t >= opens)
+    assert first != starts[0] == "00:00"
+    console.sign_in()
+    page = console.open(f"/studios/{studio}?date={day}")
+    expect(page.get_by_label(re.compile("^Date"))).to_have_value(day)
+    expect(page.get_by_label("Room", exact=True)).to_have_value(room)
+    expect(page.get_by_label("Start time")).to_have_value(first)
+    # The end offered first is the room's minimum after it, and the API quotes that time.
+    hours, minutes = map(int, first.split(":"))
+    ends = hours * 60 + minutes + booth["min_booking_hours"] * 60
+    clock = ends - DAY if ends > DAY else ends  # 24:00 is the date's midnight
+    end = f"{clock // 60:02d}:{clock % 60:02d}"
+    expect(page.get_by_label("End time")).to_have_value(f"{end}|{str(ends > DAY).lower()}")
+    duration = page.get_by_label("Price", exact=True).get_by_role("definition").first
+    expect(duration).to_have_text(f"{booth['min_booking_hours'] * 60} min")
 
 
 def test_cancel_in_the_bookings_list_cancels_via_the_api_and_frees_the_slot(

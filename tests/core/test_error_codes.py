@@ -1,6 +1,7 @@
 """The register of error codes: every code the service answers is declared by an AppError
-subclass, the README's table is generated from it (`soundstage errors --markdown`), and an
-AST scan of src/ finds no code the register lacks, so the table cannot drift."""
+subclass, the docs' table (docs/errors.md) is generated from it (`soundstage errors
+--markdown`), and an AST scan of src/ finds no code the register lacks, so the table cannot
+drift."""
 
 from __future__ import annotations
 
@@ -19,11 +20,11 @@ from tests.support.factories import Customer
 from tests.support.processes import REPO_ROOT
 
 SRC = REPO_ROOT / "src"
-README = REPO_ROOT / "README.md"
+ERRORS_PAGE = REPO_ROOT / "docs" / "errors.md"
 
 
-def readme_table() -> str:
-    text = README.read_text()
+def docs_table() -> str:
+    text = ERRORS_PAGE.read_text()
     assert text.count(TABLE_START) == 1
     assert text.count(TABLE_END) == 1
     return text.split(TABLE_START)[1].split(TABLE_END)[0].strip("\n") + "\n"
@@ -39,11 +40,11 @@ def soundstage_errors(option: str) -> str:
     ).stdout
 
 
-def test_the_readme_table_is_the_generated_one() -> None:
+def test_the_docs_table_is_the_generated_one() -> None:
     printed = soundstage_errors("--markdown")
     assert printed == markdown_table()
-    assert readme_table() == printed, (
-        "README.md's error table is stale: paste `soundstage errors --markdown` between "
+    assert docs_table() == printed, (
+        "docs/errors.md's error table is stale: paste `soundstage errors --markdown` between "
         f"{TABLE_START} and {TABLE_END}"
     )
 

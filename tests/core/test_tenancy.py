@@ -26,7 +26,13 @@ from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.ids import new_id
 from soundstage.core.principal import Principal
-from soundstage.core.tenancy import owned, select_owned, update_owned
+from soundstage.core.tenancy import (
+    owned,
+    owned_by_parameters,
+    owner_parameters,
+    select_owned,
+    update_owned,
+)
 from soundstage.jobs import service as jobs
 from soundstage.models import CreditBalance, CreditTransaction, WebhookEndpoint
 from soundstage.models.base import Base
@@ -43,7 +49,7 @@ SOURCE = Path(soundstage.__file__).parent
 HELPER = SOURCE / "core" / "tenancy.py"
 OWNER_COLUMNS = frozenset({"account_id", "environment"})
 HELPER_FUNCTIONS = frozenset(
-    {"owned", "select_owned", "select_owned_by_parameters", "update_owned"}
+    {"owned", "owned_by_parameters", "select_owned", "select_owned_by_parameters", "update_owned"}
 )
 
 CUSTOMER_TABLES = {
@@ -180,6 +186,15 @@ def test_the_helper_is_the_two_equalities_for_every_statement() -> None:
     assert str(delete(CreditBalance).where(owned(CreditBalance, pair))).endswith(
         f"WHERE {expected}:environment_1"
     )
+    # Built once with the owner as parameters (owner_parameters gives them): the same two.
+    assert str(owned_by_parameters(CreditBalance)) == (
+        "credit_balance.account_id = :owner_account_id "
+        "AND credit_balance.environment = :owner_environment"
+    )
+    assert owner_parameters(principal) == {
+        "owner_account_id": "acct_1",
+        "owner_environment": "sandbox",
+    }
 
 
 def test_the_helper_keeps_to_the_owner_in_the_database(db: Database) -> None:

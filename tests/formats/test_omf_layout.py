@@ -1,6 +1,8 @@
 """The OMF file's layout as real DAWs write it (issue 21): object references are object IDs,
 with no Bento reference lists, so that importers written against Avid's and Pro Tools' files
-read the whole session; and the Identification names Soundstage and its version."""
+read the whole session; the Identification names Soundstage and its version; and the session
+Ardour's OMF importer writes of it finds every source by name, each channel of a stereo track
+from its own mono media (issue 42)."""
 
 from __future__ import annotations
 
@@ -39,6 +41,9 @@ STEMS = [
     Stem("Room", 1, 3 * RATE // 4, 10 * RATE),
 ]
 TOTAL = max(stem.offset + stem.length for stem in STEMS)
+# The tracks as the composition holds them, with the stem's channel each reads (from 0): a
+# stereo track is its two channels, each a track of its own.
+PARTS = [("Dialog", 0), ("Music L", 0), ("Music R", 1), ("Effects", 0), ("Room", 0)]
 
 
 def wave_stem(path: Path, stem: Stem, seed: int) -> tuple[WaveLayout, bytes]:
@@ -65,13 +70,16 @@ def wave_stem(path: Path, stem: Stem, seed: int) -> tuple[WaveLayout, bytes]:
 
 
 def write_session(
-    tmp: Path, media: Media = "embedded", gains: tuple[float, ...] = (0, 0, 0, 0)
+    tmp: Path,
+    media: Media = "embedded",
+    gains: tuple[float, ...] = (0, 0, 0, 0),
+    stems: list[Stem] = STEMS,
 ) -> tuple[Path, list[bytes]]:
     """The four-track session written to an OMF file, each clip at its gain (dB, 0: none);
     the file and each stem's samples."""
     tracks, samples = [], []
-    for number, stem in enumerate(STEMS, 1):
-        ref = f"stems/{number:02d}_{stem.name}.wav"
+    for number, stem in enumerate(stems, 1):
+        ref = f"stems/{number:02d}_{stem.name.replace('/', '_')}.wav"
         path = tmp / ref
         path.parent.mkdir(exist_ok=True)
         layout, data = wave_stem(path, stem, seed=number)
@@ -154,20 +162,26 @@ def test_every_reference_is_the_id_of_an_omf_object_in_the_file(both: Path) -> N
             assert target in classed, (entry, target)
     assert seen["omfi:ObjRef"] > 20
     assert seen["omfi:ObjRefArray"] > 10
-    # The references make the session: 4 masters and 4 file mobs, the composition.
+    # The references make the session: a master and a file mob per channel (the stereo
+    # track has two of each), the composition.
     head = omf.head
     assert (
         sorted(m.class_id for m in head.refs("OMFI:HEAD:Mobs"))
-        == ["CMOB"] + ["MMOB"] * 4 + ["SMOB"] * 4
+        == ["CMOB"] + ["MMOB"] * 5 + ["SMOB"] * 5
     )
     composition = read_composition(omf)
-    assert [t.name for t in composition.tracks] == [s.name for s in STEMS]
+    assert [t.name for t in composition.tracks] == [name for name, _ in PARTS]
 
 
 @pytest.fixture(scope="module")
 def with_clip_gains(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[bytes]]:
     """The session with a clip gain on the stereo track and on the last one."""
     return write_session(tmp_path_factory.mktemp("omf-gain"), gains=(0, -6, 0, 3.5))
+
+
+def channel_of(data: bytes, channels: int, channel: int) -> bytes:
+    """One channel of interleaved 16-bit samples."""
+    return np.frombuffer(data, dtype="<i2").reshape(-1, channels)[:, channel].tobytes()
 
 
 @pytest.mark.parametrize("gains", [False, True], ids=["unity", "clip-gains"])
@@ -181,25 +195,66 @@ def test_an_importer_written_against_avid_files_reads_every_track_mob_and_media(
     importer = AvidStyleImporter(path.read_bytes())
     session = importer.session()
     # With reference lists this importer found 0 tracks at rate 0, 1 mob and 1 media file.
-    assert [t.name for t in session.tracks] == [s.name for s in STEMS]
+    assert [t.name for t in session.tracks] == [name for name, _ in PARTS]
     assert session.sample_rate == RATE
-    assert session.mobs == 9  # 4 file mobs, 4 master mobs, the composition
-    assert sorted(session.media_files) == sorted(f"{s.name}.PHYS" for s in STEMS)
+    assert session.mobs == 11  # 5 file mobs, 5 master mobs (one per channel), the composition
+    assert sorted(session.media_files) == sorted(name for name, _ in PARTS)
     assert importer.resolved_as_avid  # arrays of object IDs: no reference is looked up
-    for track, stem, data in zip(session.tracks, STEMS, samples, strict=True):
+    stems = [STEMS[0], STEMS[1], STEMS[1], STEMS[2], STEMS[3]]
+    data = [samples[0], samples[1], samples[1], samples[2], samples[3]]
+    for track, (name, channel), stem, stem_data in zip(
+        session.tracks, PARTS, stems, data, strict=True
+    ):
         [region] = track.regions
-        assert region.source == f"{stem.name}.PHYS"
+        assert region.source == name
+        # The session Ardour's importer writes names the source as the file it extracted:
+        # Ardour opens it by that name (`Dialog.PHYS` was named `Dialog`, and went missing).
+        assert session.source_names[region.source] == region.source
         assert (region.position, region.length) == (stem.offset, stem.length)
         # The clip starts in its media where it sits on the timeline (media of session length).
         assert region.start == stem.offset
-        assert track.channels == region.channels == stem.channels
+        # Every region is mono: its one source holds its own channel, so no stereo track
+        # plays its left channel on both sides (a source per channel, read as channel 0).
+        assert track.channels == region.channels == 1
+        assert region.channel_sources == [name]
         source = session.sources[region.source]
-        assert (source.channels, source.sample_rate, source.frames) == (
-            stem.channels, RATE, TOTAL)  # fmt: skip
+        assert (source.channels, source.sample_rate, source.frames) == (1, RATE, TOTAL)
         media = session.media_files[region.source]
-        assert media.endswith(data)  # the samples, bit for bit
-    assert [t.regions[0].position for t in session.tracks] == [0, 88_200, 198_450, 33_075]
-    assert [t.regions[0].length / RATE for t in session.tracks] == [6, 8, 5, 10]
+        expected = channel_of(stem_data, stem.channels, channel)
+        assert media.endswith(expected)  # the channel's samples, bit for bit
+    left, right = (session.media_files[name] for name in ("Music L", "Music R"))
+    assert left != right
+    assert [t.regions[0].position for t in session.tracks] == [0, 88_200, 88_200, 198_450, 33_075]
+    assert [t.regions[0].length / RATE for t in session.tracks] == [6, 8, 8, 5, 10]
+
+
+def test_media_names_hold_no_dot_and_each_source_is_found_by_its_name(tmp_path: Path) -> None:
+    """Track names with dots, a slash, a colon, and two that meet once those are replaced:
+    every media file the importer extracts is named as the session's source names it, and no
+    two share a name."""
+    stems = [
+        Stem("Dialog Mono48.v2", 1, 0, RATE),
+        Stem("Dialog Mono48_v2", 1, RATE, RATE),
+        Stem("FX: door/slam", 2, 0, RATE),
+        Stem("Room", 1, 0, RATE),
+    ]
+    path, _ = write_session(tmp_path, stems=stems)
+    session = AvidStyleImporter(path.read_bytes()).session()
+    names = [t.name for t in session.tracks]
+    assert names == [
+        "Dialog Mono48.v2",
+        "Dialog Mono48_v2",
+        "FX: door/slam L",
+        "FX: door/slam R",
+        "Room",
+    ]
+    media = [t.regions[0].source for t in session.tracks]
+    assert media == ["Dialog Mono48_v2", "Dialog Mono48_v2 2", "FX_ door_slam L",
+                     "FX_ door_slam R", "Room"]  # fmt: skip
+    assert sorted(session.media_files) == sorted(media)
+    for name in media:
+        assert not set(name) & set("./\\:"), name
+        assert session.source_names[name] == name
 
 
 def test_the_identification_names_soundstage_its_version_and_toolkit(both: Path) -> None:

@@ -4,7 +4,8 @@ charged), and voice isolation, the voice changer and dubbing decode, separate an
 block by block (a dub keeps what is at the input's rate and channels in its work directory).
 Measured on the real worker process (one process) that runs the jobs: its peak
 resident set growth (VmHWM after the job, less VmRSS before it, the peak reset in between
-through /proc/PID/clear_refs, which needs root)."""
+through /proc/PID/clear_refs, which needs root), less the pages of mapped files it read back
+(tests/support/memory.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ import subprocess
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
@@ -34,6 +34,7 @@ from tests.support.audio import understated_mkv
 from tests.support.audio_fixtures import download_audio, librivox_clips
 from tests.support.dubbing import joined_clips, submit, wait
 from tests.support.factories import Customer, create_customer
+from tests.support.memory import mark, peak_growth_kib
 from tests.support.mixtures import pink_noise, speech
 from tests.support.processes import run_worker
 from tests.support.servers import FileServer
@@ -49,7 +50,7 @@ ISOLATOR = "/api/v1/speech/isolator"
 CHANGER = "/api/v1/speech/voice-changer"
 STT = "/api/v1/speech/stt"
 DUBBING = "/api/v1/speech/dubbing"
-# The documented bound on a job's peak memory (README, Limits).
+# The documented bound on a job's peak memory (docs/limits.md).
 BOUND_MIB = 300
 # What a job refused before its work may take (fetching, probing, answering).
 REFUSED_MIB = 30
@@ -115,22 +116,12 @@ def worker_pid(db: Database, job_id: str) -> int:
         return int(job.lease_owner.split(":")[1])
 
 
-def status_kib(pid: int, field: str) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(f"{field}:"):
-            return int(line.split()[1])
-    raise KeyError(field)
-
-
 def peak_growth_mib(pids: frozenset[int], run: Callable[[], T]) -> tuple[float, T]:
     """The largest peak growth among the job processes while `run` ran (the one that ran the
-    job; the others stay idle)."""
-    before = {}
-    for pid in pids:
-        Path(f"/proc/{pid}/clear_refs").write_text("5")  # VmHWM := VmRSS
-        before[pid] = status_kib(pid, "VmRSS")
+    job; the others stay idle), less the files they read back (tests/support/memory.py)."""
+    marks = [mark(pid) for pid in pids]
     response = run()
-    grown = max(status_kib(pid, "VmHWM") - before[pid] for pid in pids)
+    grown = max(peak_growth_kib(each) for each in marks)
     return grown / 1024, response
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -21,7 +20,7 @@ from typing import Any
 import httpx
 from playwright.sync_api import Browser, ConsoleMessage, Page, ViewportSize, sync_playwright
 
-from tests.support.processes import REPO_ROOT, free_port, wait_for_port
+from tests.support.processes import REPO_ROOT, free_port, fresh_serve, fresh_serve_env
 
 CHROMIUM = Path(os.environ.get("SOUNDSTAGE_TEST_CHROMIUM", "/usr/bin/chromium"))
 SCREENSHOTS = REPO_ROOT / "build" / "screenshots"
@@ -61,42 +60,52 @@ def console_server(root: Path, **settings: str) -> Iterator[ConsoleServer]:
     """`make serve` in `root`, with the embedded worker; `settings` are extra SOUNDSTAGE_*
     variables (names without the prefix)."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SOUNDSTAGE_")}
+    env = fresh_serve_env(root, port)
     env.update(
-        SOUNDSTAGE_DATA_DIR=str(root / "data"),
-        SOUNDSTAGE_DATABASE_URL=f"sqlite:///{root / 'soundstage.db'}",
-        SOUNDSTAGE_PUBLIC_BASE_URL=f"http://127.0.0.1:{port}",
-        SOUNDSTAGE_LOG_LEVEL="warning",
         # A person clicking around spends requests fast; the limits are tested elsewhere.
         SOUNDSTAGE_RATE_LIMITS__SANDBOX="100000/minute",
         SOUNDSTAGE_RATE_LIMITS__PRODUCTION="100000/minute",
         # A job a page set off (a voice preview) may still run when the module ends: its
         # graceful stop is tests/jobs/test_shutdown.py's to test, not a wait here.
         SOUNDSTAGE_JOBS__SHUTDOWN_TIMEOUT_SECONDS="2",
-        PYTHONPATH=os.pathsep.join([str(REPO_ROOT / "src"), str(REPO_ROOT)]),
+        # Models load on the first job that needs one, not in every worker process at start.
+        SOUNDSTAGE_JOBS__PRELOAD_MODELS="false",
     )
     env.update({f"SOUNDSTAGE_{name}": value for name, value in settings.items()})
-    cli = [sys.executable, "-m", "soundstage.cli"]
-    subprocess.run([*cli, "migrate"], env=env, check=True, capture_output=True)
-    subprocess.run([*cli, "catalog", "load-demo"], env=env, check=True, capture_output=True)
-    demo = json.loads(
-        subprocess.run(
-            [*cli, "demo", "--json"], env=env, check=True, capture_output=True, text=True
-        ).stdout
-    )
-    server = subprocess.Popen(
-        [*cli, "serve", "--port", str(port)], env=env, cwd=root, start_new_session=True
-    )
-    try:
-        wait_for_port(port, timeout=120)
+    with fresh_serve(root, env, port):
+        demo = json.loads(
+            subprocess.run(
+                [sys.executable, "-m", "soundstage.cli", "demo", "--json"],
+                env=env,
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+        )
         yield ConsoleServer(f"http://127.0.0.1:{port}", demo["key"], demo["account_id"], env, root)
-    finally:
-        os.killpg(server.pid, signal.SIGINT)
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait(10)
+
+
+# The kinds the service registers, read in a fresh interpreter: a test process also holds the
+# kinds other test files register (plugins', the realtime core's test session).
+_SERVICE_KINDS = """
+import json
+from soundstage import app_tasks
+from soundstage.jobs import handlers
+app_tasks.install()
+print(json.dumps([kind.name for kind in handlers.kinds()]))
+"""
+
+
+def service_kinds(server: ConsoleServer) -> set[str]:
+    """Every job kind the live server's service runs (its operations, for credits)."""
+    listed = subprocess.run(
+        [sys.executable, "-c", _SERVICE_KINDS],
+        env=server.env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return set(json.loads(listed.stdout))
 
 
 @contextmanager

@@ -11,6 +11,7 @@ from pathlib import Path
 from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.core.errors import InvalidField
+from soundstage.engines.cache import MODELS
 from soundstage.jobs.handlers import JobContext, JobOutcome, register
 from soundstage.jobs.payloads import JobRequest, JobResult, MediaLink
 from soundstage.jobs.tasks import task
@@ -59,6 +60,10 @@ class PricedRequest(JobRequest):
 
 class PricedResult(JobResult):
     price: int
+
+
+class ModelsResult(JobResult):
+    loaded: list[str]  # "<kind>: <name>" of every model in the process's cache
 
 
 @register("test.echo", request=EchoRequest, result=EchoResult)
@@ -117,6 +122,12 @@ def priced(ctx: JobContext[PricedRequest]) -> JobOutcome[PricedResult]:
         time.sleep(0.05)
         ctx.progress((step + 1) / steps, "working")
     return JobOutcome(PricedResult(price=ctx.request.price), ctx.request.price)
+
+
+@register("test.models", request=NoRequest, result=ModelsResult)
+def models(ctx: JobContext[NoRequest]) -> JobOutcome[ModelsResult]:
+    """The models its worker process had loaded when it ran (engines.cache)."""
+    return JobOutcome(ModelsResult(loaded=[f"{k}: {n}" for k, n in MODELS.loaded()]), 0)
 
 
 @task("test.touch")

@@ -24,6 +24,11 @@ importer does not: that is the point. What it does, step by step:
    edit unit; FILLs advance the position; an SCLP is a region of the file its master mob's
    first slot points at, by name, at the position, with its length and start; other classes
    are passed over (TRAN steps back).
+6. The session file it writes (`omftool.cc`): a Source per media file, named after the file
+   without the part from its last dot (`basename_nosuffix`), which is the name Ardour opens
+   the file by; a region names its source once per channel of that file (`source-0`,
+   `source-1`…, `set_region_sources`), with no channel number, so Ardour reads channel 0 of
+   it for each.
 """
 
 from __future__ import annotations
@@ -63,11 +68,17 @@ class Row:
 
 @dataclass
 class Region:
-    source: str
+    source: str  # the media file's name, as extracted
     position: int  # samples
     length: int
     start: int
     channels: int
+
+    @property
+    def channel_sources(self) -> list[str]:
+        """The session's `source-0`, `source-1`…: the same source for every channel (Ardour
+        then plays its channel 0 in each)."""
+        return [self.source] * self.channels
 
 
 @dataclass
@@ -94,6 +105,7 @@ class ImportedSession:
     mobs: int  # objects the first HEAD:Mobs resolves to
     media_files: dict[str, bytes]  # extracted, by name
     sources: dict[str, Source]  # the media files as a sound file library reads them
+    source_names: dict[str, str]  # the session's Source name of each media file
 
 
 def _c_string(raw: bytes) -> str:
@@ -316,7 +328,12 @@ class AvidStyleImporter:
             tracks.append(track)
         mobs = next((r.value for r in self.rows if r.prop == "OMFI:HEAD:Mobs"), None)
         return ImportedSession(
-            sample_rate, tracks, len(self.values(mobs)), self.media_files, self.sources
+            sample_rate,
+            tracks,
+            len(self.values(mobs)),
+            self.media_files,
+            self.sources,
+            {name: basename_nosuffix(name) for name in self.media_files},
         )
 
     def _scope_clip(self, scope: int) -> int:
@@ -341,6 +358,12 @@ class AvidStyleImporter:
         if name not in self.sources:
             raise ImportFailed(f"Reference to unknown source [{name}]")
         return name
+
+
+def basename_nosuffix(name: str) -> str:
+    """PBD's: the base name up to its last dot (all of it without one)."""
+    base = name.rsplit("/", 1)[-1]
+    return base[: base.rfind(".")] if "." in base else base
 
 
 def _is(type_name: Any, wanted: str) -> bool:

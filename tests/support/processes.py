@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from soundstage.config import RateLimitSettings, Settings, WebhookSettings
@@ -42,6 +43,44 @@ def wait_for_port(port: int, timeout: float = 20) -> None:
                 return
         time.sleep(0.05)
     raise TimeoutError(f"nothing listens on 127.0.0.1:{port}")
+
+
+def fresh_serve_env(root: Path, port: int) -> dict[str, str]:
+    """The environment of `make serve` on a fresh machine, in `root`: this process's
+    variables but any SOUNDSTAGE_* one, a SQLite database and data directory of its own,
+    URLs on `port`, the checkout's code."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOUNDSTAGE_")}
+    env.update(
+        SOUNDSTAGE_DATA_DIR=str(root / "data"),
+        SOUNDSTAGE_DATABASE_URL=f"sqlite:///{root / 'soundstage.db'}",
+        SOUNDSTAGE_PUBLIC_BASE_URL=f"http://127.0.0.1:{port}",
+        SOUNDSTAGE_LOG_LEVEL="warning",
+        PYTHONPATH=os.pathsep.join([str(REPO_ROOT / "src"), str(REPO_ROOT)]),
+    )
+    return env
+
+
+@contextmanager
+def fresh_serve(root: Path, env: dict[str, str], port: int) -> Iterator[None]:
+    """`make serve` in `root` with `env` (`fresh_serve_env`'s): migrate, load the demo
+    catalog, then `soundstage serve` with its embedded worker on `port`, until it answers;
+    stopped as Ctrl-C stops it (SIGINT to its process group)."""
+    cli = [sys.executable, "-m", "soundstage.cli"]
+    subprocess.run([*cli, "migrate"], env=env, check=True, capture_output=True)
+    subprocess.run([*cli, "catalog", "load-demo"], env=env, check=True, capture_output=True)
+    server = subprocess.Popen(
+        [*cli, "serve", "--port", str(port)], env=env, cwd=root, start_new_session=True
+    )
+    try:
+        wait_for_port(port, timeout=120)
+        yield
+    finally:
+        os.killpg(server.pid, signal.SIGINT)
+        try:
+            server.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(10)
 
 
 def settings_env(settings: Settings) -> dict[str, str]:
@@ -162,6 +201,19 @@ def children_of(pid: int) -> list[int]:
         if int(fields[1]) == pid:
             children.append(int(stat.parent.name))
     return children
+
+
+def group_members(pgid: int) -> list[int]:
+    """The processes of process group `pgid` (read from /proc)."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:
+            members.append(int(stat.parent.name))
+    return members
 
 
 def wait_until_gone(pids: list[int], timeout: float = 30, what: str = "a process") -> None:

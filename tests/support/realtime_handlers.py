@@ -3,6 +3,7 @@ each word of a message, one output per word, after an optional delay."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import time
@@ -12,6 +13,10 @@ from typing import Any
 from soundstage.config import Settings
 from soundstage.core.errors import InvalidField
 from soundstage.realtime.turns import SlotTurns
+
+# Locks made as a library makes them (tqdm, in faster-whisper's decode): kept for the life of
+# the process.
+_LIBRARY_LOCKS: list[Any] = []
 
 
 class Shouter:
@@ -28,6 +33,10 @@ class Shouter:
             return
         if message == "invalid":
             raise InvalidField("That word is not allowed.", param="text")
+        if message == "make a lock":  # as tqdm does: multiprocessing's default context
+            _LIBRARY_LOCKS.append(multiprocessing.RLock())
+            yield {"locks": len(_LIBRARY_LOCKS)}
+            return
         if message == "die":
             os.kill(os.getpid(), signal.SIGKILL)
         time.sleep(self.delay)

@@ -1,5 +1,5 @@
 """Each catalog voice's measured quality (voices/quality.json, written by
-bench/voice_quality.py) is served with it, and the voices the README recommends still sound
+bench/voice_quality.py) is served with it, and the voices the docs recommend still sound
 as measured: read through the API, DistillMOS and whisper-base with wide margins (the tight
 figures are the bench's)."""
 
@@ -22,8 +22,9 @@ from soundstage.voices.quality import QUALITY_FILE, measured
 from soundstage.voices.service import CatalogCounts
 from tests.support.audio_fixtures import download_audio, word_error_rate
 from tests.support.factories import Customer, create_customer
+from tests.support.processes import REPO_ROOT
 
-# README, "Voice quality": the voices to choose where naturalness matters.
+# docs/voice-quality.md: the voices to choose where naturalness matters.
 RECOMMENDED = ("voice_joe", "voice_sally")
 # Wide margins: measured 4.41 and 3.78 DistillMOS, 2.4% and 0% WER (2026-11-29).
 MIN_MOS = 3.5
@@ -34,6 +35,20 @@ SENTENCES = (
 )
 
 
+def test_the_docs_table_is_the_measured_one() -> None:
+    """docs/voice-quality.md prints quality.json, best-rated first: regenerating the figures
+    (bench/voice_quality.py) without the page fails here."""
+    stored = json.loads(QUALITY_FILE.read_text())["voices"]
+    page = (REPO_ROOT / "docs" / "voice-quality.md").read_text()
+    rows = [line for line in page.splitlines() if line.startswith("| `voice_")]
+    expected = [
+        f"| `{voice}` | {q['engine']} | {q['language']} | {q['mos']:.2f} | "
+        f"{q['dnsmos_ovrl']:.2f} | {q['wer']:.1%} | {q['rtf']:.2f} |"
+        for voice, q in sorted(stored.items(), key=lambda item: -item[1]["mos"])
+    ]
+    assert rows == expected
+
+
 @pytest.fixture(scope="module")
 def rich(db: Database) -> Customer:
     return create_customer(db, credits_each=10_000)
@@ -41,7 +56,7 @@ def rich(db: Database) -> Customer:
 
 def test_every_catalog_voice_was_measured_as_itself() -> None:
     """quality.json holds every demo catalog voice, each under its own engine and language,
-    and says what the README says of them: the neural voices (Piper, Kokoro) rate above
+    and says what docs/voice-quality.md says of them: the neural voices (Piper, Kokoro) rate above
     every formant voice (espeak-ng)."""
     _, catalog = build_demo_catalog(all_voices(), {})
     stored = json.loads(QUALITY_FILE.read_text())["voices"]

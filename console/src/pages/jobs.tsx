@@ -50,6 +50,15 @@ export function isTerminal(status: JobStatus): boolean {
   return TERMINAL.includes(status);
 }
 
+// What a job that has ended shows where a running one shows its stage: its last stage is
+// only where it stopped, not something it is still doing.
+const OUTCOMES: Record<string, string> = { completed: "Succeeded", failed: "Failed", cancelled: "Cancelled" };
+
+/** The stage a running job is in, or how an ended one ended. */
+export function stageOrOutcome(job: Pick<Job, "status" | "stage">): string | null {
+  return isTerminal(job.status) ? OUTCOMES[job.status] : job.stage;
+}
+
 function percent(progress: number): string {
   return `${Math.round(progress * 100)}%`;
 }
@@ -162,7 +171,7 @@ export function Jobs(_: PageProps) {
                     </td>
                     <td>
                       {percent(job.progress)}
-                      {job.stage && <span class="muted"> · {job.stage}</span>}
+                      {stageOrOutcome(job) && <span class="muted"> · {stageOrOutcome(job)}</span>}
                     </td>
                     <td>{credits(job)}</td>
                     <td>{formatDate(job.created_at)}</td>
@@ -347,9 +356,16 @@ export function JobDetail({ params }: PageProps) {
             <progress id="job-progress" max={1} value={job.progress} aria-valuetext={percent(job.progress)} />
             <span>{percent(job.progress)}</span>
           </div>
-          <p>
-            Stage: <strong data-testid="job-stage">{job.stage ?? "—"}</strong>
-          </p>
+          {ended ? (
+            <p>
+              Outcome: <strong data-testid="job-outcome">{stageOrOutcome(job)}</strong>
+              {job.status !== "completed" && job.stage && <span class="muted"> (stopped while {job.stage})</span>}
+            </p>
+          ) : (
+            <p>
+              Stage: <strong data-testid="job-stage">{job.stage ?? "—"}</strong>
+            </p>
+          )}
           {stages.length > 1 && (
             <>
               <h3 class="job-subhead">Stages seen</h3>

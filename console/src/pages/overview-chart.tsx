@@ -1,5 +1,8 @@
 // The usage chart of the overview: credits per UTC day, stacked by operation, drawn as SVG
 // (no chart library), with a table of the same numbers for screen readers and for copying.
+import type { Ref } from "preact";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
+import { idOf, seriesOf, Swatch, TexturePattern } from "./overview-series";
 import "./overview.css";
 
 export interface OperationUsage {
@@ -13,16 +16,12 @@ export interface UsageDay {
   operations: OperationUsage[];
 }
 
-const PALETTE = ["#2454d6", "#e07b24", "#067647", "#b42318", "#7a5af8", "#0e9384", "#c11574", "#667085"];
-
-const WIDTH = 880;
-const HEIGHT = 300;
-const PLOT = { left: 76, right: 36, top: 16, bottom: 40 };
-
-/** Each operation's colour, by its place among the sorted names (stable across reloads). */
-export function coloursOf(operations: string[]): Record<string, string> {
-  return Object.fromEntries(operations.map((op, i) => [op, PALETTE[i % PALETTE.length]]));
-}
+// The drawing is as wide as its box, one unit a CSS pixel, so that its text keeps its size
+// (12 px) at any width; fewer days are labelled where fewer labels fit.
+const DEFAULT_WIDTH = 880;
+const FONT_PX = 12;
+const LABEL_GAP_PX = 12;
+const PAD = { top: 12, bottom: 12 + FONT_PX * 2 };
 
 export function operationsIn(days: UsageDay[]): string[] {
   return [...new Set(days.flatMap((d) => d.operations.map((o) => o.operation)))].sort();
@@ -41,87 +40,131 @@ export function dayLabel(date: string): string {
 }
 
 const count = (n: number) => n.toLocaleString();
-// The axis says 1.5K rather than 1,500: short enough for the labels' phone size.
+// The axis says 1.5K rather than 1,500: short enough for a phone.
 const compact = new Intl.NumberFormat(undefined, { notation: "compact", maximumFractionDigits: 1 });
 
+let measuring: CanvasRenderingContext2D | null | undefined;
+
+/** The width in CSS pixels of `text` in the chart's font (an estimate where no canvas). */
+function textWidth(text: string, family: string): number {
+  if (measuring === undefined) measuring = document.createElement("canvas").getContext("2d");
+  if (!measuring) return text.length * FONT_PX * 0.62;
+  measuring.font = `${FONT_PX}px ${family}`;
+  return measuring.measureText(text).width;
+}
+
+/** The element's content width, followed as it changes (a rotated phone, a resized window). */
+function useWidth(): [Ref<HTMLDivElement>, number, string] {
+  const ref = useRef<HTMLDivElement>(null);
+  const [size, setSize] = useState<[number, string]>([DEFAULT_WIDTH, "sans-serif"]);
+  useLayoutEffect(() => {
+    const element = ref.current;
+    if (!element) return;
+    const measure = () => {
+      const width = Math.floor(element.clientWidth);
+      const family = getComputedStyle(element).fontFamily || "sans-serif";
+      if (width > 0) setSize((old) => (old[0] === width && old[1] === family ? old : [width, family]));
+    };
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  return [ref, size[0], size[1]];
+}
+
 export function UsageChart({ days }: { days: UsageDay[] }) {
+  const [wrap, width, family] = useWidth();
   const operations = operationsIn(days);
-  const colours = coloursOf(operations);
+  const series = seriesOf(operations);
   const step = niceStep(Math.max(...days.map((d) => d.credits), 1) / 4);
   const top = step * 4;
-  const plotWidth = WIDTH - PLOT.left - PLOT.right;
-  const plotHeight = HEIGHT - PLOT.top - PLOT.bottom;
-  const band = plotWidth / days.length;
+  const ticks = [0, 1, 2, 3, 4].map((i) => compact.format(i * step));
+  const height = width < 560 ? 220 : 300;
+  const left = Math.ceil(Math.max(...ticks.map((t) => textWidth(t, family)))) + 10;
+  const labels = days.map((d) => dayLabel(d.date));
+  const widest = Math.max(...labels.map((l) => textWidth(l, family)), 1);
+  // Room on the right for half of today's label, centred on the last bar.
+  const right = Math.ceil(widest / 2) + 2;
+  const plotWidth = Math.max(width - left - right, 1);
+  const plotHeight = height - PAD.top - PAD.bottom;
+  const band = plotWidth / Math.max(days.length, 1);
   const barWidth = Math.max(band * 0.7, 1);
-  const y = (credits: number) => PLOT.top + plotHeight - (credits / top) * plotHeight;
-  // Every k-th day is labelled, counted back from today so that today always is.
-  const labelEvery = Math.ceil(days.length / 8);
+  const y = (credits: number) => PAD.top + plotHeight - (credits / top) * plotHeight;
+  // Every k-th day is labelled, counted back from today so that today always is: k the
+  // fewest bands that hold the widest label and a gap.
+  const labelEvery = Math.max(1, Math.ceil((widest + LABEL_GAP_PX) / band));
   const first = days[0]?.date ?? "";
   const last = days[days.length - 1]?.date ?? "";
   return (
     <div class="usage">
-      <div class="chart-wrap">
+      <div class="chart-wrap" ref={wrap}>
         <svg
           class="usage-chart"
-          viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+          width={width}
+          height={height}
+          viewBox={`0 0 ${width} ${height}`}
           role="img"
           aria-labelledby="usage-chart-title usage-chart-desc"
         >
           <title id="usage-chart-title">Credits charged per day, by operation</title>
           <desc id="usage-chart-desc">
-            A stacked bar per UTC day from {first} to {last}; the table below gives the same numbers.
+            A stacked bar per UTC day from {first} to {last}, each operation in its own colour and
+            texture; the table below gives the same numbers.
           </desc>
-          {[0, 1, 2, 3, 4].map((i) => (
+          <defs>
+            {operations.map((op) => (
+              <TexturePattern key={op} id={idOf("usage-texture", op)} style={series[op]} />
+            ))}
+          </defs>
+          {ticks.map((tick, i) => (
             <g key={i} class="tick">
-              <line x1={PLOT.left} x2={WIDTH - PLOT.right} y1={y(i * step)} y2={y(i * step)} />
-              <text x={PLOT.left - 6} y={y(i * step)} text-anchor="end" dominant-baseline="middle">
-                {compact.format(i * step)}
+              <line x1={left} x2={width - right} y1={y(i * step)} y2={y(i * step)} />
+              <text x={left - 6} y={y(i * step)} text-anchor="end" dominant-baseline="middle">
+                {tick}
               </text>
             </g>
           ))}
           {days.map((day, i) => {
             let base = 0;
-            const x = PLOT.left + i * band + (band - barWidth) / 2;
+            const x = left + i * band + (band - barWidth) / 2;
             return (
               <g key={day.date} class="day">
                 {day.operations.map((op) => {
                   const bottom = y(base);
                   base += op.credits;
+                  const box = { x, y: y(base), width: barWidth, height: Math.max(bottom - y(base), 1) };
                   return (
-                    <rect
-                      key={op.operation}
-                      class="bar"
-                      data-date={day.date}
-                      data-operation={op.operation}
-                      data-credits={op.credits}
-                      x={x}
-                      y={y(base)}
-                      width={barWidth}
-                      height={Math.max(bottom - y(base), 1)}
-                      fill={colours[op.operation]}
-                    >
-                      <title>{`${day.date} (UTC), ${op.operation}: ${count(op.credits)} credits`}</title>
-                    </rect>
+                    <g key={op.operation}>
+                      <rect
+                        class="bar"
+                        data-date={day.date}
+                        data-operation={op.operation}
+                        data-credits={op.credits}
+                        {...box}
+                        fill={series[op.operation].colour}
+                      >
+                        <title>{`${day.date} (UTC), ${op.operation}: ${count(op.credits)} credits`}</title>
+                      </rect>
+                      <rect class="texture" {...box} fill={`url(#${idOf("usage-texture", op.operation)})`} />
+                    </g>
                   );
                 })}
                 {(days.length - 1 - i) % labelEvery === 0 && (
-                  <text class="axis" x={x + barWidth / 2} y={HEIGHT - 8} text-anchor="middle">
-                    {dayLabel(day.date)}
+                  <text class="axis" x={x + barWidth / 2} y={height - PAD.bottom + 8 + FONT_PX} text-anchor="middle">
+                    {labels[i]}
                   </text>
                 )}
               </g>
             );
           })}
-          <line class="baseline" x1={PLOT.left} x2={WIDTH - PLOT.right} y1={y(0)} y2={y(0)} />
+          <line class="baseline" x1={left} x2={width - right} y1={y(0)} y2={y(0)} />
         </svg>
       </div>
       <ul class="legend" aria-label="Operations">
         {operations.map((op) => (
-          <li key={op}>
-            <svg width="12" height="12" aria-hidden="true">
-              <rect width="12" height="12" rx="2" fill={colours[op]} />
-            </svg>{" "}
-            {op}
+          <li key={op} data-operation={op}>
+            <Swatch operation={op} style={series[op]} /> {op}
           </li>
         ))}
       </ul>

@@ -2,7 +2,7 @@
 // the page), a microphone recorder, uploads, and a job's status line.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api";
-import type { JobView } from "./playground-jobs";
+import { TERMINAL, type JobView } from "./playground-jobs";
 
 export type PlayerState = "loading" | "ready" | "playing" | "paused" | "ended" | "error";
 
@@ -129,8 +129,9 @@ export function JobLine({ job }: { job: JobView }) {
       <span class="status" data-status={job.status}>
         {job.status}
       </span>
-      {job.stage ? <span class="muted"> {job.stage}</span> : null}
-      {job.progress !== null && job.status !== "completed" ? (
+      {/* Its stage only while it runs: an ended job's status is how it ended. */}
+      {job.stage && !TERMINAL.has(job.status) ? <span class="muted"> {job.stage}</span> : null}
+      {job.progress !== null && !TERMINAL.has(job.status) ? (
         <span class="muted"> {Math.round(job.progress * 100)}%</span>
       ) : null}
       {job.creditsUsed !== null && job.status === "completed" ? (

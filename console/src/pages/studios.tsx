@@ -614,6 +614,28 @@ function endChoices(room: RoomAvailability, start: string): { value: string; nex
   return choices;
 }
 
+const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
+
+/** The sessions opening on `date` (local), as [open, close) minutes of the date, an
+ * overnight one closing past DAY: the date's own hours, without the previous night's tail. */
+function ownSessions(studio: Studio, date: string): [number, number][] {
+  const weekday = WEEKDAYS[(new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7];
+  return studio.opening_hours
+    .filter((h) => h.day === weekday)
+    .map((h) => [minutes(h.open), minutes(h.close) + (h.overnight ? DAY : 0)]);
+}
+
+/** The start a booking form offers first: the room's first free start (the API's) in the
+ * date's own opening hours, not in the small hours the night before ran into; failing
+ * that, its first free start. */
+function firstStart(room: RoomAvailability | undefined, sessions: [number, number][]): string {
+  return (room && (startInHours(room, sessions) ?? room.start_times[0])) ?? "";
+}
+
+function startInHours(room: RoomAvailability, sessions: [number, number][]): string | undefined {
+  return room.start_times.find((t) => sessions.some(([open, close]) => open <= minutes(t) && minutes(t) < close));
+}
+
 function BookingForm({
   studio,
   day,
@@ -626,9 +648,11 @@ function BookingForm({
   onBooked: () => void;
 }) {
   const bookable = day.rooms.filter((r) => r.start_times.length > 0);
-  const [roomId, setRoomId] = useState<string>(picked?.room ?? bookable[0]?.id ?? "");
+  const sessions = ownSessions(studio, day.date);
+  const first = bookable.find((r) => startInHours(r, sessions)) ?? bookable[0];
+  const [roomId, setRoomId] = useState<string>(picked?.room ?? first?.id ?? "");
   const room = day.rooms.find((r) => r.id === roomId);
-  const [start, setStart] = useState<string>(picked?.start ?? room?.start_times[0] ?? "");
+  const [start, setStart] = useState<string>(picked?.start ?? firstStart(room, sessions));
   const ends = room && start ? endChoices(room, start) : [];
   const [end, setEnd] = useState<string>(ends[0] ? `${ends[0].value}|${ends[0].nextDay}` : "");
   const [notes, setNotes] = useState("");
@@ -659,7 +683,7 @@ function BookingForm({
   function chooseRoom(id: string) {
     setRoomId(id);
     const r = day.rooms.find((x) => x.id === id);
-    const s = r?.start_times[0] ?? "";
+    const s = firstStart(r, sessions);
     setStart(s);
     const e = r && s ? endChoices(r, s)[0] : undefined;
     setEnd(e ? `${e.value}|${e.nextDay}` : "");

@@ -3,7 +3,7 @@ demo catalog's ids, soundstage.voices.demo): OpenAI's voice names and ElevenLabs
 voice ids. Each vendor voice is described here once (gender, the accent its English asks
 for); the catalog voice that reads it is chosen by measured quality (voices/quality.json,
 bench/voice_quality.py), so a better voice in the catalog moves the mapping with it. The
-README's OpenAI and ElevenLabs sections print the tables, and tests/compat/
+docs' OpenAI and ElevenLabs pages print the tables, and tests/compat/
 test_voice_aliases.py round-trips every row through the API and whisper-base.
 
 The rule, per table, in the table's order (each vendor voice takes the first free rendering):

@@ -2,7 +2,7 @@
 
 Every code the API can answer is declared once, by the AppError subclass that carries it
 (`status`, `type`, `code`, and its docstring's first paragraph as the meaning): a class
-whose body sets `code` is entered in the register (`declared()`), which the README's error
+whose body sets `code` is entered in the register (`declared()`), which the docs' error
 table is generated from (`soundstage errors`). Abstract families (NotFound,
 AuthenticationError, IdempotencyError) declare no code and cannot be raised themselves.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import inspect
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -275,6 +276,25 @@ class StorageFull(ServiceUnavailable):
 
     def __init__(self, message: str = "The service is out of disk space; retry later.") -> None:
         super().__init__(message, headers={"Retry-After": "60"})
+
+
+def field_error(first: Mapping[str, Any], loc: tuple[Any, ...]) -> AppError:
+    """One pydantic error of a request model, as the API answers it: 422 naming the field
+    at `loc` (its path in the model), `parameter_missing`, `parameter_unknown` or
+    `parameter_invalid`."""
+    param = param_name(loc) or None
+    kind = first.get("type", "")
+    message = "Unknown field" if kind == "extra_forbidden" else first.get("msg", "Invalid value")
+    cls = {"missing": ParameterMissing, "extra_forbidden": ParameterUnknown}.get(kind, InvalidField)
+    return cls(f"{param}: {message}." if param else f"{message}.", param=param)
+
+
+def param_name(parts: tuple[Any, ...]) -> str:
+    """A field's path as the API names it: `tracks[0].audio_url`."""
+    name = ""
+    for part in parts:
+        name += f"[{part}]" if isinstance(part, int) else (f".{part}" if name else str(part))
+    return name
 
 
 def is_disk_full(exc: BaseException) -> bool:

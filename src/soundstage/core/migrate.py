@@ -7,7 +7,7 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 
 from soundstage.config import Settings
 from soundstage.core.db import make_engine
@@ -16,7 +16,9 @@ MIGRATIONS_DIR = Path(__file__).resolve().parents[3] / "migrations"
 _PG_LOCK_ID = 7_301_955  # any constant: serializes concurrent upgrades on PostgreSQL
 
 
-def upgrade_database(settings: Settings) -> None:
+def upgrade_database(settings: Settings) -> bool:
+    """Bring the database to the latest schema; True when it had none (a new database, made
+    now: the SQLite file did not exist, or the PostgreSQL database was empty)."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     engine = make_engine(settings)
@@ -25,13 +27,13 @@ def upgrade_database(settings: Settings) -> None:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
             with open(settings.data_dir / ".migrate.lock", "w") as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)
-                _run(config, engine)
+                return _run(config, engine)
         else:
             with engine.connect() as conn:
                 conn.execute(text("SELECT pg_advisory_lock(:id)"), {"id": _PG_LOCK_ID})
                 conn.commit()
                 try:
-                    _run(config, engine)
+                    return _run(config, engine)
                 finally:
                     conn.execute(text("SELECT pg_advisory_unlock(:id)"), {"id": _PG_LOCK_ID})
                     conn.commit()
@@ -39,7 +41,9 @@ def upgrade_database(settings: Settings) -> None:
         engine.dispose()
 
 
-def _run(config: Config, engine: object) -> None:
+def _run(config: Config, engine: object) -> bool:
     with engine.begin() as connection:  # type: ignore[attr-defined]
+        new = not inspect(connection).has_table("alembic_version")
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
+        return new

@@ -63,18 +63,22 @@ def update_owned(model: type[Any], owner: Owner) -> Update:
     return update(model).where(owned(model, owner))
 
 
+def owned_by_parameters(model: type[Any]) -> ColumnElement[bool]:
+    """`owned` with the owner left as two bound parameters (`owner_parameters` gives them at
+    execution), for a statement built once and executed many times."""
+    return and_(
+        model.account_id == bindparam("owner_account_id"),
+        model.environment == bindparam("owner_environment"),
+    )
+
+
 @cache
 def select_owned_by_parameters(model: type[T]) -> Select[T]:
     """`select_owned` with the owner left as two bound parameters (`owner_parameters` gives
     them at execution): the statement is built once per model, and SQLAlchemy keeps its cache
     key with it, where building the clause per call costs tens of microseconds (the balance
     read of every `GET /api/v1/credits`, bench/api_overhead.py)."""
-    return select(model).where(
-        and_(
-            model.account_id == bindparam("owner_account_id"),  # type: ignore[attr-defined]
-            model.environment == bindparam("owner_environment"),  # type: ignore[attr-defined]
-        )
-    )
+    return select(model).where(owned_by_parameters(model))
 
 
 def owner_parameters(owner: Owner) -> dict[str, str]:

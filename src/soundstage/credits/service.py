@@ -68,32 +68,33 @@ def _record(
     if sum(delta for _, delta in legs) != 0:
         raise ValueError(f"unbalanced credit transaction: {legs}")
     account_id, environment = owner_key(owner)
-    transaction = CreditTransaction(
-        id=new_id("ctx"),
-        account_id=account_id,
-        environment=environment,
-        type=type_,
-        amount=amount,
-        reservation_id=reservation.id if reservation else None,
-        operation=reservation.operation if reservation else None,
-        reference=reservation.reference if reservation else None,
-        description=description,
-        created_at=utcnow(),
-    )
-    repository.add(session, transaction)
-    for wallet, delta in legs:
-        if delta:
-            session.add(
-                CreditEntry(
-                    transaction_id=transaction.id,
-                    account_id=account_id,
-                    environment=environment,
-                    wallet=wallet,
-                    amount=delta,
-                )
-            )
-    session.flush()
-    return transaction
+    transaction = {
+        "id": new_id("ctx"),
+        "account_id": account_id,
+        "environment": environment,
+        "type": type_,
+        "amount": amount,
+        "reservation_id": reservation.id if reservation else None,
+        "operation": reservation.operation if reservation else None,
+        "reference": reservation.reference if reservation else None,
+        "description": description,
+        "created_at": utcnow(),
+    }
+    entries = [
+        {
+            "transaction_id": transaction["id"],
+            "account_id": account_id,
+            "environment": environment,
+            "wallet": wallet,
+            "amount": delta,
+        }
+        for wallet, delta in legs
+        if delta
+    ]
+    repository.record_transaction(session, transaction, entries)
+    # The ledger is written without the unit of work (bench/job_overhead.py): what the caller
+    # gets is the row as written, not one the session tracks.
+    return CreditTransaction(**transaction)
 
 
 def grant(
@@ -155,12 +156,16 @@ def reserve(
         account_id=principal.account_id,
         environment=principal.environment,
         amount=amount,
+        captured_amount=None,
         status=CreditReservationStatus.HELD,
         operation=operation,
         reference=reference,
         created_at=utcnow(),
+        settled_at=None,
     )
-    repository.add(session, reservation)
+    # Written without the unit of work, as the ledger is (_record): the caller gets the row
+    # as written; what reads it again (capture, release, extend) loads it.
+    repository.add_reservation(session, reservation)
     _record_hold(session, reservation, amount)
     return reservation
 
@@ -198,20 +203,18 @@ def extend(session: Session, reservation_id: str, amount: int) -> CreditReservat
     return _reservation(session, reservation_id)
 
 
-def capture(session: Session, reservation_id: str, amount: int) -> CreditReservation:
+def capture(session: Session, reservation_id: str, amount: int) -> None:
     """Charge `amount` (at most what was held) and return the rest. Captures once: a second
     call, e.g. from a redelivered job, changes nothing."""
     reservation = _reservation(session, reservation_id)
     if not 0 <= amount <= reservation.amount:
         raise ValueError(f"capture of {amount} outside 0..{reservation.amount}")
-    return _settle(session, reservation, CreditReservationStatus.CAPTURED, amount)
+    _settle(session, reservation, CreditReservationStatus.CAPTURED, amount)
 
 
-def release(session: Session, reservation_id: str) -> CreditReservation:
+def release(session: Session, reservation_id: str) -> None:
     """Return held credits untouched (failed or cancelled work). Idempotent."""
-    return _settle(
-        session, _reservation(session, reservation_id), CreditReservationStatus.RELEASED, 0
-    )
+    _settle(session, _reservation(session, reservation_id), CreditReservationStatus.RELEASED, 0)
 
 
 def _settle(
@@ -219,13 +222,13 @@ def _settle(
     reservation: CreditReservation,
     status: CreditReservationStatus,
     charged: int,
-) -> CreditReservation:
+) -> None:
     """End a held reservation once: `charged` credits are consumed, the rest returned."""
     now = utcnow()
     if not repository.settle_reservation(
         session, reservation.id, status=status, captured=charged, at=now
     ):
-        return _reservation(session, reservation.id)  # already settled: nothing moves
+        return  # already settled: nothing moves
     held, rest = reservation.amount, reservation.amount - charged
     owner = reservation
     repository.move(session, owner, available=rest, reserved=-held, at=now)
@@ -244,7 +247,6 @@ def _settle(
         operation = reservation.operation
         # Counted once the capture is committed (a unit that rolls back charged nothing).
         after_commit(session, lambda: metrics.count_credits_captured(operation, charged))
-    return _reservation(session, reservation.id)
 
 
 def _reservation(session: Session, reservation_id: str) -> CreditReservation:

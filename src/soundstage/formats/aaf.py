@@ -77,7 +77,12 @@ import aaf2
 from aaf2.auid import AUID
 
 from soundstage import __version__
-from soundstage.formats.channels import channel_bytes, channel_file_name, mono_wave_header
+from soundstage.formats.channels import (
+    channel_bytes,
+    channel_file_name,
+    linked_ref,
+    mono_wave_header,
+)
 from soundstage.formats.session import Session, SessionTrack
 
 # OperationDef_MonoAudioGain and ParameterDef_Amplitude of the AAF object specification.
@@ -281,15 +286,6 @@ def _embedded_channel(
     ):
         stream.write(block)
     return source
-
-
-def linked_ref(track: SessionTrack, channel: int) -> str:
-    """The file (relative to the project folder) holding one channel of the track: the mono
-    stem itself, or the channel's file split from a multichannel stem."""
-    if track.channels == 1:
-        return track.stem_ref
-    ref = PurePosixPath(track.stem_ref)
-    return str(ref.with_name(channel_file_name(ref.name, channel, track.channels)))
 
 
 def file_uri(session: Session, ref: str) -> str:

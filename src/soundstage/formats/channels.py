@@ -1,19 +1,22 @@
-"""A stem's channels one by one, as AAF wants multichannel audio: one mono essence per channel.
+"""A stem's channels one by one, as AAF and OMF want multichannel audio: one mono media object
+per channel.
 
 Read from the written stem block by block (memory bounded by the block, whatever the stem's
-length): the embedded AAF streams each channel into its own essence, and a linked AAF gets one
-mono WAVE file per channel of each multichannel stem, next to the stem in `stems/`."""
+length): an embedded session streams each channel into its own media object, and a linked
+session gets one mono WAVE file per channel of each multichannel stem, next to the stem in
+`stems/`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
 from soundstage.formats.bwf import WaveLayout, plain_wave_header
+from soundstage.formats.session import SessionTrack
 
 # Frames read at once: at most 8 channels of 24-bit audio, 1.5 MiB a block.
 _BLOCK_FRAMES: Final = 1 << 16
@@ -31,6 +34,15 @@ def channel_file_name(stem_name: str, channel: int, channels: int) -> str:
     """`02_Music.wav` -> `02_Music.L.wav`: unique per stem (stem names are) and per channel."""
     stem = stem_name.removesuffix(".wav")
     return f"{stem}.{channel_suffix(channel, channels)}.wav"
+
+
+def linked_ref(track: SessionTrack, channel: int) -> str:
+    """The file (relative to the project folder) holding one channel of the track: the mono
+    stem itself, or the channel's file split from a multichannel stem."""
+    if track.channels == 1:
+        return track.stem_ref
+    ref = PurePosixPath(track.stem_ref)
+    return str(ref.with_name(channel_file_name(ref.name, channel, track.channels)))
 
 
 def deinterleaved(

@@ -15,11 +15,21 @@ Objects (each with `OMFI:OOBJ:ObjClass`, its four-letter class):
   whose level (argument 1) is a CVAL constant. Importers that know no effects still find the
   clip in the scope's slots (Ardour's OMF importer reads NEST, SCLP, FILL and TRAN, and would
   drop a bare EFFE with its clip);
-- per stem an MMOB (the clip's name) whose track is an SCLP of the file SMOB, and the file
-  SMOB whose MediaDescription is a WAVD (WAVE descriptor: sample rate, length in samples, the
-  WAVE header as Summary). Embedded: IsOMFI true and a WAVE media data object (MDAT with the
-  same MobID) holding a WAVE file of the stem's samples. Linked: IsOMFI false and locators
-  (DOS, Unix and text) naming the stem file relative to the session file.
+- per channel of each stem an MMOB (the clip's name) whose track is an SCLP of the file
+  SMOB, and the file SMOB whose MediaDescription is a WAVD (WAVE descriptor: sample rate,
+  length in samples, the mono WAVE header as Summary). Embedded: IsOMFI true and a WAVE media
+  data object (MDAT with the same MobID) holding a mono WAVE file of the channel's samples.
+  Linked: IsOMFI false and locators (DOS, Unix and text) naming, relative to the session file,
+  the stem (mono) or the channel's file split from it (`stems/02_Music.L.wav`).
+
+Multichannel audio is one mono media object per channel, as Pro Tools' OMF exports carry it
+and as the AAF does: a stereo track is two composition tracks, `Music L` and `Music R`, each
+with its own master and file mob. An importer that gives a region one source for all its
+channels (Ardour's, which then plays channel 0 of a stereo file on both sides) so reads each
+channel from its own file. A file mob's name is the name an importer gives the media file it
+extracts, and Ardour's names the session's source after that file without the part from its
+last dot: media names hold no dot (a dot, slash, backslash or colon in a track name becomes
+`_`), and are unique in the file (` 2`, ` 3`… after a repeat).
 
 Object references hold the referenced objects' IDs, with no Bento reference lists: the layout
 of OMF files from Avid and Pro Tools, the only one importers written against those files read
@@ -43,7 +53,12 @@ from typing import BinaryIO, Final
 
 from soundstage import __version__
 from soundstage.formats.bento import BentoWriter
-from soundstage.formats.bwf import plain_wave_header
+from soundstage.formats.channels import (
+    channel_bytes,
+    channel_suffix,
+    linked_ref,
+    mono_wave_header,
+)
 from soundstage.formats.errors import OmfTooLarge
 from soundstage.formats.session import Session, SessionTrack
 
@@ -60,6 +75,37 @@ PRODUCT_ID: Final = _MOB_ID_PREFIX
 # omfi:ProductType, the fifth UInt16 of an omfi:ProductVersion.
 VERSION_UNKNOWN, VERSION_RELEASED, VERSION_DEBUG, VERSION_PATCHED = 0, 1, 2, 3
 VERSION_BETA, VERSION_PRIVATE_BUILD = 4, 5
+
+
+# What a media name may not hold: a dot (importers cut the name there), a path separator, a
+# drive's colon, control characters.
+_NOT_IN_MEDIA_NAMES: Final = re.compile(r"[./\\:\x00-\x1f]")
+
+
+@dataclass(frozen=True)
+class Part:
+    """One composition track: a mono track, or one channel of a multichannel one."""
+
+    track: SessionTrack
+    channel: int  # from 1
+    name: str  # the composition track's and its master mob's: `Music L`
+    media_name: str  # the file mob's (the extracted media file's): no dot, unique
+
+
+def parts(session: Session) -> list[Part]:
+    """Every channel of every track, in track and channel order, with its names."""
+    found: list[Part] = []
+    taken: set[str] = set()
+    for track in session.tracks:
+        for channel in range(1, track.channels + 1):
+            suffix = f" {channel_suffix(channel, track.channels)}" if track.channels > 1 else ""
+            media = base = _NOT_IN_MEDIA_NAMES.sub("_", track.name) + suffix
+            repeat = itertools.count(2)
+            while media.casefold() in taken:
+                media = f"{base} {next(repeat)}"
+            taken.add(media.casefold())
+            found.append(Part(track, channel, track.name + suffix, media))
+    return found
 
 
 @dataclass(frozen=True)
@@ -179,14 +225,12 @@ class _SessionWriter:
         self.mobs.append(mob)
         return mob
 
-    def stem(self, track: SessionTrack) -> MobID:
-        """The stem's file SMOB (and its media data) and MMOB; the MMOB's MobID."""
-        session, omf = self.session, self.omf
+    def stem(self, part: Part) -> MobID:
+        """The channel's file SMOB (and its media data) and MMOB; the MMOB's MobID."""
+        session, omf, track = self.session, self.omf, part.track
         rate = (session.sample_rate, 1)
         file_id = omf.mob_id()
-        header = plain_wave_header(
-            session.sample_rate, track.channels, session.bit_depth, track.layout.data_bytes
-        )
+        header = mono_wave_header(session.sample_rate, session.bit_depth, track.layout.frames)
         descriptor = omf.new("WAVD")
         omf.boolean(descriptor, "OMFI:MDFL:IsOMFI", session.media == "embedded")
         omf.rational(descriptor, "OMFI:MDFL:SampleRate", *rate)
@@ -194,26 +238,28 @@ class _SessionWriter:
         # The Summary is the WAVE file without its samples: RIFF, fmt and the data header.
         omf.bento.put(descriptor, "OMFI:WAVD:Summary", "omfi:DataValue", header)
         if session.media == "linked":
-            omf.refs(descriptor, "OMFI:MDES:Locator", self._locators(track.stem_ref))
+            omf.refs(
+                descriptor, "OMFI:MDES:Locator", self._locators(linked_ref(track, part.channel))
+            )
         whole = self.component("SCLP", self.sound, session.total_frames)
         # An original source: a SourceClip with a zero SourceID ends the chain.
         omf.uid(whole, "OMFI:SCLP:SourceID", MobID(0, 0, 0))
         omf.uint32(whole, "OMFI:SCLP:SourceTrackID", 0)
         omf.position(whole, "OMFI:SCLP:StartTime", 0)
-        file_slot = self.track(whole, rate, 1, track.name, 1)
-        file_mob = self.mob("SMOB", file_id, f"{track.name}.PHYS", [file_slot])
+        file_slot = self.track(whole, rate, 1, part.name, 1)
+        file_mob = self.mob("SMOB", file_id, part.media_name, [file_slot])
         omf.ref(file_mob, "OMFI:SMOB:MediaDescription", descriptor)
         if session.media == "embedded":
             data = omf.new("WAVE")
             omf.uid(data, "OMFI:MDAT:MobID", file_id)
             omf.bento.put_stream(
-                data, "OMFI:WAVE:Data", "omfi:DataValue", _wave_file(track, header)
+                data, "OMFI:WAVE:Data", "omfi:DataValue", _wave_file(part, header, session)
             )
             self.media.append(data)
 
         master_id = omf.mob_id()
         clip = self.source_clip(session.total_frames, file_id, 1, 0)
-        self.mob("MMOB", master_id, track.name, [self.track(clip, rate, 1, track.name, 1)])
+        self.mob("MMOB", master_id, part.name, [self.track(clip, rate, 1, part.name, 1)])
         return master_id
 
     def _locators(self, relative: str) -> list[int]:
@@ -227,7 +273,7 @@ class _SessionWriter:
         omf.string(text, "OMFI:TXTL:Name", relative)
         return [dos, unix, text]
 
-    def composition(self, masters: list[MobID]) -> None:
+    def composition(self, parts: list[Part], masters: list[MobID]) -> None:
         session, omf = self.session, self.omf
         rate = session.frame_rate
         tc_rate = (rate.rate.numerator, rate.rate.denominator)
@@ -238,16 +284,17 @@ class _SessionWriter:
         )
         omf.position(timecode, "OMFI:TCCP:Start", session.start_frame)
         slots = [self.track(timecode, tc_rate, 1, "TC1", 1)]
-        for number, (track, master) in enumerate(zip(session.tracks, masters, strict=True), 1):
-            parts = []
+        for number, (part, master) in enumerate(zip(parts, masters, strict=True), 1):
+            track = part.track
+            components = []
             if track.offset_frames:
-                parts.append(self.component("FILL", self.sound, track.offset_frames))
+                components.append(self.component("FILL", self.sound, track.offset_frames))
             clip = self.source_clip(track.audio_frames, master, 1, track.offset_frames)
-            parts.append(self.with_clip_gain(clip, track.audio_frames, track.clip_gain_db))
+            components.append(self.with_clip_gain(clip, track.audio_frames, track.clip_gain_db))
             sequence = self.component("SEQU", self.sound, track.offset_frames + track.audio_frames)
-            omf.refs(sequence, "OMFI:SEQU:Components", parts)
+            omf.refs(sequence, "OMFI:SEQU:Components", components)
             slots.append(
-                self.track(sequence, (session.sample_rate, 1), number + 1, track.name, number)
+                self.track(sequence, (session.sample_rate, 1), number + 1, part.name, number)
             )
         self.mob("CMOB", omf.mob_id(), session.name, slots)
 
@@ -338,9 +385,22 @@ def product_version(version: str) -> bytes:
     return struct.pack("<5H", *numbers, kind)
 
 
-def _wave_file(track: SessionTrack, header: bytes) -> Iterator[bytes]:
-    """A plain WAVE file of the stem's samples: `header`, then the data chunk's bytes."""
+def _wave_file(part: Part, header: bytes, session: Session) -> Iterator[bytes]:
+    """A plain mono WAVE file of the part's samples: `header`, then the channel's samples (a
+    mono stem's data chunk as it is), block by block."""
     yield header
+    track = part.track
+    if track.channels == 1:
+        yield from _data_chunk(track)
+    else:
+        yield from channel_bytes(
+            track.stem_path, track.layout, track.channels, session.bit_depth // 8, part.channel
+        )
+    if track.layout.frames * session.bit_depth // 8 % 2:
+        yield b"\0"
+
+
+def _data_chunk(track: SessionTrack) -> Iterator[bytes]:
     remaining = track.layout.data_bytes
     with track.stem_path.open("rb") as stem:
         stem.seek(track.layout.data_offset)
@@ -350,8 +410,6 @@ def _wave_file(track: SessionTrack, header: bytes) -> Iterator[bytes]:
                 raise OSError(f"{track.stem_path} is shorter than its header says")
             remaining -= len(chunk)
             yield chunk
-    if track.layout.data_bytes % 2:
-        yield b"\0"
 
 
 def check_size(total_frames: int, channels: Sequence[int], bit_depth: int, media: str) -> None:
@@ -378,7 +436,8 @@ def write_omf(session: Session, out: BinaryIO) -> None:
     )
     bento = BentoWriter(out)
     writer = _SessionWriter(_Omf(bento), session)
-    masters = [writer.stem(track) for track in session.tracks]
-    writer.composition(masters)
+    channels = parts(session)
+    masters = [writer.stem(part) for part in channels]
+    writer.composition(channels, masters)
     writer.header()
     bento.close()

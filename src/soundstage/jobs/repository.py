@@ -31,7 +31,13 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 
 from soundstage.config import RunningJobCaps
-from soundstage.core.tenancy import Owned, select_owned, update_owned
+from soundstage.core.tenancy import (
+    Owned,
+    owned_by_parameters,
+    owner_parameters,
+    select_owned,
+    update_owned,
+)
 from soundstage.core.timeutil import UTCDateTime
 from soundstage.models import Job, JobTurn
 from soundstage.models.jobs import ACTIVE_STATUSES, JobStatus
@@ -272,9 +278,18 @@ def _claim_statements() -> tuple[Select[tuple[str]], Any]:
     return turn, take
 
 
+_SERVED = (
+    update(JobTurn)
+    .where(owned_by_parameters(JobTurn))
+    .values(served_at=bindparam("now"))
+    .execution_options(synchronize_session=False)
+)
+
+
 def _served(session: Session, job_owner: tuple[str, str], now: datetime) -> None:
     """Record that `job_owner` was served now (claims are serialized: no two insert it)."""
-    if not _changed(session, update_owned(JobTurn, job_owner).values(served_at=now)):
+    served = session.execute(_SERVED, {**owner_parameters(job_owner), "now": now})
+    if served.rowcount != 1:  # type: ignore[attr-defined]
         account_id, environment = job_owner
         session.add(JobTurn(account_id=account_id, environment=environment, served_at=now))
         session.flush()
@@ -342,13 +357,35 @@ def charge_at_least(session: Session, job_id: str, owner: str, amount: int) -> b
 def finish(
     session: Session, job_id: str, owner: str, status: JobStatus, now: datetime, **values: Any
 ) -> bool:
-    """End a job held by `owner`."""
-    stmt = (
+    """End a job held by `owner`, setting the columns `values` names too."""
+    stmt = _finish_statement(frozenset(values))
+    parameters = {f"value_{name}": value for name, value in values.items()}
+    parameters.update(job_id=job_id, owner=owner, status=status, now=now)
+    return bool(session.execute(stmt, parameters).rowcount == 1)  # type: ignore[attr-defined]
+
+
+@cache
+def _finish_statement(names: frozenset[str]) -> Any:
+    """finish's statement for the columns `names`, built once for each set (every job ends
+    with one of a few; building it per call cost a millisecond of the job's last
+    transaction on a slow core, bench/job_overhead.py)."""
+    now = bindparam("now", type_=UTCDateTime())
+    return (
         update(Job)
-        .where(Job.id == job_id, Job.lease_owner == owner, Job.status == JobStatus.PROCESSING)
-        .values(status=status, completed_at=now, updated_at=now, lease_expires_at=None, **values)
+        .where(
+            Job.id == bindparam("job_id"),
+            Job.lease_owner == bindparam("owner"),
+            Job.status == JobStatus.PROCESSING,
+        )
+        .values(
+            status=bindparam("status"),
+            completed_at=now,
+            updated_at=now,
+            lease_expires_at=None,
+            **{name: bindparam(f"value_{name}") for name in names},
+        )
+        .execution_options(synchronize_session=False)
     )
-    return _changed(session, stmt)
 
 
 def cancel(session: Session, job_id: str, now: datetime) -> tuple[bool, str | None, int]:

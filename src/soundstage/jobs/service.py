@@ -269,7 +269,7 @@ def _cancel(session: Session, settings: Settings, job: Job) -> bool:
         # notices (at its next heartbeat): wake another.
         after_commit(session, lambda: _enqueue(settings, job.id))
     if cancelled:
-        emit_end(session, settings, job.id, _cancelled_event(settings, job.kind))
+        emit_end(session, settings, job, _cancelled_event(settings, job.kind))
     return cancelled
 
 
@@ -283,15 +283,18 @@ def _cancelled_event(settings: Settings, kind: str) -> str | None:
     return registered.cancelled_event if registered is not None else "job.cancelled"
 
 
-def emit_end(session: Session, settings: Settings, job_id: str, event_type: str | None) -> None:
+def emit_end(session: Session, settings: Settings, job: Job, event_type: str | None) -> None:
     """Announce the end of an asynchronous job by the event `event_type` to the listeners
-    installed at startup (the webhooks feature: the job as GET shows it), in the transaction
-    that ended it. Synchronous jobs announce nothing: their caller has the answer."""
-    job = repository.get(session, job_id)
-    if event_type is None or job is None or not job.is_async:
+    installed at startup (the webhooks feature: the job as GET shows it, read again in the
+    transaction that ended it). Synchronous jobs announce nothing: their caller has the
+    answer (and nothing is read for them: `job` is the caller's copy, for `is_async`)."""
+    if event_type is None or not job.is_async:
+        return
+    ended = repository.get(session, job.id)
+    if ended is None:
         return
     wiring.ensure()  # the listeners are installed with the wiring
-    events.job_ended(session, settings, job, event_type)
+    events.job_ended(session, settings, ended, event_type)
 
 
 def get(session: Session, principal: Principal, job_id: str) -> Job:

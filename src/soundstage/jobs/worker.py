@@ -29,7 +29,7 @@ from soundstage.core.errors import AppError, InternalError, StorageFull, is_disk
 from soundstage.core.principal import Principal
 from soundstage.core.timeutil import utcnow
 from soundstage.idempotency import IdempotencyStore
-from soundstage.jobs import live, repository, streams, tasks, wiring, workdirs
+from soundstage.jobs import live, preload, repository, streams, tasks, wiring, workdirs
 from soundstage.jobs.errors import JobCancelled, WorkerLost
 from soundstage.jobs.handlers import JobContext, JobKind, get_kind
 from soundstage.jobs.queue import get_queue
@@ -291,7 +291,7 @@ def _complete(
             return False
         if job.reservation_id:
             wiring.billing(env.settings).capture(session, job.reservation_id, used)
-        emit_end(session, env.settings, job.id, kind.completed_event)
+        emit_end(session, env.settings, job, kind.completed_event)
     return True
 
 
@@ -321,7 +321,7 @@ def _fail(
             else:
                 billing.release(session, job.reservation_id)
         wiring.media(env.settings).discard_job_outputs(session, env.settings, job.id)
-        emit_end(session, env.settings, job.id, kind.failed_event if kind else None)
+        emit_end(session, env.settings, job, kind.failed_event if kind else None)
 
 
 class _Heartbeat(threading.Thread):
@@ -469,6 +469,9 @@ def run_worker(settings: Settings, processes: int, companions: Sequence[Companio
     """`soundstage worker`: a Huey consumer with `processes` worker processes, the sweeper,
     and `companions` in the main process.
 
+    With `jobs.preload_models`, each worker process loads the features' default models as
+    it starts (jobs.preload), before it takes a job.
+
     SIGTERM (or SIGHUP's restart) is the graceful stop: no new job is taken, the running ones
     get `jobs.shutdown_timeout_seconds` to finish, then each is interrupted and re-queued at
     once (`run_job`), and the process exits 0. SIGINT (Ctrl-C), or a second SIGTERM, stops
@@ -489,6 +492,10 @@ def run_worker(settings: Settings, processes: int, companions: Sequence[Companio
         shutdown_timeout=settings.jobs.shutdown_timeout_seconds,
     )
     queue.consume(_MessageRunner(consumer.stop_flag.is_set))
+    if settings.jobs.preload_models:
+        # Run by each job process as it starts (Huey's startup hooks), before its first job.
+        stopping = consumer.stop_flag.is_set
+        queue.huey.on_startup("soundstage.preload")(lambda: preload.preload(settings, stopping))
     env = WorkerEnvironment(settings, Database(settings), os.getpid())
     # What a worker killed before this start left behind (inputs fetched for its jobs, the
     # streams of its jobs) goes at once; the sweeper repeats it for other machines' workers.

@@ -37,7 +37,7 @@ from soundstage.pronunciation.rules import (
 PLS_NS = "http://www.w3.org/2005/01/pronunciation-lexicon"
 XML_NS = "http://www.w3.org/XML/1998/namespace"
 CASE_NS = "https://soundstage.dev/ns/pls"
-# A PLS file's size limit (the README's "Pronunciation dictionaries").
+# A PLS file's size limit (docs/text-to-speech.md, "Pronunciation dictionaries").
 MAX_PLS_BYTES = 1_000_000
 MAX_LANGUAGE_CHARS = 35
 _LANGUAGE_TAG = re.compile(r"[A-Za-z0-9-]+", re.ASCII)

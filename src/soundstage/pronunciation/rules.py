@@ -15,7 +15,7 @@ from typing import Any, Literal
 from soundstage.engines.tts.frontend.script import Rule
 from soundstage.engines.tts.phonemes import check_ipa, xsampa_to_ipa
 
-# Bounds of a version's rules (the README's "Pronunciation dictionaries" lists them).
+# Bounds of a version's rules (docs/text-to-speech.md, "Pronunciation dictionaries", lists them).
 MAX_RULES = 1_000
 MAX_GRAPHEME_CHARS = 100
 MAX_ALIAS_CHARS = 200

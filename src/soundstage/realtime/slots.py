@@ -12,6 +12,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections import Counter
@@ -63,6 +64,15 @@ def _serve(conn: Connection, settings: Settings, turns: SlotTurns) -> None:
     """A slot process: one handler at a time, each request answered by its items then
     `done` (or `error`), tagged with the request's number so the parent can skip the
     answers of a session that has gone."""
+    # Ctrl-C at a terminal reaches every process of its group: a slot ends when its API
+    # process stops it (or is gone: end of file), never with a KeyboardInterrupt of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A spawned process makes its multiprocessing locks as named semaphores, each handed to
+    # the resource tracker to unlink at the process's exit, which a slot stopped by SIGKILL
+    # never reaches: tqdm's lock (made by faster-whisper's decode) was reported leaked once per
+    # transcription session when the server stopped. A slot starts no process, so a lock a
+    # library makes here is only ever this process's: fork's kind, unlinked as it is made.
+    multiprocessing.set_start_method("fork", force=True)
     handler: SessionHandler[Any, Any] | None = None
     while True:
         try:
@@ -325,5 +335,7 @@ class SlotPool:
             self._free.append(slot)
 
     def close(self) -> None:
+        """Stop the slot processes and give back the turns' semaphore (realtime.turns)."""
         for slot in self._slots:
             slot.stop()
+        self.turns.close()

@@ -11,12 +11,17 @@ Two kinds of work ask for a turn:
   with its next audio (every frame, 40 ms). Free turns go to the sessions that have wanted a
   partial longest first, so that no session's partials starve while others' come.
 
-The counts live in shared memory the pool makes before it starts its slots; each slot counts
-the turns it holds, so that the pool gives back those of a slot process it killed (or that
-died) holding one."""
+The counts live in shared memory the pool makes when it starts its first slot; each slot
+counts the turns it holds, so that the pool gives back those of a slot process it killed (or
+that died) holding one. Their lock is a named semaphore (spawned processes open it by name):
+made only then, so that an API process no session reached holds none, and given back by
+`close` when the API process stops. A uvicorn worker process ends by the signal that stopped
+it, past the interpreter's exit handlers: a semaphore still open then is one the resource
+tracker reports leaked."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -41,19 +46,48 @@ class CoreTurns:
         want_lapses_seconds: float = _WANT_LAPSES_SECONDS,
     ) -> None:
         self.count = count
+        self._context = context
+        self._slots = slots
         self._want_lapses = want_lapses_seconds
-        self._lock: Any = context.Lock()
+        self._opening = threading.Lock()  # this process's: guards making the shared state
+        self._lock: Any = None
         # Per slot: turns held, urgent asks waiting, and since when (and when last) it has
         # asked for optional work in vain (monotonic seconds, the same clock in every process).
-        self._held: Any = context.Array("i", slots, lock=False)
-        self._waiting: Any = context.Array("i", slots, lock=False)
-        self._wanting_since: Any = context.Array("d", slots, lock=False)
-        self._asked: Any = context.Array("d", slots, lock=False)
+        self._held: Any = None
+        self._waiting: Any = None
+        self._wanting_since: Any = None
+        self._asked: Any = None
 
     def of_slot(self, index: int) -> SlotTurns:
+        """The slot's side, handed to its process as it starts (the shared state made now)."""
+        with self._opening:
+            if self._lock is None:
+                context, slots = self._context, self._slots
+                self._lock = context.Lock()
+                self._held = context.Array("i", slots, lock=False)
+                self._waiting = context.Array("i", slots, lock=False)
+                self._wanting_since = context.Array("d", slots, lock=False)
+                self._asked = context.Array("d", slots, lock=False)
         return SlotTurns(self, index)
 
+    def close(self) -> None:
+        """Give the semaphore back now (no slot process runs any more); the next `of_slot`
+        makes the shared state again."""
+        with self._opening:
+            # The last reference: its finalizer unlinks it and tells the resource tracker.
+            self._lock = self._held = self._waiting = self._wanting_since = self._asked = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # To a slot process (spawn): the shared state, not this process's own lock.
+        return {k: v for k, v in self.__dict__.items() if k not in ("_opening", "_context")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._opening = threading.Lock()
+
     def held(self) -> int:
+        if self._lock is None:
+            return 0
         with self._lock:
             return sum(self._held)
 
@@ -97,10 +131,13 @@ class CoreTurns:
 
     def reclaim(self, index: int) -> None:
         """The slot's process is gone: what it held or waited for is free."""
-        with self._lock:
-            self._held[index] = 0
-            self._waiting[index] = 0
-            self._asked[index] = 0.0
+        with self._opening:
+            if self._lock is None:  # closed: nothing is held
+                return
+            with self._lock:
+                self._held[index] = 0
+                self._waiting[index] = 0
+                self._asked[index] = 0.0
 
 
 class SlotTurns:

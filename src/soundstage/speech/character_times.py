@@ -2,7 +2,7 @@
 words (`timestamps: true`: every whitespace-separated word of the text with its start and
 end), and the `characters` of forced alignment.
 
-How (documented in the README): a word's letters and digits share the word's span equally,
+How (documented in docs/elevenlabs.md): a word's letters and digits share the word's span equally,
 in order; everything between two words' letters (the punctuation that ends one, the spaces,
 the punctuation that opens the next) shares the gap between the two spans equally. What
 precedes the first word fills the time from 0 to it, what follows the last word the time from

@@ -22,7 +22,7 @@ class CreatorRef(BaseModel):
 
 class VoiceQualityOut(BaseModel):
     """How the voice sounds, as measured on the service's own machine (bench/voice_quality.py,
-    README "Voice quality"): three sentences in its language, read through the API."""
+    docs/voice-quality.md): three sentences in its language, read through the API."""
 
     mos: float = Field(
         description="Predicted naturalness, DistillMOS: a mean opinion score from 1 (bad) to "

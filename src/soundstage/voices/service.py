@@ -88,6 +88,30 @@ def list_voices(
     return [voice_out(settings, v, creators[v.creator_id]) for v in voices], has_more
 
 
+# A page of the whole catalog read at once by `all_voices` (the API's largest page).
+_ALL_VOICES_PAGE = 100
+
+
+def all_voices(session: Session, settings: Settings, sort: VoiceSort = "quality") -> list[VoiceOut]:
+    """Every active voice, page after page as GET /api/v1/voices lists them (the catalog is
+    bounded: the engines' voices)."""
+    found: list[VoiceOut] = []
+    cursor: str | None = None
+    while True:
+        page, has_more = list_voices(
+            session,
+            settings,
+            PageParams(limit=_ALL_VOICES_PAGE, starting_after=cursor),
+            language=None,
+            gender=None,
+            sort=sort,
+        )
+        found += page
+        if not has_more or not page:
+            return found
+        cursor = page[-1].voice_id
+
+
 async def preview_response(
     db: Database, settings: Settings, voice_id: str, range_header: str | None
 ) -> Response:

@@ -349,48 +349,59 @@ def test_omf_and_linked_sessions_at_16_bit_and_44_1_khz(
         }
         session = tmp_path / f"session.{fmt}"
         session.write_bytes(archive.read(f"{folder}/Mixed-Project.{fmt}"))
-        # A linked AAF links each channel of a stereo stem as its own mono file, split from it.
+        # A linked session links each channel of a stereo stem as its own mono file, split
+        # from it.
         split = {f"{folder}/stems/{stem}.{side}.wav" for stem in ("02_Music", "03_Phone")
                  for side in "LR"}  # fmt: skip
-        if fmt == "aaf":
+        sheet = archive.read(f"{folder}/README.txt").decode()
+        if media == "linked":
             assert split <= set(archive.namelist())
             for name in split:
                 wave = waves[int(name.rsplit("/", 1)[1][:2]) - 1]
                 side = "LR".index(name[-5])
                 mono = parse_wave(archive.read(name))
                 assert mono.data == channel_bytes(wave, side + 1)
-            assert "relink to" in archive.read(f"{folder}/README.txt").decode()
+            assert "relink to" in sheet
+        else:
+            assert not split & set(archive.namelist())
+        if fmt == "aaf":
             check_aaf_with_otio(session, NAMES, offsets, lengths, linked=True, rate=rate)
             start = check_aaf_with_pyaaf2(session, waves, offsets, lengths, linked=True, rate=rate)
             assert start == 107_890  # 00:59:59;28 at 29.97 drop-frame
             continue
-        assert not split & set(archive.namelist())
+        # OMF: each channel of a stereo track is a mono track of its own, with its own media.
+        assert "Stereo in OMF" in sheet
         omf = OmfFile(session)
         assert omf.validate() == []
         composition = read_composition(omf)
         assert composition.name == "Mixed Project"
         assert (composition.timecode_fps, composition.drop_frame) == (30, True)
         assert composition.timecode_start == 60 * 60 * 30 - 2 * 54 - 2  # 00:59:59;28
-        assert [t.name for t in composition.tracks] == ["Dialog", "Music", "Phone", "Quiet"]
-        assert [t.physical_track for t in composition.tracks] == [1, 2, 3, 4]
-        for track, wave, offset, length in zip(
-            composition.tracks, waves, offsets, lengths, strict=True
-        ):
+        # (stem number, channel from 1 or 0 for a mono stem) of each composition track
+        parts = [(1, 0), (2, 1), (2, 2), (3, 1), (3, 2), (4, 0)]
+        assert [t.name for t in composition.tracks] == [
+            "Dialog", "Music L", "Music R", "Phone L", "Phone R", "Quiet"]  # fmt: skip
+        assert [t.physical_track for t in composition.tracks] == [1, 2, 3, 4, 5, 6]
+        for track, (number, channel) in zip(composition.tracks, parts, strict=True):
+            wave, offset, length = waves[number - 1], offsets[number - 1], lengths[number - 1]
             assert track.edit_rate == (rate, 1)
             assert (track.clip_offset, track.clip_length) == (offset, length)
             assert track.clip_start_in_media == offset
             assert track.clip_name == track.name
             assert track.media.sample_rate == (rate, 1)
             assert (track.media.length, track.media.channels, track.media.bits) == (
-                wave.frames, wave.channels, 16)  # fmt: skip
+                wave.frames, 1, 16)  # fmt: skip
             if media == "embedded":
                 assert track.media.is_omfi
-                assert track.media.samples == wave.data
+                expected = channel_bytes(wave, channel) if channel else wave.data
+                assert track.media.samples == expected
             else:
                 assert not track.media.is_omfi
                 assert track.media.samples is None
-                number = composition.tracks.index(track) + 1
-                assert f"stems/{number:02d}_{track.name}.wav" in track.media.locators
+                stem = stems[number - 1].split("/", 1)[1]  # stems/NN_Name.wav
+                if channel:
+                    stem = stem.replace(".wav", f".{'LR'[channel - 1]}.wav")
+                assert stem in track.media.locators
 
     # 16-bit dither: the 0.4 LSB tone survives as the mean of dithered values.
     quiet_stem = waves[3].integers()[offsets[3] : offsets[3] + lengths[3], 0].astype(np.float64)
@@ -492,9 +503,14 @@ def test_clip_gain_mode_leaves_stems_at_unity_and_writes_the_gain_in_the_session
             omf = OmfFile(session)
             assert omf.validate() == []
             tracks = read_composition(omf).tracks
-            assert [t.clip_gain for t in tracks][::2] == [None, None]
-            assert tracks[1].clip_gain == pytest.approx(level, rel=1e-5)
-            assert (tracks[1].clip_offset, tracks[1].clip_length) == (start, 4 * RATE)
+            # Music is stereo: its two channels' tracks carry the clip gain each.
+            assert [t.name for t in tracks] == [
+                "Dialog", "Music L", "Music R", "Phone L", "Phone R"]  # fmt: skip
+            assert [tracks[i].clip_gain for i in (0, 3, 4)] == [None, None, None]
+            for channel_track in tracks[1:3]:
+                assert channel_track.clip_gain == pytest.approx(level, rel=1e-5)
+                assert (channel_track.clip_offset, channel_track.clip_length) == (
+                    start, 4 * RATE)  # fmt: skip
             continue
         with aaf2.open(str(session), "r") as aaf:
             [composition] = list(aaf.content.toplevel())

@@ -24,7 +24,6 @@ from soundstage.compat.elevenlabs.schemas import (
 from soundstage.compat.voice_aliases import ELEVENLABS_VOICES
 from soundstage.config import Settings
 from soundstage.core.errors import InvalidField
-from soundstage.core.pagination import PageParams
 from soundstage.core.principal import Principal
 from soundstage.credits import service as credits
 from soundstage.speech.tts.schemas import MAX_TEXT_CHARACTERS
@@ -33,26 +32,6 @@ from soundstage.voices.schemas import VoiceOut
 
 TTS_MODEL = "soundstage_tts"
 STS_MODEL = "soundstage_sts"
-_PAGE = 100
-
-
-def _all_voices(session: Session, settings: Settings) -> list[VoiceOut]:
-    """Every active voice of the catalog, newest first (the catalog is bounded: the engines'
-    voices)."""
-    found: list[VoiceOut] = []
-    cursor: str | None = None
-    while True:
-        page, has_more = voices.list_voices(
-            session,
-            settings,
-            PageParams(limit=_PAGE, starting_after=cursor),
-            language=None,
-            gender=None,
-        )
-        found += page
-        if not has_more or not page:
-            return found
-        cursor = page[-1].voice_id
 
 
 def voice(out: VoiceOut, *, with_settings: bool = True) -> ElevenLabsVoice:
@@ -81,7 +60,7 @@ def voice(out: VoiceOut, *, with_settings: bool = True) -> ElevenLabsVoice:
 
 
 def list_voices(session: Session, settings: Settings) -> ElevenLabsVoicesResponse:
-    return ElevenLabsVoicesResponse(voices=[voice(v) for v in _all_voices(session, settings)])
+    return ElevenLabsVoicesResponse(voices=[voice(v) for v in voices.all_voices(session, settings)])
 
 
 def get_voice(
@@ -133,7 +112,7 @@ def search_voices(
     token is the last voice id of the previous page."""
     found = [
         v
-        for v in _all_voices(session, settings)
+        for v in voices.all_voices(session, settings)
         if _matches(v, search, gender, languages, voice_ids)
     ]
     start = 0

@@ -295,7 +295,7 @@ async def speech_to_speech(
 ) -> Response:
     """The same words and timing in a catalog voice (native voice changer), made in
     `output_format` at its exact rate and bit rate; 1,000 credits a minute of input. The
-    voice is a catalog voice id or one of ElevenLabs' premade ids (README). Served at
+    voice is a catalog voice id or one of ElevenLabs' premade ids (docs/elevenlabs.md). Served at
     /v1/speech-to-speech/{voice_id} and at /v1/voice-changer/{voice_id}, where the SDK 2.78
     sends `speech_to_speech.convert`, each also with /stream (`speech_to_speech.stream`)."""
     return await _speech_to_speech(voice_id, audio, form, db, settings, principal, output_format)
@@ -390,9 +390,9 @@ def get_subscription(session: SessionDep, principal: PrincipalDep) -> ElevenLabs
 
 @router.websocket("/v1/speech-to-text/realtime")
 async def speech_to_text_realtime(websocket: WebSocket) -> None:
-    """Realtime transcription as ElevenLabs' SDKs speak it (README, "ElevenLabs
-    compatibility"): the native session (GET /api/v1/speech/stt/realtime: same credits,
-    limits and slots) in ElevenLabs' messages. The key in `xi-api-key` (or `Authorization`),
+    """Realtime transcription as ElevenLabs' SDKs speak it (docs/elevenlabs.md): the native
+    session (GET /api/v1/speech/stt/realtime: same credits, limits and slots) in ElevenLabs'
+    messages. The key in `xi-api-key` (or `Authorization`),
     or a native realtime token (POST /api/v1/speech/stt/realtime/tokens) as `token`."""
     try:
         principal = await gate.authenticate(websocket, stt_realtime.PURPOSE, api_key_header)
@@ -442,9 +442,9 @@ async def _text_to_speech_realtime(
 async def text_to_speech_stream_input(
     websocket: WebSocket, voice_id: str, db: DatabaseDep, settings: SettingsDep
 ) -> None:
-    """Text streamed in, speech streamed out, as ElevenLabs' SDKs speak it (README,
-    "ElevenLabs compatibility"): the native session (GET /api/v1/speech/tts/realtime: same
-    credits, limits and slots) in ElevenLabs' messages. The key in `xi-api-key` (or
+    """Text streamed in, speech streamed out, as ElevenLabs' SDKs speak it (docs/elevenlabs.md):
+    the native session (GET /api/v1/speech/tts/realtime: same credits, limits and slots) in
+    ElevenLabs' messages. The key in `xi-api-key` (or
     `Authorization`), or in the first message (`xi_api_key`, `authorization`)."""
     await _text_to_speech_realtime(websocket, voice_id, db, settings, multi=False)
 

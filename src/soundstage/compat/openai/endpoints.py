@@ -222,8 +222,8 @@ async def create_translation(
 
 @router.websocket("/realtime")
 async def realtime_transcription(websocket: WebSocket, settings: SettingsDep) -> None:
-    """OpenAI's Realtime API transcription session (`?intent=transcription`; README, "OpenAI
-    compatibility"): the native realtime transcription (same credits, limits and slots) in
+    """OpenAI's Realtime API transcription session (`?intent=transcription`;
+    docs/openai.md): the native realtime transcription (same credits, limits and slots) in
     OpenAI's events. The key in `Authorization: Bearer`, never in the URL."""
     try:
         principal = await gate.authenticate(websocket, stt_realtime.PURPOSE)

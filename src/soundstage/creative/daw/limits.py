@@ -39,7 +39,7 @@ def estimated_bytes(
     split_channels: bool = False,
 ) -> int:
     """What the export weighs: every stem lasts the whole session; an embedded session file
-    holds the same audio again, and so do the mono files a linked AAF gets of each
+    holds the same audio again, and so do the mono files a linked session gets of each
     multichannel stem (`split_channels`)."""
     stems = sum(total_frames * count * bit_depth // 8 for count in channels)
     if media == "embedded":
@@ -64,7 +64,7 @@ def check_output_size(
         twice = (
             ", twice with media embedded"
             if media == "embedded"
-            else ", multichannel ones twice in a linked AAF"
+            else ", multichannel ones twice in a linked session"
             if split_channels
             else ""
         )
@@ -104,5 +104,5 @@ def check_request(session: Session, settings: Settings, body: DawExportRequest) 
         channels,
         body.bit_depth,
         body.media,
-        split_channels=body.format == "aaf" and body.media == "linked",
+        split_channels=body.media == "linked",
     )

@@ -27,7 +27,7 @@ Nuendo/Cubase  File > Import > AAF/OMF... and pick {session}.
 Logic Pro      {logic}
 DaVinci Resolve (Fairlight)  File > Import > Timeline... and pick {session}; with linked
                media, point the media pool at the stems/ folder if asked.
-Ardour 8       Session > Open... (or the New Session dialog), pick {session}.
+Ardour 8       {ardour}
 Any DAW        The stems alone line up too: import every NN_Name.wav of stems/ at the
                session start ({start}); each is a broadcast WAVE with that
                time reference.
@@ -45,7 +45,14 @@ Linked media   The session points at the audio as file:///{folder}/stems/<file>.
 _SPLIT = """\
                A stereo or multichannel stem is linked as one mono file per channel,
                split from it in stems/ (NN_Name.L.wav and .R.wav, or .A1.wav, .A2.wav...):
-               the DAW shows one stereo (multichannel) clip made of them.
+               {shown}.
+"""
+
+# OMF has no multichannel clip an importer agrees on: each channel is a track of its own.
+_OMF_CHANNELS = """\
+Stereo in OMF  Each channel of a stereo (multichannel) track is a mono track of its own,
+               "Name L" and "Name R" (A1, A2...), each with its own audio: pan them hard
+               left and right, or join them into a stereo track where the DAW can.
 """
 
 
@@ -88,6 +95,10 @@ def track_sheet(
             logic=f"File > Import > AAF... and pick {session_file}."
             if format_name == "AAF"
             else "imports AAF, not OMF: import the stems, or export again as AAF.",
+            ardour=f"Session > Open... (or the New Session dialog), pick {session_file}."
+            if format_name == "AAF"
+            else "opens AAF, not OMF, from its menus; its omftool (tools/omf in Ardour's\n"
+            f"               source) turns {session_file} into an Ardour session.",
             linked=_linked_note(session, session_file, format_name),
         ),
     ]
@@ -95,11 +106,17 @@ def track_sheet(
 
 
 def _linked_note(session: Session, session_file: str, format_name: str) -> str:
+    multichannel = any(track.channels > 1 for track in session.tracks)
+    note = _OMF_CHANNELS if format_name != "AAF" and multichannel else ""
     if session.media != "linked":
-        return ""
-    note = _LINKED.format(folder=session.folder, session=session_file)
-    if format_name == "AAF" and any(track.channels > 1 for track in session.tracks):
-        note += _SPLIT
+        return note
+    note += _LINKED.format(folder=session.folder, session=session_file)
+    if multichannel:
+        note += _SPLIT.format(
+            shown="the DAW shows one stereo (multichannel) clip made of them"
+            if format_name == "AAF"
+            else "each is the audio of its channel's track"
+        )
     return note
 
 

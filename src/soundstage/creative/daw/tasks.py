@@ -156,9 +156,9 @@ def _package(
 
 
 def splits_channels(request: DawJob) -> bool:
-    """A linked AAF links one mono file per channel: each multichannel stem is also
-    delivered split into mono files (see aaf.py)."""
-    return request.format == "aaf" and request.media == "linked"
+    """A linked session (AAF or OMF) links one mono file per channel: each multichannel stem
+    is also delivered split into mono files (formats.channels)."""
+    return request.media == "linked"
 
 
 def _media_files(session: Session, split: bool) -> list[Path]:

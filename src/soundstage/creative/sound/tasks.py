@@ -3,13 +3,14 @@ process), render the scene, encode and store it."""
 
 from __future__ import annotations
 
+from soundstage.config import Settings
 from soundstage.creative.sound.schemas import SoundLayer, SoundRecipeUse, SoundResult
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
 from soundstage.engines.embedder import get_embedder
 from soundstage.engines.sound import scene
 from soundstage.engines.sound.interpret import Element, confidence, index_for, interpret
-from soundstage.jobs import handlers
+from soundstage.jobs import handlers, preload
 from soundstage.jobs.handlers import JobContext, JobOutcome
 from soundstage.jobs.payloads import JobRequest
 from soundstage.media import encodings
@@ -81,3 +82,8 @@ def generate_sound(ctx: JobContext[SoundJob]) -> JobOutcome[SoundResult]:
 def register() -> None:
     """Declare this feature's job kinds (called by the composition root, soundstage.app_tasks)."""
     handlers.declare(KIND, generate_sound, request=SoundJob, result=SoundResult)
+    preload.declare("sound-effect prompt index", _load_prompt_index)
+
+
+def _load_prompt_index(settings: Settings) -> None:
+    index_for(get_embedder())  # the sentence embedder and the recipes' phrases embedded

@@ -52,6 +52,13 @@ _FINAL_ENCODER_FRAMES: Final = 1500
 _TOKENS_PER_SECOND: Final = 8
 _PARTIAL_TOKENS_PER_SECOND: Final = 6
 _PARTIAL_SPARE_TOKENS: Final = 6
+# A greedy partial stuck in a loop inside that budget ("young man. I-I-I-I-I-I-I-I-I") shows
+# the loop's first turn only: a text that ends in at least 4 turns of one piece of at most 40
+# characters (8 characters or more in all). Speech rarely repeats itself so at the very end of
+# what has been heard, and a partial is soon replaced; finals are never trimmed.
+_LOOP_TURNS: Final = 4
+_LOOP_LONGEST_PIECE: Final = 40
+_LOOP_SHORTEST: Final = 8
 
 
 class DecodeTurns(Protocol):
@@ -318,7 +325,7 @@ class StreamingRecognizer:
         decoded = self._decode(
             self._audio.span(utterance.start, end), final=False, prefix=" ".join(utterance.stable)
         )
-        return self._agreed(utterance, decoded.text, end)
+        return self._agreed(utterance, without_loop(decoded.text), end)
 
     def _agreed(self, utterance: _Utterance, text: str, end: int) -> Partial:
         """LocalAgreement-2 (whisper_streaming): the longest prefix on which this hypothesis
@@ -474,6 +481,20 @@ class StreamingRecognizer:
         text = " ".join("".join(segment.text for segment in segments).split())
         words = tuple(word for segment in segments for word in merged_words(segment.words or ()))
         return _Decoded(text, words)
+
+
+def without_loop(text: str) -> str:
+    """`text` with a loop at its end cut to the loop's first turn ("man. I-I-I-I-I" -> "man. I");
+    any other text unchanged."""
+    for piece in range(1, _LOOP_LONGEST_PIECE + 1):
+        start = len(text) - piece  # where the periodic end (period `piece`) begins
+        while start > 0 and text[start - 1] == text[start - 1 + piece]:
+            start -= 1
+        looped = len(text) - start
+        # The last turn may lack its trailing space or hyphen: "I-I-I-I" is four turns.
+        if looped >= max(_LOOP_TURNS * piece - 1, _LOOP_SHORTEST):
+            return text[: start + piece].rstrip(" -,;:")
+    return text
 
 
 def partial_token_budget(seconds: float, prefix_tokens: int) -> int:

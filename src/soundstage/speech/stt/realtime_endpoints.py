@@ -1,6 +1,6 @@
 """Realtime transcription over a WebSocket: GET /api/v1/speech/stt/realtime (audio frames in,
 partial and final transcripts out), and POST /api/v1/speech/stt/realtime/tokens (single-use
-tokens for browsers). The protocol is in the README, "Realtime transcription"; its messages
+tokens for browsers). The protocol is in docs/realtime.md, "Realtime transcription"; its messages
 in speech.stt.realtime_messages, the session in speech.stt.realtime."""
 
 from __future__ import annotations

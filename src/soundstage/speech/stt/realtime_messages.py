@@ -1,5 +1,5 @@
-"""The realtime transcription protocol (GET /api/v1/speech/stt/realtime; README, "Realtime
-transcription"): every message a client sends and the server sends, as models. Client: the
+"""The realtime transcription protocol (GET /api/v1/speech/stt/realtime; docs/realtime.md,
+"Realtime transcription"): every message a client sends and the server sends, as models. Client: the
 opening message, then audio (binary frames, or base64 in JSON) and `commit` / `close`.
 Server: `session.started`, `speech.started` / `speech.stopped`, `partial`, `final`,
 `session.closed` (and the shared `error`, realtime.messages), each named by its `type`."""

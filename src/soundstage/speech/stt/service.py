@@ -48,9 +48,20 @@ def _job_request(body: SttRequest) -> SttJob:
 
 
 async def transcribe(
-    db: Database, settings: Settings, principal: Principal, body: SttRequest
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    body: SttRequest,
+    *,
+    kept_media_id: str | None = None,
 ) -> SttResponse:
+    """`kept_media_id`: the caller's own stored media that `body.audio_url` names, which the
+    job then reads from the media store by id, whatever base URL its worker takes for the
+    service's own (a process apart from the API's, as `soundstage wyoming`, signs with its
+    own settings)."""
     request = _job_request(body)
+    if kept_media_id is not None:
+        request = request.model_copy(update={"input_media_ids": [kept_media_id]})
     # Priced by the audio's duration, which the job measures and reserves before working.
     job = await jobs.run(db, settings, principal, KIND, request, credits_needed=0)
     return SttResponse.of(job)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Final
 
+from soundstage.config import Settings
 from soundstage.credits.rates import Operation
 from soundstage.engines.speakers.diarize import Diarizer, SpeakerTurn, assign_speakers
 from soundstage.engines.transcribers import sphinx
@@ -18,7 +19,7 @@ from soundstage.engines.transcribers.base import (
     whisper_language,
 )
 from soundstage.engines.transcribers.registry import get_transcriber
-from soundstage.jobs import handlers, inputs
+from soundstage.jobs import handlers, inputs, preload
 from soundstage.jobs.handlers import InputRule, JobContext, JobOutcome
 from soundstage.media.audio import iter_decode
 from soundstage.media.input_limits import within_duration
@@ -233,3 +234,8 @@ def register() -> None:
     """Declare this feature's job kinds (called by the composition root, soundstage.app_tasks)."""
     register_lost_kind(REALTIME_KIND)
     handlers.declare(KIND, transcribe_audio, request=SttJob, result=SttResult)
+    preload.declare("speech-to-text model", _load_default_model)
+
+
+def _load_default_model(settings: Settings) -> None:
+    get_transcriber(settings=settings)  # stt.default_model

@@ -1,6 +1,6 @@
 """Realtime text-to-speech: the WebSocket GET /api/v1/speech/tts/realtime (text streamed in,
 speech streamed out) and POST /api/v1/speech/tts/realtime/tokens (a single-use token to open
-one from a browser). The protocol is in the README, "Realtime text-to-speech"; its messages
+one from a browser). The protocol is in docs/realtime.md, "Realtime text-to-speech"; its messages
 in speech.tts.realtime_messages, the session in speech.tts.realtime."""
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ router = APIRouter(
 async def text_to_speech_realtime(
     websocket: WebSocket, db: DatabaseDep, settings: SettingsDep
 ) -> None:
-    """Text streamed in, speech streamed out, over one WebSocket (README, "Realtime
-    text-to-speech"). Authenticated by `Authorization: Bearer <key>` or `?token=` from
+    """Text streamed in, speech streamed out, over one WebSocket (docs/realtime.md,
+    "Realtime text-to-speech"). Authenticated by `Authorization: Bearer <key>` or `?token=` from
     POST /speech/tts/realtime/tokens. Errors end the session with an `error` message and the
     close code 4000 + status; credits (1 per character spoken) are captured when it ends,
     however it ends, for the audio sent."""

@@ -1,5 +1,5 @@
-"""The realtime text-to-speech protocol (GET /api/v1/speech/tts/realtime; README, "Realtime
-text-to-speech"): every message a client sends and the server sends, as models. The names
+"""The realtime text-to-speech protocol (GET /api/v1/speech/tts/realtime; docs/realtime.md,
+"Realtime text-to-speech"): every message a client sends and the server sends, as models. The names
 follow ElevenLabs' `stream-input` where they mean the same thing.
 
 Client: the opening message, then text messages (`text`, `flush`, `close`). Server, in the

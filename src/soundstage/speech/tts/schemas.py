@@ -30,7 +30,8 @@ class TtsRequest(RequestModel):
         min_length=1,
         max_length=MAX_TEXT_CHARACTERS,
         description="At most 5,000 characters. Text that starts with `<speak>` is SSML (see "
-        "the README for the tags each voice honours); invalid SSML is 422 `invalid_ssml` "
+        "docs/text-to-speech.md for the tags each voice honours); invalid SSML is 422 "
+        "`invalid_ssml` "
         "naming the line and column. Charged per character as spoken: plain text's as sent, "
         "SSML's text content (markup not charged), each alias (SSML `<sub>`, a dictionary's "
         "alias rule) in place of what it stands for, never fewer than written; the spoken "

@@ -16,7 +16,7 @@ from soundstage.models import Creator, TalentDemo
 from soundstage.voices import service as voices
 from soundstage.workforce.errors import CreatorNotFound
 from soundstage.workforce.talent import demos, repository
-from soundstage.workforce.talent.repository import TalentFilters
+from soundstage.workforce.talent.repository import TalentFilters as TalentFilters
 from soundstage.workforce.talent.schemas import CreatorOut, CreatorSearchHit, DemoOut, RateOut
 from soundstage.workforce.talent.text import query_terms
 

@@ -22,7 +22,7 @@ class ElevenLabsDialogueInput(RequestModel):
         min_length=1,
         max_length=MAX_ID,
         description="A catalog voice id, or one of ElevenLabs' premade voice ids (the catalog "
-        "voice that reads it, README).",
+        "voice that reads it: docs/elevenlabs.md).",
     )
 
 

@@ -94,7 +94,7 @@ class ElevenLabsDubbingCreated(BaseModel):
 
 
 class ElevenLabsDubbingMediaMetadata(BaseModel):
-    content_type: str = Field(description="The dub's file: like the input (README, Dubbing).")
+    content_type: str = Field(description="The dub's file: like the input (docs/dubbing.md).")
     duration: float = Field(description="Seconds.")
 
 

@@ -1,0 +1,2 @@
+"""Home Assistant's Wyoming protocol over the same accounts, services and credits
+(`soundstage wyoming`)."""
