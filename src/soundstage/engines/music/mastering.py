@@ -179,7 +179,8 @@ def loudness_master(mix: Stereo, rate: int, meter: pyloudnorm.Meter) -> tuple[St
     """The master at TARGET_LUFS with its true peak (between the samples, as a decoder or DAC
     rebuilds them) at most at the ceiling: a gain, pedalboard's Limiter, then the limited
     audio scaled down as a whole until its true peak is at the ceiling. The gain is searched
-    (secant steps on the loudness reached, 2 to 3 passes) until the result measures on target.
+    (secant steps on the loudness reached; 2 to 5 passes on the genres' pieces) until the
+    result measures on target.
     Also the gain from the mix to the master outside the peaks (for the stems) and the
     loudness reached.
 
