@@ -34,7 +34,7 @@ from tests.support.audio import understated_mkv
 from tests.support.audio_fixtures import download_audio, librivox_clips
 from tests.support.dubbing import joined_clips, submit, wait
 from tests.support.factories import Customer, create_customer
-from tests.support.memory import mark, peak_growth_kib
+from tests.support.memory import mark, peak_growth_kib, settle
 from tests.support.mixtures import pink_noise, speech
 from tests.support.processes import run_worker
 from tests.support.servers import FileServer
@@ -119,6 +119,8 @@ def worker_pid(db: Database, job_id: str) -> int:
 def peak_growth_mib(pids: frozenset[int], run: Callable[[], T]) -> tuple[float, T]:
     """The largest peak growth among the job processes while `run` ran (the one that ran the
     job; the others stay idle), less the files they read back (tests/support/memory.py)."""
+    for pid in pids:
+        settle(pid)
     marks = [mark(pid) for pid in pids]
     response = run()
     grown = max(peak_growth_kib(each) for each in marks)

@@ -10,8 +10,13 @@ anonymous memory, which comes on top."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
+
+# A process is settled when its anonymous memory moved less than this over SETTLED_SECONDS.
+_SETTLED_KIB = 1024
+SETTLED_SECONDS = 1.0
 
 
 def status_kib(pid: int, field: str) -> int:
@@ -39,3 +44,20 @@ def peak_growth_kib(since: Mark) -> int:
     (their resident pages now over then: they stay once read)."""
     read_back = max(0, status_kib(since.pid, "RssFile") - since.file_kib)
     return status_kib(since.pid, "VmHWM") - since.rss_kib - read_back
+
+
+def settle(pid: int, *, within: float = 20.0) -> None:
+    """Wait until the process's anonymous memory stops moving: what it still does after the
+    last job (the isolator's loader thread replacing the models a job used, 170 MiB each)
+    is not the next job's. Seen once under CI's load: a request refused before any work
+    measured 344 MiB, two such loads run late."""
+    deadline = time.monotonic() + within
+    last = status_kib(pid, "RssAnon")
+    steady_since = time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(0.2)
+        now = status_kib(pid, "RssAnon")
+        if abs(now - last) >= _SETTLED_KIB:
+            last, steady_since = now, time.monotonic()
+        elif time.monotonic() - steady_since >= SETTLED_SECONDS:
+            return
