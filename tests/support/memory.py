@@ -14,9 +14,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-# A process is settled when its anonymous memory moved less than this over SETTLED_SECONDS.
+# A process is settled when its anonymous memory moved less than this over _SETTLED_SECONDS.
 _SETTLED_KIB = 1024
-SETTLED_SECONDS = 1.0
+_SETTLED_SECONDS = 1.0
 
 
 def status_kib(pid: int, field: str) -> int:
@@ -47,10 +47,10 @@ def peak_growth_kib(since: Mark) -> int:
 
 
 def settle(pid: int, *, within: float = 20.0) -> None:
-    """Wait until the process's anonymous memory stops moving: what it still does after the
-    last job (the isolator's loader thread replacing the models a job used, 170 MiB each)
-    is not the next job's. Seen once under CI's load: a request refused before any work
-    measured 344 MiB, two such loads run late."""
+    """Wait (at most `within` seconds) until the process's anonymous memory stops moving: what
+    it still does after the last job (the isolator's loader thread replaces the models a job
+    used, in the background) is not the next job's. Seen once under CI's load: a request
+    refused before any work measured 344 MiB of growth."""
     deadline = time.monotonic() + within
     last = status_kib(pid, "RssAnon")
     steady_since = time.monotonic()
@@ -59,5 +59,5 @@ def settle(pid: int, *, within: float = 20.0) -> None:
         now = status_kib(pid, "RssAnon")
         if abs(now - last) >= _SETTLED_KIB:
             last, steady_since = now, time.monotonic()
-        elif time.monotonic() - steady_since >= SETTLED_SECONDS:
+        elif time.monotonic() - steady_since >= _SETTLED_SECONDS:
             return
