@@ -1,17 +1,18 @@
-"""What batching the partial decodes of several realtime sessions would save (issue 38, part 4):
-N sessions' partials (6 s of the LibriVox session audio each, in 800 encoder frames, greedy, as
-engines/transcribers/streaming.py decodes a partial) decoded one at a time, as each slot
-process decodes its own today, against all N in one CTranslate2 call (one encoder batch, one
-decoder batch), for tiny.en and whisper-base on this machine's cores. Prints both times, their
-ratio, the encoder's share, and whether the batched texts are the one-at-a-time texts. First,
-where one session's decoding time goes: the whole session audio fed to a recognizer (whisper-
-base finals, tiny.en partials) as fast as it decodes, its partials' and finals' time.
+"""What decoding the partials of several realtime sessions together saves (issue 38, part 4):
+N sessions' partials decoded one call each, as each slot process decoded its own before the
+pool's batch process, against all N in one call to engines/transcribers/partials.py (as the
+batch process decodes them: one encoder batch, one greedy decoder batch per group of like
+lengths), for tiny.en and whisper-base on this machine's cores; the windows 6 s each, then of
+1.5 to 9 s (seeded), each prompted with a session's text as a realtime partial is. Prints both
+times, their ratio, and how many batched texts are the one-at-a-time texts. First, where one
+session's decoding time goes: the whole session audio fed to a recognizer (whisper-base
+finals, tiny.en partials, decoded in this process) as fast as it decodes.
 
     .venv/bin/python bench/partial_batching.py [--sessions 8] [--runs 3]
 
-A slot's partial is decoder-bound (tiny.en, 6 s: about 50 ms of encoder, 110 ms of greedy
-decoding, each step a matrix-vector product over the 51,864-token vocabulary); in a batch
-each step is a matrix-matrix product, which the cores do far more efficiently.
+A partial is decoder-bound (tiny.en, 6 s: about 50 ms of encoder, 110 ms of greedy decoding,
+each step a matrix-vector product over the 51,864-token vocabulary); in a batch each step is
+a matrix-matrix product, which the cores do far more efficiently.
 """
 
 from __future__ import annotations
@@ -20,23 +21,31 @@ import argparse
 import os
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
-import ctranslate2
 import numpy as np
-from faster_whisper.tokenizer import Tokenizer
 from stt_realtime import RATE, session_audio
 
 from soundstage.config import Settings
-from soundstage.engines.transcribers.registry import get_transcriber
-from soundstage.engines.transcribers.streaming import StreamingOptions, StreamingRecognizer
-from soundstage.engines.transcribers.whisper import WhisperTranscriber
+from soundstage.engines.transcribers.partials import (
+    LocalPartials,
+    PartialRequest,
+    decode_partials,
+)
+from soundstage.engines.transcribers.streaming import (
+    StreamingOptions,
+    StreamingRecognizer,
+    whisper_model,
+)
 
-# As a partial of 6 s of speech: the audio and 2 s of padding (streaming.py).
 WINDOW_SECONDS = 6
-ENCODER_FRAMES = 800
-MAX_TOKENS = 6 + 6 * WINDOW_SECONDS  # streaming.partial_token_budget, no forced prefix
+# A session's text before the utterance, as a partial is prompted with (its last 32 tokens).
+PROMPT = (
+    "He was not an ill-disposed young man, unless to be rather cold-hearted and rather "
+    "selfish is to be ill-disposed."
+)
 
 
 def timed(call: Callable[[], Any], runs: int) -> tuple[float, Any]:
@@ -50,34 +59,48 @@ def timed(call: Callable[[], Any], runs: int) -> tuple[float, Any]:
     return statistics.median(seconds), result
 
 
+# Seconds and decodes, partials' and finals' apart.
+SPENT = {"partials": 0.0, "finals": 0.0}
+COUNTS = {"partials": 0, "finals": 0}
+
+
+@contextmanager
+def clocked(kind: str) -> Iterator[None]:
+    began = time.perf_counter()
+    try:
+        yield
+    finally:
+        SPENT[kind] += time.perf_counter() - began
+        COUNTS[kind] += 1
+
+
+class TimedPartials(LocalPartials):
+    """Partials decoded here, timed."""
+
+    def submit(self, model: str, request: PartialRequest) -> bool:
+        with clocked("partials"):
+            return super().submit(model, request)
+
+
 class TimedRecognizer(StreamingRecognizer):
-    """A recognizer that adds up its decodes' seconds, partials and finals apart."""
+    """A recognizer whose finals are timed."""
 
-    seconds: dict[bool, float]
-    count: dict[bool, int]
-
-    def _generate(self, model: Any, samples: np.ndarray, *, final: bool, prefix: str) -> Any:
-        began = time.perf_counter()
-        try:
-            return super()._generate(model, samples, final=final, prefix=prefix)
-        finally:
-            self.seconds[final] += time.perf_counter() - began
-            self.count[final] += 1
+    def _generate(self, model: Any, samples: np.ndarray) -> Any:
+        with clocked("finals"):
+            return super()._generate(model, samples)
 
 
 def session_breakdown(audio: np.ndarray, settings: Settings) -> None:
-    base = get_transcriber("whisper-base", settings=settings)
-    tiny = get_transcriber("tiny.en", settings=settings)
-    assert isinstance(base, WhisperTranscriber)
-    assert isinstance(tiny, WhisperTranscriber)
+    base = whisper_model("whisper-base", settings)
     recognizer = TimedRecognizer(
-        base.model,
+        base,
+        name="whisper-base",
         language="en",
-        beam_size=base.beam_size,
+        beam_size=settings.stt.beam_size,
         options=StreamingOptions(),
-        partial_model=tiny.model,
+        partial_model="tiny.en",
+        partials=TimedPartials(lambda name: whisper_model(name, settings)),
     )
-    recognizer.seconds, recognizer.count = {False: 0.0, True: 0.0}, {False: 0, True: 0}
     frame = RATE * 40 // 1000
     for start in range(0, len(audio), frame):
         for _ in recognizer.feed(audio[start : start + frame]):
@@ -85,62 +108,28 @@ def session_breakdown(audio: np.ndarray, settings: Settings) -> None:
     for _ in recognizer.finish():
         pass
     seconds = len(audio) / RATE
-    total = sum(recognizer.seconds.values())
+    spent, counts = SPENT, COUNTS
+    total = sum(spent.values())
     print(
         f"one session, {seconds:.1f} s of audio, decoded in {total:.2f} s "
         f"(RTF {total / seconds:.3f}):"
     )
-    for final, kind in ((False, "partials"), (True, "finals")):
-        print(
-            f"  {kind:8s} {recognizer.count[final]:3d}, {recognizer.seconds[final]:.2f} s "
-            f"({recognizer.seconds[final] / total:.0%})"
-        )
-
-
-class Decoder:
-    """One model's partial decode, of one window or of a batch of them."""
-
-    def __init__(self, name: str, settings: Settings) -> None:
-        transcriber = get_transcriber(name, settings=settings)
-        assert isinstance(transcriber, WhisperTranscriber)
-        self.model = transcriber.model
-        tokenizer = Tokenizer(
-            self.model.hf_tokenizer,
-            self.model.model.is_multilingual,
-            task="transcribe",
-            language="en" if self.model.model.is_multilingual else None,
-        )
-        self.prompt = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
-
-    def features(self, window: np.ndarray) -> np.ndarray:
-        return np.ascontiguousarray(self.model.feature_extractor(window)[:, :ENCODER_FRAMES])
-
-    def encode(self, batch: list[np.ndarray]) -> Any:
-        return self.model.model.encode(ctranslate2.StorageView.from_array(np.stack(batch)))
-
-    def decode(self, batch: list[np.ndarray]) -> list[Any]:
-        return list(
-            self.model.model.generate(
-                self.encode(batch), [self.prompt] * len(batch), beam_size=1, max_length=MAX_TOKENS
-            )
-        )
+    for kind in ("partials", "finals"):
+        print(f"  {kind:8s} {counts[kind]:3d}, {spent[kind]:.2f} s ({spent[kind] / total:.0%})")
 
 
 def measure(name: str, windows: list[np.ndarray], settings: Settings, runs: int) -> None:
-    decoder = Decoder(name, settings)
-    features = [decoder.features(w) for w in windows]
-    alone, singles = timed(lambda: [decoder.decode([f])[0] for f in features], runs)
-    together, batch = timed(lambda: decoder.decode(features), runs)
-    encoder_alone, _ = timed(lambda: [decoder.encode([f]) for f in features], runs)
-    encoder_together, _ = timed(lambda: decoder.encode(features), runs)
-    same = sum(
-        a.sequences_ids[0] == b.sequences_ids[0] for a, b in zip(singles, batch, strict=True)
-    )
+    """The windows' partials one call each (as each slot process decoded its own), then all
+    in one call (as the pool's batch process does: engines/transcribers/partials.py)."""
+    model = whisper_model(name, settings)
+    requests = [PartialRequest(window, "en", prompt=PROMPT) for window in windows]
+    alone, singles = timed(lambda: [decode_partials(model, [r])[0] for r in requests], runs)
+    together, batch = timed(lambda: decode_partials(model, requests), runs)
+    same = sum(a == b for a, b in zip(singles, batch, strict=True))
     n = len(windows)
     print(
-        f"{name:13s} one at a time {alone * 1000:5.0f} ms ({alone / n * 1000:.0f} ms a partial, "
-        f"encoder {encoder_alone / alone:.0%}), batched {together * 1000:5.0f} ms "
-        f"({together / n * 1000:.0f} ms a partial, encoder {encoder_together / together:.0%}): "
+        f"{name:13s} one at a time {alone * 1000:5.0f} ms ({alone / n * 1000:.0f} ms a partial), "
+        f"batched {together * 1000:5.0f} ms ({together / n * 1000:.0f} ms a partial): "
         f"ratio {alone / together:.2f}x; same text {same}/{n}"
     )
 
@@ -156,13 +145,21 @@ def main() -> None:
         audio[int(i * step * RATE) : int((i * step + WINDOW_SECONDS) * RATE)]
         for i in range(args.sessions)
     ]
+    rng = np.random.default_rng(1)
+    varied = []
+    for _ in range(args.sessions):
+        start, seconds = rng.uniform(0, len(audio) / RATE - 9), rng.uniform(1.5, 9)
+        varied.append(audio[int(start * RATE) : int((start + seconds) * RATE)])
     print(
-        f"{args.sessions} partials of {WINDOW_SECONDS} s, {os.cpu_count()} cores, load "
-        f"average {os.getloadavg()[0]:.2f}"
+        f"{args.sessions} partials, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}"
     )
     session_breakdown(audio, Settings())
     for name in ("tiny.en", "whisper-base"):
+        print(f"{WINDOW_SECONDS} s each:", end=" ")
         measure(name, windows, Settings(), args.runs)
+        print("1.5-9 s:", end=" ")
+        measure(name, varied, Settings(), args.runs)
+    print(f"load average {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

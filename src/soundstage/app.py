@@ -80,6 +80,7 @@ from soundstage.speech.alignment import endpoints as alignment_endpoints
 from soundstage.speech.dubbing import endpoints as dubbing_endpoints
 from soundstage.speech.isolator import endpoints as isolator_endpoints
 from soundstage.speech.stt import endpoints as stt_endpoints
+from soundstage.speech.stt import realtime as stt_realtime
 from soundstage.speech.stt import realtime_endpoints as stt_realtime_endpoints
 from soundstage.speech.tts import dialogue_endpoints
 from soundstage.speech.tts import endpoints as tts_endpoints
@@ -187,8 +188,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.db = db
     # One limiter for requests and realtime sessions' openings (realtime.gate).
     app.state.limiter = limiter = RateLimiter(settings)
-    # Slot processes of realtime sessions: started by the first session that needs one.
-    app.state.realtime_pool = realtime_pool = SlotPool(settings)
+    # Slot processes of realtime sessions: started by the first session that needs one; the
+    # partials of realtime transcriptions decoded together in the pool's batch process.
+    realtime_pool = SlotPool(settings, batch=stt_realtime.decode_partials)
+    app.state.realtime_pool = realtime_pool
 
     # The native API's routers, each carrying its own prefix and included at the app itself
     # (a router included in a router is matched twice per request by FastAPI: once to choose,

@@ -311,13 +311,15 @@ class RealtimeSettings(BaseModel):
     # session that finds every slot taken is refused (4503), never queued. Where
     # stt/tts.cpu_threads is unset, each slot's models get an equal share of the cores (at
     # least one thread): sessions at once do not contend (realtime.slots.sharing_cores).
-    # Default: one per core, at least 2 (2 cores serve 3 realtime transcriptions with
-    # partials under 500 ms and finals under 800 ms: bench/stt_realtime_capacity.py).
+    # Default: one per core, at least 2 (2 cores serve 8 realtime transcriptions with
+    # partials every 500 ms and finals within 800 ms, p50, with tiny.en partials, 3 with
+    # whisper-base's: bench/stt_realtime_capacity.py, docs/realtime.md).
     processes: int = Field(default_factory=lambda: max(2, os.cpu_count() or 1), ge=1, le=64)
     # Pieces of the slots' audio work (a decode) that run at once across every slot of an
-    # API process; past that a final waits for a turn (before any partial) and a partial is
-    # skipped until one is free (realtime.turns). Default: the cores over each slot's
-    # model threads (2 cores, 1 thread a slot: 2).
+    # API process and its batch process (realtime.batching: the sessions' partials decoded
+    # together); past that a final waits for a turn, and the batch waits behind every final
+    # (realtime.turns). Default: the cores over each slot's model threads (2 cores, 1 thread
+    # a slot: 2).
     core_turns: int | None = Field(default=None, ge=1, le=256)
     # Sessions one account (and environment) may hold at once on an API process; never more
     # than the slots minus one (with 2 slots: 1; with a single slot, that one), so one tenant

@@ -7,8 +7,11 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
+import signal
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -305,3 +308,64 @@ async def live_session(
 
 def b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
+
+
+def cpu_seconds(pid: int) -> float:
+    """The process's CPU time so far (user and system), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.slow
+def test_partials_are_decoded_in_the_batch_process_and_go_on_when_it_is_killed(
+    one_slot: TestClient, db: Database
+) -> None:
+    """The pool's batch process decodes the sessions' partials (realtime.batching); killed
+    (SIGKILL) mid-utterance, the session goes on, its partials decoded in its slot until the
+    batch process is back (a second later), its final as good."""
+    pool = one_slot.app.state.realtime_pool  # type: ignore[attr-defined]
+    customer = create_customer(db, credits_each=1000)
+    session = librivox_session(librivox_clips()[:1])
+    frames = session.pcm_frames()
+    opening = {"language": "en", "sample_rate": 16000, "encoding": "pcm_s16le"}
+
+    def paced(ws: Any, part: list[bytes]) -> None:
+        began = time.monotonic()
+        for i, frame in enumerate(part):
+            ws.send_bytes(frame)
+            time.sleep(max(0.0, began + (i + 1) * FRAME_MS / 1000 - time.monotonic()))
+
+    with one_slot.websocket_connect(PATH, headers=customer.auth()) as ws:
+        ws.send_json(opening)
+        assert ws.receive_json()["type"] == "session.started"
+        first = pool.batch.pid
+        assert first is not None
+        # Its models loaded as it started: what it spends from here on is the partials'.
+        deadline = time.monotonic() + 60
+        while True:
+            before = cpu_seconds(first)
+            time.sleep(0.5)
+            if cpu_seconds(first) - before < 0.05 or time.monotonic() > deadline:
+                break
+        before = cpu_seconds(first)
+        # The first clip starts 1.5 s in: 3.5 s of it, then the batch process killed.
+        heard_ms = 3500
+        paced(ws, frames[: (session.placed[0].offset_ms + heard_ms) // FRAME_MS])
+        assert cpu_seconds(first) - before > 0.1  # it decoded partials
+        os.kill(first, signal.SIGKILL)
+        paced(ws, frames[(session.placed[0].offset_ms + heard_ms) // FRAME_MS :])
+        ws.send_json({"close": True})
+        messages = until(ws, "session.closed")
+    kinds = [m["type"] for m in messages]
+    finals = [m for m in messages if m["type"] == "final"]
+    assert len(finals) == 1
+    assert finals_error_rate(session, finals) <= 0.12, finals[0]["text"]
+    # Partials after the kill: longer than any of the words heard before it could make.
+    heard = sum(1 for word in session.placed[0].clip.words if word.start_ms < heard_ms)
+    partials = [m["text"] for m in messages[: kinds.index("final")] if m["type"] == "partial"]
+    assert max(len(text.split()) for text in partials) >= heard + 3, (heard, partials)
+    # Started again: the next session's partials are decoded there.
+    deadline = time.monotonic() + 30
+    while pool.batch.pid in (None, first):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)

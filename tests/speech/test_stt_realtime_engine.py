@@ -16,8 +16,8 @@ from pydantic import BaseModel
 from scipy.signal import resample_poly
 
 from soundstage.config import Settings
+from soundstage.engines.transcribers.partials import partial_token_budget
 from soundstage.engines.transcribers.registry import get_transcriber
-from soundstage.engines.transcribers.streaming import partial_token_budget
 from soundstage.engines.transcribers.whisper import WhisperTranscriber
 from soundstage.engines.tts.registry import get_engine
 from soundstage.media.audio import Audio
@@ -25,7 +25,7 @@ from soundstage.realtime.turns import CoreTurns, SlotTurns
 from soundstage.speech.stt.realtime import Clear, Commit, RealtimeTranscription, open_session
 from soundstage.speech.stt.realtime_messages import SttRealtimeOpening
 from tests.support.audio_fixtures import librivox_clips, word_error_rate
-from tests.support.realtime import lone_turns
+from tests.support.realtime import lone_share
 from tests.support.realtime_audio import (
     FRAME_MS,
     RATE,
@@ -49,7 +49,7 @@ def opened(
 ) -> RealtimeTranscription:
     """The handler of a session opened with `params` (validated as the API side does)."""
     opening = SttRealtimeOpening.model_validate(params)
-    return open_session(settings, opening, turns or lone_turns())
+    return open_session(settings, opening, lone_share(turns))
 
 
 def wire(messages: Iterable[BaseModel]) -> list[dict[str, Any]]:

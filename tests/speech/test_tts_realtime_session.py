@@ -32,7 +32,7 @@ from soundstage.speech.tts.realtime import (
 )
 from tests.support.audio import encoded_frames
 from tests.support.audio_fixtures import word_error_rate
-from tests.support.realtime import lone_turns
+from tests.support.realtime import lone_share
 
 TEXT = (
     "The weather was cold and clear when we left the house. We walked along the river to the "
@@ -45,7 +45,7 @@ FLITE = {"engine": "flite", "engine_voice": "slt"}
 
 
 def session(**params: object) -> RealtimeSpeech:
-    return open_session(Settings(), SessionParams.model_validate({**JOE, **params}), lone_turns())
+    return open_session(Settings(), SessionParams.model_validate({**JOE, **params}), lone_share())
 
 
 def word_by_word(speech: RealtimeSpeech, text: str) -> tuple[list[Output], list[int]]:

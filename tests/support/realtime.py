@@ -19,6 +19,7 @@ from websockets.uri import parse_uri
 from soundstage.core.db import Database
 from soundstage.media.audio import Audio
 from soundstage.models import Job
+from soundstage.realtime.slots import SlotShare
 from soundstage.realtime.turns import CoreTurns, SlotTurns
 from tests.support.credits import wallet_sums
 from tests.support.factories import Customer
@@ -154,3 +155,9 @@ def lone_turns() -> SlotTurns:
     """The turns of a pool of one slot with one turn: a handler run in-process decodes as
     its slot would with the cores to itself."""
     return CoreTurns(multiprocessing.get_context("spawn"), count=1, slots=1).of_slot(0)
+
+
+def lone_share(turns: SlotTurns | None = None) -> SlotShare:
+    """A slot's share (these turns, by default lone_turns()) in a pool with no batch process:
+    a handler run in-process does all its work itself."""
+    return SlotShare(turns or lone_turns(), None)

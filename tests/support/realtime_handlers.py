@@ -12,6 +12,7 @@ from typing import Any
 
 from soundstage.config import Settings
 from soundstage.core.errors import InvalidField
+from soundstage.realtime.slots import SlotShare
 from soundstage.realtime.turns import SlotTurns
 
 # Locks made as a library makes them (tqdm, in faster-whisper's decode): kept for the life of
@@ -48,5 +49,19 @@ class Shouter:
         yield {"words": self.words}
 
 
-def open_shouter(settings: Settings, params: dict[str, Any], turns: SlotTurns) -> Shouter:
-    return Shouter(float(params.get("delay", 0.0)), turns)
+def open_shouter(settings: Settings, params: dict[str, Any], share: SlotShare) -> Shouter:
+    return Shouter(float(params.get("delay", 0.0)), share.turns)
+
+
+def echo_batch(settings: Settings, asks: list[Any]) -> list[Any]:
+    """A batch process's function for the tests (realtime.batching): each ask back with the
+    size of its batch and the process's id, after `delay` seconds (the ask's, if a dict says
+    so; else 0.3 s, so that asks sent meanwhile make the next batch). "fail" fails the
+    batch."""
+    if not asks:
+        return []
+    if "fail" in asks:
+        raise RuntimeError("asked to fail")
+    delays = [ask.get("delay", 0.3) for ask in asks if isinstance(ask, dict)]
+    time.sleep(max(delays, default=0.3))
+    return [{"ask": ask, "batch": len(asks), "pid": os.getpid()} for ask in asks]

@@ -41,8 +41,7 @@ from soundstage.jobs.handlers import JobContext, JobOutcome
 from soundstage.jobs.payloads import JobRequest, JobResult
 from soundstage.models import Job
 from soundstage.realtime.errors import SessionLost, SessionTimeout
-from soundstage.realtime.slots import SessionHandler, Slot, SlotPool
-from soundstage.realtime.turns import SlotTurns
+from soundstage.realtime.slots import SessionHandler, Slot, SlotPool, SlotShare
 
 log = logging.getLogger("soundstage.realtime")
 
@@ -255,7 +254,7 @@ async def session(
     principal: Principal,
     *,
     kind: str,
-    factory: Callable[[Settings, Params, SlotTurns], SessionHandler[In, Out]],
+    factory: Callable[[Settings, Params, SlotShare], SessionHandler[In, Out]],
     params: Params,
     request: dict[str, Any],
     block_credits: int,

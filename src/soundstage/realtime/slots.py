@@ -4,7 +4,9 @@ models loaded once per process). Messages go to the handler one at a time; its o
 back as soon as each is ready. The pool knows no feature: a session is opened with its
 feature's factory, a top-level function (sent to the slot process by reference, as pickle
 sends functions), and the opening's typed model (a pydantic model, pickled as it is:
-validated once, on the API side). Messages and outputs cross as the feature's own types."""
+validated once, on the API side). Messages and outputs cross as the feature's own types.
+Beside the slots, a pool given a batch function runs a batch process (realtime.batching) for
+the work its sessions ask at about the same time."""
 
 from __future__ import annotations
 
@@ -18,12 +20,14 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.context import SpawnContext, SpawnProcess
 from typing import Any, Protocol, TypeVar
 
 from soundstage.config import Settings
 from soundstage.core.errors import AppError, InternalError
+from soundstage.realtime.batching import BatchClient, BatchFunction, BatchProcess
 from soundstage.realtime.errors import RealtimeBusy, SessionLost, TooManySessions
 from soundstage.realtime.turns import CoreTurns, SlotTurns
 
@@ -54,13 +58,22 @@ class SessionHandler(Protocol[In, Out]):
         """The session ends: finish what is buffered; yield the rest."""
 
 
+@dataclass(frozen=True)
+class SlotShare:
+    """What a slot's session shares with the other slots: turns at the cores, which its own
+    audio work asks before it runs (realtime.turns), and the pool's batch process, which
+    does work for several sessions at once (realtime.batching; None: the pool has none)."""
+
+    turns: SlotTurns
+    batch: BatchClient | None
+
+
 # What a slot opens a session with: a top-level function (pickled by reference) of the
-# settings, the session's parameters (a typed model, pickled as it is) and the slot's turns
-# at the cores (realtime.turns), which its audio work asks before it runs.
-SessionFactory = Callable[[Settings, Params, SlotTurns], SessionHandler[Any, Any]]
+# settings, the session's parameters (a typed model, pickled as it is) and the slot's share.
+SessionFactory = Callable[[Settings, Params, SlotShare], SessionHandler[Any, Any]]
 
 
-def _serve(conn: Connection, settings: Settings, turns: SlotTurns) -> None:
+def _serve(conn: Connection, settings: Settings, share: SlotShare) -> None:
     """A slot process: one handler at a time, each request answered by its items then
     `done` (or `error`), tagged with the request's number so the parent can skip the
     answers of a session that has gone."""
@@ -82,7 +95,7 @@ def _serve(conn: Connection, settings: Settings, turns: SlotTurns) -> None:
         try:
             if op == "open":
                 factory, params = argument
-                handler = factory(settings, params, turns)
+                handler = factory(settings, params, share)
             elif op in ("call", "close") and handler is not None:
                 outputs = handler.handle(argument) if op == "call" else handler.close()
                 for output in outputs:
@@ -112,12 +125,18 @@ class Slot:
     """One slot process, started on first use and again after it dies."""
 
     def __init__(
-        self, index: int, settings: Settings, context: SpawnContext, turns: CoreTurns
+        self,
+        index: int,
+        settings: Settings,
+        context: SpawnContext,
+        turns: CoreTurns,
+        batch: BatchClient | None,
     ) -> None:
         self.index = index
         self._settings = settings
         self._context = context
         self._turns = turns
+        self._batch = batch
         self._process: SpawnProcess | None = None
         self._conn: Connection | None = None
         self._reader: threading.Thread | None = None
@@ -136,7 +155,7 @@ class Slot:
         parent, child = self._context.Pipe()
         process = self._context.Process(
             target=_serve,
-            args=(child, self._settings, self._turns.of_slot(self.index)),
+            args=(child, self._settings, SlotShare(self._turns.of_slot(self.index), self._batch)),
             name=f"soundstage-realtime-{self.index}",
             daemon=True,
         )
@@ -259,15 +278,20 @@ def core_turns(settings: Settings) -> int:
 class SlotPool:
     """The slots of one API process. A session takes a free one or is refused (never
     queued), and an account may hold at most `max_sessions_per_account` of them, and never
-    every slot (the slots minus one, when there are several)."""
+    every slot (the slots minus one, when there are several). With a batch function, a batch
+    process beside them (realtime.batching), taking turns at the cores as a slot does."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, batch: BatchFunction | None = None) -> None:
         context = multiprocessing.get_context("spawn")
         self._settings = settings
         shared = sharing_cores(settings)
         count = settings.realtime.processes
-        self.turns = CoreTurns(context, core_turns(settings), count)
-        self._slots = [Slot(i, shared, context, self.turns) for i in range(count)]
+        self.turns = CoreTurns(context, core_turns(settings), count + 1)
+        self.batch = (
+            None if batch is None else BatchProcess(shared, context, batch, self.turns, count)
+        )
+        client = None if self.batch is None else self.batch.client()
+        self._slots = [Slot(i, shared, context, self.turns, client) for i in range(count)]
         self._free = list(reversed(self._slots))
         self._held: Counter[tuple[str, str]] = Counter()
         self._recycling: set[asyncio.Task[None]] = set()
@@ -283,6 +307,7 @@ class SlotPool:
         return min(limit, max(1, len(self._slots) - 1))
 
     def pids(self) -> list[int]:
+        """The slot processes' (the batch process's apart)."""
         return [slot.pid for slot in self._slots if slot.pid is not None]
 
     @asynccontextmanager
@@ -309,6 +334,8 @@ class SlotPool:
         self._held[account] += 1
         try:
             await slot.bind()
+            if self.batch is not None:  # started with the first session, again if it died
+                await asyncio.to_thread(self.batch.ensure)
             yield slot
         finally:
             self._held[account] -= 1
@@ -335,7 +362,10 @@ class SlotPool:
             self._free.append(slot)
 
     def close(self) -> None:
-        """Stop the slot processes and give back the turns' semaphore (realtime.turns)."""
+        """Stop the slot processes (and the batch process) and give back the turns'
+        semaphore (realtime.turns)."""
         for slot in self._slots:
             slot.stop()
+        if self.batch is not None:
+            self.batch.stop()
         self.turns.close()

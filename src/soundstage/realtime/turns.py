@@ -1,15 +1,17 @@
-"""Turns at the cores, shared by the slot processes of one API process: at most `count` pieces
-of a session's audio work run at once across every slot. Eight sessions on two cores that all
+"""Turns at the cores, shared by the slot processes of one API process and its batch process
+(realtime.batching, which counts as one more slot): at most `count` pieces of the sessions'
+audio work run at once across them. Eight sessions on two cores that all
 decode at once each take four times as long, and the final a caller waits for at the end of
 its utterance waits behind the others' partials (bench/stt_realtime_capacity.py: end of
 utterance to final p50 3.3 s with 8 sessions on 2 cores, against 0.74 s with 3).
 
 Two kinds of work ask for a turn:
 - urgent work (a final transcript) waits for one, and is served before optional work;
-- optional work (a partial transcript, soon replaced by the next) takes a turn only when one
-  is free that no urgent work waits for; otherwise it is skipped, and its session asks again
-  with its next audio (every frame, 40 ms). Free turns go to the sessions that have wanted a
-  partial longest first, so that no session's partials starve while others' come.
+- optional work (partial transcripts, soon replaced by the next: the batch process's batch
+  of them, or a slot's own where the pool has no batch process) takes a turn only when one
+  is free that no urgent work waits for; otherwise it is skipped (the batch process asks
+  again 5 ms later, a slot with its next audio, every frame, 40 ms). Free turns go to those
+  that have wanted one longest first, so that no slot's partials starve while others' come.
 
 The counts live in shared memory the pool makes when it starts its first slot; each slot
 counts the turns it holds, so that the pool gives back those of a slot process it killed (or

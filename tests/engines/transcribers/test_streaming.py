@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from soundstage.engines.transcribers.streaming import partial_token_budget, without_loop
+from soundstage.engines.transcribers.partials import partial_token_budget
+from soundstage.engines.transcribers.streaming import without_loop
 
 
 @pytest.mark.parametrize(

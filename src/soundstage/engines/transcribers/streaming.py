@@ -1,6 +1,8 @@
 """Live speech-to-text: Whisper run again and again on the growing audio of the utterance being
 spoken, utterances cut by silero-vad, partial transcripts stabilized by local agreement, final
-ones decoded with word timings."""
+ones decoded with word timings. Partials are asked of a PartialDecodes (engines.transcribers.
+partials), which decodes them at once in this process or together with other sessions'
+elsewhere, and collected when they are ready: the stream goes on being heard meanwhile."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import re
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Final, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Final, Protocol, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -24,6 +26,7 @@ from soundstage.engines.transcribers.base import (
     bcp47_language,
     whisper_language,
 )
+from soundstage.engines.transcribers.partials import LocalPartials, PartialDecodes, PartialRequest
 from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.engines.transcribers.whisper import UNSPACED, WhisperTranscriber, merged_words
 
@@ -38,20 +41,12 @@ SAMPLE_RATE: Final = 16_000
 Samples = npt.NDArray[np.float32]
 # Whisper's mel frames: 100 a second, 160 samples each.
 _HOP: Final = 160
-# The encoder is given the audio and 2 s of padding, at least 6 s, for partials, and at least
-# 15 s for finals (see engines/transcribers/short_encoder.py).
-_PARTIAL_PADDING_FRAMES: Final = 200
-_PARTIAL_ENCODER_FRAMES: Final = 600
+# The encoder is given at least 15 s for finals (see engines/transcribers/short_encoder.py).
 _FINAL_ENCODER_FRAMES: Final = 1500
 # Whisper writes about 4 tokens a second of read speech: a decode that writes much more than
-# this is looping ("He was not. He was not. ...") and is stopped. A partial, which is many and
-# soon replaced, is held closer: its whole text (the forced prefix too) at most 6 tokens a
-# second plus 6. On the LibriVox clips a looping greedy partial ("... in his power to consider
-# how much there might be ...", "how much ______...") took 400-560 ms against 250 ms for its
-# neighbours; each such delay is a gap between partials.
+# this is looping ("He was not. He was not. ...") and is stopped (a partial is held closer:
+# engines.transcribers.partials).
 _TOKENS_PER_SECOND: Final = 8
-_PARTIAL_TOKENS_PER_SECOND: Final = 6
-_PARTIAL_SPARE_TOKENS: Final = 6
 # A greedy partial stuck in a loop inside that budget ("young man. I-I-I-I-I-I-I-I-I") shows
 # the loop's first turn only: a text that ends in at least 4 turns of one piece of at most 40
 # characters (8 characters or more in all). Speech rarely repeats itself so at the very end of
@@ -63,7 +58,8 @@ _LOOP_SHORTEST: Final = 8
 
 class DecodeTurns(Protocol):
     """Turns at the cores a recognizer asks before it decodes, where several share them
-    (realtime.turns): a final waits for one, a partial is skipped when none is free."""
+    (realtime.turns): a final waits for one, a partial decoded here is skipped when none is
+    free."""
 
     def urgent(self) -> AbstractContextManager[None]: ...
 
@@ -91,7 +87,14 @@ class StreamingOptions:
     # often plus the difference between two decodes' times (whisper-base on 2 cores: 70-320 ms
     # on the clips, growing with the utterance): every 400 ms left gaps of up to 525 ms, every
     # 360 ms at most 482 ms, for a session real-time factor of 0.39 (bench/stt_realtime.py).
+    # A partial decoded elsewhere (with other sessions') is asked again once the last one is
+    # back, when that took longer ...
     partial_step_ms: int = 360
+    # ... and waited for once this much more audio has come: a client that sends its audio
+    # faster than real time (a file) still gets a partial every second or so of it (the
+    # audio of a session that lags its client is fed 2 s at a time: speech.stt.realtime),
+    # while at real time the stream is heard on as the partial is decoded.
+    partial_wait_ms: int = 1_000
     # silero-vad's probabilities: speech starts at start_threshold, goes on down to
     # end_threshold (its own defaults, as speech_regions uses them) ...
     start_threshold: float = 0.5
@@ -168,35 +171,47 @@ def load_recognizer(
     options: StreamingOptions | None = None,
     diarize: bool = False,
     turns: DecodeTurns | None = None,
+    partials: PartialDecodes | None = None,
 ) -> StreamingRecognizer:
     """A recognizer over the process's copy of the named Whisper model (default:
-    settings.stt.default_model). language is a BCP-47 tag, or None to detect it on the
-    first utterance. Raises UnknownModel, UnsupportedLanguage, TranscriberUnavailable."""
+    settings.stt.default_model), its partials decoded by `partials` (default: in this
+    process, when `turns` grant one). language is a BCP-47 tag, or None to detect it on
+    the first utterance. Raises UnknownModel, UnsupportedLanguage, TranscriberUnavailable."""
     transcriber = get_transcriber(model, settings=settings)
     if not isinstance(transcriber, WhisperTranscriber):
         raise TranscriberUnavailable(f"The model {transcriber.name} cannot transcribe live.")
     code = None if language is None else whisper_language(language, transcriber.languages)
-    partials = settings.stt.realtime_partial_model
     partial_model = None
-    if partials and partials != transcriber.name:
+    helper = settings.stt.realtime_partial_model
+    if helper and helper != transcriber.name:
         try:
-            helper = get_transcriber(partials, settings=settings)
+            whisper_model(helper, settings)
         except (UnknownModel, TranscriberUnavailable) as exc:
             # The deployment's setting, not the client's request: the session goes on with
             # its own model for the partials too.
-            logger.warning("stt.realtime_partial_model %r is not used: %s", partials, exc)
+            logger.warning("stt.realtime_partial_model %r is not used: %s", helper, exc)
         else:
-            if isinstance(helper, WhisperTranscriber):
-                partial_model = helper.model
+            partial_model = helper
     return StreamingRecognizer(
         transcriber.model,
+        name=transcriber.name,
         language=code,
         beam_size=transcriber.beam_size,
         options=options or StreamingOptions(),
         speakers=LiveSpeakers() if diarize else None,
         partial_model=partial_model,
         turns=turns,
+        partials=partials or LocalPartials(lambda name: whisper_model(name, settings), turns),
     )
+
+
+def whisper_model(name: str, settings: Settings) -> WhisperModel:
+    """The process's copy of the named Whisper model (faster-whisper's). Raises UnknownModel,
+    TranscriberUnavailable."""
+    transcriber = get_transcriber(name, settings=settings)
+    if not isinstance(transcriber, WhisperTranscriber):
+        raise TranscriberUnavailable(f"The model {transcriber.name} cannot transcribe live.")
+    return transcriber.model
 
 
 class StreamingRecognizer:
@@ -207,19 +222,25 @@ class StreamingRecognizer:
         self,
         model: WhisperModel,
         *,
+        name: str,
         language: str | None,
         beam_size: int,
         options: StreamingOptions,
+        partials: PartialDecodes,
         speakers: LiveSpeakers | None = None,
-        partial_model: WhisperModel | None = None,
+        partial_model: str | None = None,
         turns: DecodeTurns | None = None,
     ) -> None:
         from soundstage.engines.transcribers.short_encoder import ShortEncoder
 
         self._model = ShortEncoder(model)
+        self._name = name
         # An English-only model (tiny.en) for the partials of English speech: only once the
         # language is known to be English (asked for, or detected on the first final).
-        self._partial_model = None if partial_model is None else ShortEncoder(partial_model)
+        self._partial_model = partial_model
+        self._partials = partials
+        # The partial asked and not collected yet: its utterance and where its audio ends.
+        self._asked: tuple[_Utterance, int] | None = None
         self._speakers = speakers
         self._turns = turns or Unshared()
         self._language = language
@@ -254,6 +275,7 @@ class StreamingRecognizer:
                 probability = self._vad.probability(frame)
                 yield from self._on_frame(probability, self._vad_cursor)
         utterance = self._utterance
+        yield from self._collected()
         if utterance is None:
             self._audio.forget_before(self._audio.end - _samples(self._options.pre_roll_ms))
             return
@@ -261,12 +283,9 @@ class StreamingRecognizer:
         speaking = self._vad is None or self._vad_cursor - utterance.voice_end < _samples(
             self._options.speculate_ms
         )
-        if speaking and self._audio.end - utterance.decoded_to >= step:
-            # Skipped when no turn is free (realtime.turns): tried again with the next audio.
-            with self._turns.optional() as granted:
-                partial = self._partial(utterance, self._audio.end) if granted else None
-            if partial is not None:
-                yield partial
+        if speaking and self._asked is None and self._audio.end - utterance.decoded_to >= step:
+            self._ask_partial(utterance, self._audio.end)
+            yield from self._collected()  # decoded at once when decoded here
         if self._audio.end - utterance.start >= _samples(self._options.max_utterance_ms):
             yield from self._cut(utterance)
 
@@ -311,7 +330,7 @@ class StreamingRecognizer:
             yield from self._finish(utterance, stop)
         elif silence >= _samples(options.speculate_ms) and utterance.ahead is None:
             stop = min(end, utterance.voice_end + _samples(options.tail_ms))
-            decoded = self._decode(self._audio.span(utterance.start, stop), final=True)
+            decoded = self._decode(self._audio.span(utterance.start, stop))
             utterance.ahead = (utterance.voice_end, stop, decoded)
             yield self._agreed(utterance, decoded.text, stop)
 
@@ -319,13 +338,37 @@ class StreamingRecognizer:
         self._utterance = _Utterance(start)
         yield SpeechStarted(self._index, _ms(start))
 
-    def _partial(self, utterance: _Utterance, end: int) -> Partial:
+    def _ask_partial(self, utterance: _Utterance, end: int) -> None:
         # The stable text is forced as the decoder's prefix: only the rest is generated, so
         # a partial costs about the same early and late in a long utterance.
-        decoded = self._decode(
-            self._audio.span(utterance.start, end), final=False, prefix=" ".join(utterance.stable)
+        model = self._name
+        if self._partial_model is not None and self._language == "en":
+            model = self._partial_model
+        request = PartialRequest(
+            self._audio.span(utterance.start, end),
+            self._language,
+            prefix=" ".join(utterance.stable),
+            prompt=self._prompt.strip(),
         )
-        return self._agreed(utterance, without_loop(decoded.text), end)
+        if self._partials.submit(model, request):
+            self._asked = (utterance, end)
+
+    def _collected(self) -> Iterator[Partial]:
+        """The partial asked, once it is back (waited for when the stream has gone on past
+        partial_wait_ms): for the utterance still under way, unless a final decoded ahead
+        has heard more of it since."""
+        if self._asked is None:
+            return
+        lag = self._audio.end - self._asked[1]
+        text = self._partials.collect(wait=lag >= _samples(self._options.partial_wait_ms))
+        if text is None:
+            if not self._partials.pending():  # lost: the next is asked with the next audio
+                self._asked = None
+            return
+        utterance, end = self._asked
+        self._asked = None
+        if utterance is self._utterance and utterance.decoded_to < end:
+            yield self._agreed(utterance, without_loop(text), end)
 
     def _agreed(self, utterance: _Utterance, text: str, end: int) -> Partial:
         """LocalAgreement-2 (whisper_streaming): the longest prefix on which this hypothesis
@@ -376,7 +419,7 @@ class StreamingRecognizer:
         if ahead is not None and ahead[0] == utterance.voice_end and ahead[1] == end:
             decoded = ahead[2]
         else:
-            decoded = self._decode(self._audio.span(utterance.start, end), final=True)
+            decoded = self._decode(self._audio.span(utterance.start, end))
         voice_end = None if self._vad is None else _ms(utterance.voice_end)
         final = self._final(utterance.start, end, decoded, voice_end)
         self._index += 1
@@ -429,53 +472,31 @@ class StreamingRecognizer:
             bcp47_language(self._language or "en"),
         )
 
-    def _decode(self, samples: Samples, *, final: bool, prefix: str = "") -> _Decoded:
-        model = self._model
-        if not final and self._partial_model is not None and self._language == "en":
-            model = self._partial_model
-        if not final:  # the caller holds the partial's turn
-            return self._generate(model, samples, final=False, prefix=prefix)
+    def _decode(self, samples: Samples) -> _Decoded:
+        """The final transcript of an utterance, with its words' times."""
         with self._turns.urgent():
-            return self._generate(model, samples, final=True, prefix=prefix)
+            return self._generate(self._model, samples)
 
-    def _generate(
-        self, model: ShortEncoder, samples: Samples, *, final: bool, prefix: str
-    ) -> _Decoded:
-        frames = len(samples) // _HOP + 1
-        model.frames = (
-            max(frames, _FINAL_ENCODER_FRAMES)
-            if final
-            else max(frames + _PARTIAL_PADDING_FRAMES, _PARTIAL_ENCODER_FRAMES)
-        )
-        # Partials decode greedily, once: they are many and soon replaced.
-        extra: dict[str, Any] = (
-            {"beam_size": self._beam_size} if final else {"beam_size": 1, "temperature": 0.0}
-        )
+    def _generate(self, model: ShortEncoder, samples: Samples) -> _Decoded:
+        model.frames = max(len(samples) // _HOP + 1, _FINAL_ENCODER_FRAMES)
         seconds = len(samples) / SAMPLE_RATE
-        if final:
-            max_new_tokens = 10 + int(seconds * _TOKENS_PER_SECOND)
-        else:
-            written = len(model.hf_tokenizer.encode(" " + prefix).ids) if prefix else 0
-            max_new_tokens = partial_token_budget(seconds, written)
         try:
             generated, info = model.transcribe(
                 samples,
                 language=self._language,
-                word_timestamps=final,
-                without_timestamps=not final,
+                word_timestamps=True,
                 condition_on_previous_text=False,
                 initial_prompt=self._prompt.strip() or None,
-                prefix=prefix or None,
-                max_new_tokens=max_new_tokens,
+                max_new_tokens=10 + int(seconds * _TOKENS_PER_SECOND),
                 # Without silero-vad cutting the stream, silence reaches the model, which
                 # invents words on it: its own VAD filter keeps only the speech.
                 vad_filter=self._vad is None,
-                **extra,
+                beam_size=self._beam_size,
             )
             segments = list(generated)
         except RuntimeError as exc:
             raise TranscriberUnavailable(f"The speech-to-text model failed: {exc}") from exc
-        if self._language is None and final:
+        if self._language is None:
             # Detected on the first final and kept: one session, one language.
             self._language = str(info.language)
         text = " ".join("".join(segment.text for segment in segments).split())
@@ -495,12 +516,6 @@ def without_loop(text: str) -> str:
         if looped >= max(_LOOP_TURNS * piece - 1, _LOOP_SHORTEST):
             return text[: start + piece].rstrip(" -,;:")
     return text
-
-
-def partial_token_budget(seconds: float, prefix_tokens: int) -> int:
-    """The tokens a partial decode of `seconds` of audio may write after its forced prefix."""
-    whole = _PARTIAL_SPARE_TOKENS + int(seconds * _PARTIAL_TOKENS_PER_SECOND)
-    return max(2, whole - prefix_tokens)
 
 
 class _Utterance:

@@ -4,10 +4,13 @@ the audio received charged before it is handed on, the recognizer's messages sen
 come, the totals at the end, in the native protocol or another's (a Dialect: compat's
 ElevenLabs and OpenAI realtime transcription). In the slot process (`open_session`,
 `RealtimeTranscription`): the audio (16-bit PCM or mu-law at its rate) decoded to 16 kHz,
-fed to the streaming recognizer, its events turned into the protocol's messages."""
+fed to the streaming recognizer, its events turned into the protocol's messages; its
+partials decoded in the pool's batch process (`decode_partials`) with the other sessions'."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -21,17 +24,25 @@ from pydantic import BaseModel, ConfigDict
 from soundstage.config import Settings
 from soundstage.core.principal import Principal
 from soundstage.credits.rates import Operation, for_duration
-from soundstage.engines.transcribers import streaming
+from soundstage.engines.transcribers import partials, streaming
+from soundstage.engines.transcribers.base import TranscriberUnavailable, UnknownModel
+from soundstage.engines.transcribers.partials import (
+    LocalPartials,
+    PartialDecodes,
+    PartialRequest,
+)
 from soundstage.engines.transcribers.streaming import (
     SAMPLE_RATE,
     DecodeTurns,
     Samples,
     StreamingOptions,
     load_recognizer,
+    whisper_model,
 )
 from soundstage.realtime import live
+from soundstage.realtime.batching import BatchClient, BatchLost
 from soundstage.realtime.messages import ServerMessage, read_json, send
-from soundstage.realtime.turns import SlotTurns
+from soundstage.realtime.slots import SlotShare
 from soundstage.speech.stt.realtime_messages import (
     FinalTranscript,
     PartialTranscript,
@@ -44,6 +55,8 @@ from soundstage.speech.stt.realtime_messages import (
     TimedWord,
 )
 from soundstage.speech.stt.tasks import REALTIME_KIND
+
+logger = logging.getLogger(__name__)
 
 # What a session's single-use tokens are minted for (realtime.gate), whatever its dialect.
 PURPOSE: Final = "stt"
@@ -242,12 +255,82 @@ async def _send_all(websocket: WebSocket, messages: Sequence[ServerMessage]) -> 
 
 
 def open_session(
-    settings: Settings, opening: SttRealtimeOpening, turns: SlotTurns
+    settings: Settings, opening: SttRealtimeOpening, share: SlotShare
 ) -> RealtimeTranscription:
     """The handler of one session (the slot's factory), for its opening message as the API
-    side validated it; its decodes take turns at the cores with the other slots'. Loads the
-    model on the slot's first session (about 0.5 s), then reuses it."""
-    return RealtimeTranscription(settings, opening, turns)
+    side validated it; its finals take turns at the cores with the other slots', its partials
+    go to the pool's batch process. Loads the model on the slot's first session (about
+    0.5 s), then reuses it."""
+    here = LocalPartials(lambda name: whisper_model(name, settings), share.turns)
+    shared = None if share.batch is None else SharedPartials(share.batch, here)
+    return RealtimeTranscription(settings, opening, share.turns, shared)
+
+
+def decode_partials(
+    settings: Settings, asks: list[tuple[str, PartialRequest]]
+) -> list[tuple[str | None, float]]:
+    """The pool's batch function (realtime.batching): each ask's partial text (None where the
+    model cannot be had) and its share of the seconds its batch took, those of one model
+    decoded together. With no asks (the batch process starting), the models partials use by
+    default are loaded."""
+    if not asks:
+        for name in (settings.stt.default_model, settings.stt.realtime_partial_model):
+            if name:
+                with contextlib.suppress(UnknownModel, TranscriberUnavailable):
+                    whisper_model(name, settings)
+        return []
+    answers: list[tuple[str | None, float]] = [(None, 0.0)] * len(asks)
+    for name in dict.fromkeys(model for model, _ in asks):
+        indices = [i for i, (model, _) in enumerate(asks) if model == name]
+        started = time.perf_counter()
+        try:
+            decoded = partials.decode_partials(
+                whisper_model(name, settings), [asks[i][1] for i in indices]
+            )
+        except (UnknownModel, TranscriberUnavailable) as exc:
+            logger.warning("realtime partials of %s not decoded: %s", name, exc)
+            continue
+        share = (time.perf_counter() - started) / len(indices)
+        for index, text in zip(indices, decoded, strict=True):
+            answers[index] = (text, share)
+    return answers
+
+
+class SharedPartials:
+    """A recognizer's partials (engines.transcribers.partials.PartialDecodes) decoded in the
+    pool's batch process, or by `fallback` (in this process) while it cannot be reached
+    (starting, or started again after it died)."""
+
+    def __init__(self, batch: BatchClient, fallback: PartialDecodes) -> None:
+        self._batch = batch
+        self._fallback = fallback
+        self._asked = False
+        # The session's share of the batches' time (the seconds its partials cost there).
+        self.seconds = 0.0
+
+    def submit(self, model: str, request: PartialRequest) -> bool:
+        self._asked = self._batch.submit((model, request))
+        return self._asked or self._fallback.submit(model, request)
+
+    def collect(self, wait: bool = False) -> str | None:
+        if not self._asked:
+            return self._fallback.collect(wait)
+        try:
+            answered = self._batch.answer(wait)
+        except BatchLost as exc:
+            logger.info("realtime partial lost: %s", exc)
+            self._asked = False
+            return None
+        if answered is None:
+            return None
+        self._asked = False
+        text: str | None
+        text, seconds = answered.value
+        self.seconds += seconds
+        return text
+
+    def pending(self) -> bool:
+        return self._asked or self._fallback.pending()
 
 
 class RealtimeTranscription:
@@ -257,7 +340,11 @@ class RealtimeTranscription:
     the session's audio)."""
 
     def __init__(
-        self, settings: Settings, opening: SttRealtimeOpening, turns: DecodeTurns | None = None
+        self,
+        settings: Settings,
+        opening: SttRealtimeOpening,
+        turns: DecodeTurns | None = None,
+        partials: SharedPartials | None = None,
     ) -> None:
         language = None if opening.language in (None, "auto") else opening.language
         self._recognizer = load_recognizer(
@@ -267,9 +354,11 @@ class RealtimeTranscription:
             options=StreamingOptions(vad=opening.vad),
             diarize=opening.diarize,
             turns=turns,
+            partials=partials,
         )
         self._decoder = AudioDecoder(opening.encoding, opening.sample_rate)
         self._busy = 0.0
+        self._shared = partials
 
     def handle(self, message: SlotInput) -> Iterator[SlotOutput]:
         started = time.perf_counter()
@@ -298,7 +387,9 @@ class RealtimeTranscription:
         for event in self._recognizer.finish():
             yield message_of(event)
         self._busy += time.perf_counter() - started
-        yield SessionStats(processing_ms=round(self._busy * 1000))
+        # Its own time, and its partials' share of the batch process's.
+        shared = 0.0 if self._shared is None else self._shared.seconds
+        yield SessionStats(processing_ms=round((self._busy + shared) * 1000))
 
 
 def message_of(event: streaming.Event) -> SlotOutput:

@@ -46,7 +46,7 @@ from soundstage.media import encodings
 from soundstage.media.audio import Audio, StreamEncoder
 from soundstage.realtime import live
 from soundstage.realtime.messages import ServerMessage, send
-from soundstage.realtime.turns import SlotTurns
+from soundstage.realtime.slots import SlotShare
 from soundstage.speech.tts import service
 from soundstage.speech.tts.realtime_messages import (
     FinalMessage,
@@ -337,11 +337,11 @@ def _spread(words: list[str], start_ms: int, end_ms: int) -> tuple[WordTiming, .
     return tuple(spread)
 
 
-def open_session(settings: Settings, params: SessionParams, turns: SlotTurns) -> RealtimeSpeech:
+def open_session(settings: Settings, params: SessionParams, share: SlotShare) -> RealtimeSpeech:
     """The slot's factory (realtime.slots): a session for these parameters, as the API side
     made them, its voice loaded. Its synthesis takes no turn at the cores (realtime.turns):
     every piece of it is awaited by its client, none can be skipped."""
-    del settings, turns  # the engines read their own settings
+    del settings, share  # the engines read their own settings
     session = RealtimeSpeech(params)
     session.warm()
     return session
