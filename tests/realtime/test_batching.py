@@ -48,10 +48,16 @@ def asked(client: BatchClient, ask: Any) -> Any:
     return answered.value
 
 
-def test_asks_sent_together_are_answered_together_each_its_own(batch: BatchProcess) -> None:
+def test_asks_sent_together_are_answered_together_each_its_own(
+    batch: BatchProcess, turns: CoreTurns
+) -> None:
     first = batch.client()
     asked(first, "warm")  # listening
-    assert first.submit({"delay": 1.0})  # a batch runs a second: the asks below come meanwhile
+    assert first.submit({"delay": 2.0})  # a batch runs 2 s: the asks below come meanwhile
+    deadline = time.monotonic() + 30
+    while turns.held() == 0:  # that batch under way, alone
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
     clients = [batch.client() for _ in range(4)]  # as 4 slot processes: 4 connections
     with ThreadPoolExecutor(4) as pool:
         answers = list(pool.map(asked, clients, [f"ask {i}" for i in range(4)]))
@@ -59,7 +65,7 @@ def test_asks_sent_together_are_answered_together_each_its_own(batch: BatchProce
     assert max(a["batch"] for a in answers) >= 2, answers
     assert {a["pid"] for a in answers} == {batch.pid}
     assert first.answer(wait=True) == Answered(
-        {"ask": {"delay": 1.0}, "batch": 1, "pid": batch.pid}
+        {"ask": {"delay": 2.0}, "batch": 1, "pid": batch.pid}
     )
 
 
