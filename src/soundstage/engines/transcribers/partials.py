@@ -32,11 +32,10 @@ if TYPE_CHECKING:  # faster-whisper (and CTranslate2) load with the model: not i
 Samples = npt.NDArray[np.float32]
 
 # Whisper's mel frames: 100 a second, 160 samples each.
-_HOP: Final = 160
+HOP: Final = 160
 # The encoder is given the audio and 2 s of padding, at least 6 s (short_encoder.py).
 _PADDING_FRAMES: Final = 200
 _MIN_ENCODER_FRAMES: Final = 600
-_WHOLE_ENCODER_FRAMES: Final = 3000
 # The tokens of the session's text a partial is prompted with, at most: every prompt in a
 # batch must be as long (CTranslate2), and a partial (soon replaced by the final) needs the
 # recent context only; about 130 characters of English.
@@ -178,9 +177,11 @@ def _decode(model: WhisperModel, batch: list[tuple[PartialRequest, list[int]]]) 
     from faster_whisper.tokenizer import Tokenizer
     from faster_whisper.transcribe import get_suppressed_tokens
 
+    from soundstage.engines.transcribers.short_encoder import WHOLE_ENCODER_FRAMES
+
     features = [_features(model, request.samples) for request, _ in batch]
     frames = min(
-        _WHOLE_ENCODER_FRAMES, max(_encoder_frames(request.samples) for request, _ in batch)
+        WHOLE_ENCODER_FRAMES, max(_encoder_frames(request.samples) for request, _ in batch)
     )
     windows = np.stack([_padded(f, frames) for f in features])
     multilingual = bool(model.model.is_multilingual)
@@ -251,7 +252,7 @@ def _features(model: WhisperModel, samples: Samples) -> npt.NDArray[np.float32]:
 
 
 def _encoder_frames(samples: Samples) -> int:
-    frames = max(len(samples) // _HOP + 1 + _PADDING_FRAMES, _MIN_ENCODER_FRAMES)
+    frames = max(len(samples) // HOP + 1 + _PADDING_FRAMES, _MIN_ENCODER_FRAMES)
     return frames + frames % 2
 
 

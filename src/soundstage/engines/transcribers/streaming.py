@@ -14,7 +14,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final, Protocol, TypeAlias
 
 import numpy as np
-import numpy.typing as npt
 
 from soundstage.config import Settings
 from soundstage.engines.speakers.live import LiveSpeakers
@@ -26,7 +25,13 @@ from soundstage.engines.transcribers.base import (
     bcp47_language,
     whisper_language,
 )
-from soundstage.engines.transcribers.partials import LocalPartials, PartialDecodes, PartialRequest
+from soundstage.engines.transcribers.partials import (
+    HOP,
+    LocalPartials,
+    PartialDecodes,
+    PartialRequest,
+    Samples,
+)
 from soundstage.engines.transcribers.registry import get_transcriber
 from soundstage.engines.transcribers.whisper import UNSPACED, WhisperTranscriber, merged_words
 
@@ -38,9 +43,6 @@ if TYPE_CHECKING:  # faster-whisper (and CTranslate2) load with the model: not i
 logger = logging.getLogger(__name__)
 
 SAMPLE_RATE: Final = 16_000
-Samples = npt.NDArray[np.float32]
-# Whisper's mel frames: 100 a second, 160 samples each.
-_HOP: Final = 160
 # The encoder is given at least 15 s for finals (see engines/transcribers/short_encoder.py).
 _FINAL_ENCODER_FRAMES: Final = 1500
 # Whisper writes about 4 tokens a second of read speech: a decode that writes much more than
@@ -478,7 +480,7 @@ class StreamingRecognizer:
             return self._generate(self._model, samples)
 
     def _generate(self, model: ShortEncoder, samples: Samples) -> _Decoded:
-        model.frames = max(len(samples) // _HOP + 1, _FINAL_ENCODER_FRAMES)
+        model.frames = max(len(samples) // HOP + 1, _FINAL_ENCODER_FRAMES)
         seconds = len(samples) / SAMPLE_RATE
         try:
             generated, info = model.transcribe(

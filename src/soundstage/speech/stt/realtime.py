@@ -30,11 +30,11 @@ from soundstage.engines.transcribers.partials import (
     LocalPartials,
     PartialDecodes,
     PartialRequest,
+    Samples,
 )
 from soundstage.engines.transcribers.streaming import (
     SAMPLE_RATE,
     DecodeTurns,
-    Samples,
     StreamingOptions,
     load_recognizer,
     whisper_model,
