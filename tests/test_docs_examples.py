@@ -8,6 +8,7 @@ command for another machine) are fenced `text`."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shlex
@@ -17,9 +18,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
+import markdown
 import pytest
 import yaml
+from mkdocs.config import load_config
 
 from tests.support.processes import REPO_ROOT, free_port, fresh_serve, fresh_serve_env
 
@@ -151,14 +155,34 @@ def test_every_guide_has_runnable_examples() -> None:
         assert "127.0.0.1:8000/" not in block.code, f"{block.where}: call $BASE, not a fixed port"
 
 
+def page_ids(page: Path) -> set[str]:
+    """The ids MkDocs gives a page's elements: each heading's (the toc extension's slug, or its
+    `{#id}`) and any other attr_list `{#id}`, rendered with mkdocs.yml's Markdown extensions and
+    their settings (a `slugify` configured there included)."""
+    config = load_config(str(REPO_ROOT / "mkdocs.yml"))
+    renderer = markdown.Markdown(
+        extensions=config["markdown_extensions"], extension_configs=config["mdx_configs"]
+    )
+    rendered = renderer.convert(page.read_text(encoding="utf-8"))
+    return {html.unescape(found) for found in re.findall(r'<[^>]*\sid="([^"]+)"', rendered)}
+
+
 def test_the_readme_is_short_and_its_links_resolve() -> None:
+    """Every file the README links to exists, and a `#fragment` into a page of the site is an id
+    the built page has (the README's anchors are checked here; the site's own, by `mkdocs build
+    --strict`)."""
     text = README.read_text(encoding="utf-8")
     assert len(text.splitlines()) <= 150
-    targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text)
-    assert targets
-    for target in targets:
-        if not target.startswith(("http://", "https://")):
-            assert (REPO_ROOT / target).exists(), f"README links to a missing {target}"
+    links = re.findall(r"\]\(([^)#]+)(?:#([^)]*))?\)", text)
+    assert links
+    for target, fragment in links:
+        if target.startswith(("http://", "https://")):
+            continue
+        assert (REPO_ROOT / target).exists(), f"README links to a missing {target}"
+        if fragment and target.startswith("docs/") and target.endswith(".md"):
+            assert unquote(fragment) in page_ids(REPO_ROOT / target), (
+                f"README links to {target}#{fragment}, an anchor that page does not have"
+            )
 
 
 @pytest.mark.slow
