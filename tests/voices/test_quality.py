@@ -43,7 +43,7 @@ def test_the_docs_table_is_the_measured_one() -> None:
     rows = [line for line in page.splitlines() if line.startswith("| `voice_")]
     expected = [
         f"| `{voice}` | {q['engine']} | {q['language']} | {q['mos']:.2f} | "
-        f"{q['dnsmos_ovrl']:.2f} | {q['wer']:.1%} | {q['rtf']:.2f} |"
+        f"{q['dnsmos_ovrl']:.2f} | {q['dnsmos_p808']:.2f} | {q['wer']:.1%} | {q['rtf']:.2f} |"
         for voice, q in sorted(stored.items(), key=lambda item: -item[1]["mos"])
     ]
     assert rows == expected
@@ -82,6 +82,7 @@ def test_voices_carry_their_quality(
     assert joe["quality"] == {
         "mos": measured()["voice_joe"].mos,
         "dnsmos_ovrl": measured()["voice_joe"].dnsmos_ovrl,
+        "dnsmos_p808": measured()["voice_joe"].dnsmos_p808,
         "wer": measured()["voice_joe"].wer,
         "rtf": measured()["voice_joe"].rtf,
         "measured_on": measured()["voice_joe"].measured_on,

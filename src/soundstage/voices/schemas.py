@@ -29,6 +29,7 @@ class VoiceQualityOut(BaseModel):
         "5 (excellent)."
     )
     dnsmos_ovrl: float = Field(description="DNSMOS P.835 overall quality, 1 to 5.")
+    dnsmos_p808: float = Field(description="DNSMOS P.808 overall quality, 1 to 5.")
     wer: float = Field(
         description="Word error rate of whisper-base hearing the reading (characters for a "
         "language written without spaces), 0 = every word heard."
