@@ -81,7 +81,12 @@ SCREENSHOTS := $(addprefix build/screenshots/,overview.png playground-tts.png st
 $(SCREENSHOTS) &:
 	$(BIN)/pytest -q -p no:cacheprovider tests/console/test_overview.py \
 		tests/console/test_playground.py tests/console/test_studios.py tests/console/test_jobs.py
-docs: install $(SCREENSHOTS)
+# The README's screenshot (committed, for a reader of the repository) is the same tests'
+# overview, copied whenever they have made a newer one: commit it when the console changed.
+README_SCREENSHOT := docs/assets/console-overview.png
+$(README_SCREENSHOT): build/screenshots/overview.png
+	cp $< $@
+docs: install $(SCREENSHOTS) $(README_SCREENSHOT)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 # The inner loop: lint, then the suite without the `slow` (model) tests, in parallel.
