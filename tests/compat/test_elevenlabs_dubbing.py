@@ -1,12 +1,15 @@
 """ElevenLabs' dubbing through the official SDK against a live server: a short real recording
 (LibriVox, English) dubbed into Spanish by the native job with its language detected, polled
-until dubbed, its audio as long as the source and said again, charged as the native dub; and
-the errors ElevenLabs' clients expect."""
+until dubbed, its audio as long as the source and said again, charged as the native dub; the
+same recording sent as a `source_url` the server fetches; and the errors ElevenLabs' clients
+expect."""
 
 from __future__ import annotations
 
 import io
+import subprocess
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import av
@@ -16,12 +19,32 @@ from elevenlabs import DubbingMetadataResponse, ElevenLabs
 from elevenlabs.core.api_error import ApiError
 from elevenlabs.errors import UnprocessableEntityError
 
+from soundstage.config import Settings
 from soundstage.core.db import Database
 from soundstage.credits import rates
 from soundstage.credits.rates import Operation
+from soundstage.voices.service import CatalogCounts
 from tests.support.audio_fixtures import librivox_clips
 from tests.support.elevenlabs import ONCE, sdk
 from tests.support.factories import create_customer
+from tests.support.processes import serve
+from tests.support.servers import FileServer
+
+
+@pytest.fixture(scope="module")
+def live_url(
+    settings: Settings, worker: subprocess.Popen[bytes], demo_catalog: CatalogCounts
+) -> Iterator[str]:
+    """The compatible surfaces' live server, fetching a `source_url` from the test's file
+    server on 127.0.0.1 as the worker does (the address rules refuse loopback otherwise)."""
+    yield from serve(settings, SOUNDSTAGE_FETCH_ALLOW_HOSTS="127.0.0.1")
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FileServer]:
+    server = FileServer(tmp_path_factory.mktemp("files"))
+    yield server
+    server.server.shutdown()
 
 
 def decoded(data: bytes) -> tuple[float, np.ndarray]:
@@ -114,6 +137,45 @@ def test_a_clip_is_dubbed_into_spanish(live_url: str, db: Database) -> None:
         b"".join(client.dubbing.audio.get(created.dubbing_id, "fr", request_options=ONCE))
     assert other.value.status_code == 404
     assert detail(other.value)["status"] == "dubbing_not_found"
+
+
+def test_a_source_url_is_fetched_and_dubbed(live_url: str, db: Database, files: FileServer) -> None:
+    """`source_url` instead of a file: the server fetches the media itself, measures and
+    charges it as an upload, and names the dub after the URL's file; a URL with nothing
+    behind it is 422 `media_unreachable`, and charges nothing."""
+    customer = create_customer(db, credits_each=1_000)
+    client = sdk(live_url, customer.sandbox_key)
+    clip = librivox_clips()[1]  # 3 s
+    source_seconds, _ = decoded(clip.path.read_bytes())
+    url = files.put(clip.path.name, clip.path.read_bytes())
+
+    with pytest.raises(UnprocessableEntityError) as missing:
+        client.dubbing.create(
+            source_url=url.replace(clip.path.name, "missing.flac"),
+            target_lang="es",
+            request_options=ONCE,
+        )
+    assert detail(missing.value)["status"] == "media_unreachable", detail(missing.value)
+
+    created = client.dubbing.create(
+        source_url=url, target_lang="es", source_lang="en", request_options=ONCE
+    )
+    dub = wait_dubbed(client, created.dubbing_id)
+    assert dub.status == "dubbed", dub
+    assert (dub.name, dub.source_language, dub.target_languages) == (
+        clip.path.name,
+        "en",
+        ["es"],
+    )
+    assert dub.media_metadata is not None
+    assert dub.media_metadata.content_type == "audio/flac"
+    audio = b"".join(client.dubbing.audio.get(created.dubbing_id, "es", request_options=ONCE))
+    seconds, samples = decoded(audio)
+    assert seconds == pytest.approx(source_seconds, rel=0.02)
+    assert np.sqrt(np.mean(np.square(samples))) > 0.01
+    # Charged as the upload of the same clip: 75 credits, once.
+    balance = client.user.subscription.get(request_options=ONCE).character_limit
+    assert balance == 1_000 - 75
 
 
 def test_errors_in_elevenlabs_shape(live_url: str, db: Database) -> None:
