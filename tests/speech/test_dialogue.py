@@ -1,6 +1,7 @@
 """POST /api/v1/speech/dialogue end to end: three catalog voices taking turns in one file
 (transcribed back, told apart by diarization in the order they speak), the turns' times and
-the pause between them, words with their turn, credits, and the bounds."""
+the pause between them, words with their turn, a pronunciation dictionary read in the turns,
+credits, and the bounds."""
 
 from __future__ import annotations
 
@@ -56,6 +57,17 @@ def speak(client: TestClient, customer: Customer, **body: Any) -> dict[str, Any]
     response = client.post(DIALOGUE, headers=customer.auth(), json=body)
     assert response.status_code == 200, response.text
     return dict(response.json())
+
+
+def heard(client: TestClient, files: FileServer, customer: Customer, audio: Audio) -> str:
+    """What the service's speech to text hears in the audio, lower case."""
+    response = client.post(
+        STT,
+        headers=customer.auth(),
+        json={"audio_url": files.put(f"heard-{time.monotonic_ns()}.wav", audio_bytes(audio))},
+    )
+    assert response.status_code == 200, response.text
+    return str(response.json()["transcript"]).lower()
 
 
 def level_db(audio: Audio, start_ms: int, end_ms: int) -> float:
@@ -150,6 +162,55 @@ def test_a_dialogue_is_one_job_with_its_turns_in_the_result(
     assert job["result"]["turns"] == body["turns"]
     assert "words" not in body
     assert balance_of(client, rich) == 20_000 - len("Hello.") - len("Hi.")
+
+
+@pytest.mark.measures
+def test_a_pronunciation_dictionary_is_read_in_every_turn(
+    client: TestClient, settings: Settings, files: FileServer, rich: Customer
+) -> None:
+    """The dictionary the request names applies to each turn, whichever its voice: its
+    phoneme rule changes what Joe says ("Soundstage" as "sound check"), its alias rule what
+    Sarah says and what is billed; without it, the words are read as written."""
+    created = client.post(
+        "/api/v1/pronunciation-dictionaries",
+        headers=rich.auth(),
+        json={
+            "name": "Brand",
+            "rules": [
+                {
+                    "type": "phoneme",
+                    "string_to_replace": "Soundstage",
+                    # IPA for sound check
+                    "phoneme": "\u02c8sa\u028and \u02cct\u0283\u025bk",
+                    "alphabet": "ipa",
+                },
+                {"type": "alias", "string_to_replace": "W3C", "alias": "World Wide Web"},
+            ],
+        },
+    )
+    assert created.status_code == 200, created.text
+    inputs = [
+        {"voice_id": "voice_joe", "text": "Welcome to Soundstage."},
+        {"voice_id": "voice_sarah", "text": "We met at the W3C."},
+    ]
+    locators = [{"dictionary_id": created.json()["id"]}]
+    plain = speak(client, rich, inputs=inputs, format="wav")
+    ruled = speak(
+        client, rich, inputs=inputs, format="wav", pronunciation_dictionary_locators=locators
+    )
+    # The alias is billed as spoken; the phoneme rule as written.
+    assert plain["credits_used"] == len("Welcome to Soundstage.") + len("We met at the W3C.")
+    assert ruled["credits_used"] == len("Welcome to Soundstage.") + len(
+        "We met at the World Wide Web."
+    )
+    without = heard(client, files, rich, download_audio(client, settings, plain["output_url"]))
+    with_rules = heard(client, files, rich, download_audio(client, settings, ruled["output_url"]))
+    assert "stage" in without, without
+    assert "check" not in without, without
+    assert "world wide web" not in without, without
+    assert "check" in with_rules, with_rules
+    assert "stage" not in with_rules, with_rules
+    assert "world wide web" in with_rules, with_rules
 
 
 @pytest.mark.parametrize(
