@@ -1,7 +1,7 @@
 """POST /api/v1/speech/dialogue end to end: three catalog voices taking turns in one file
 (transcribed back, told apart by diarization in the order they speak), the turns' times and
-the pause between them, words with their turn, a pronunciation dictionary read in the turns,
-credits, and the bounds."""
+the pause between them, words with their turn, a pronunciation dictionary and SSML read in
+the turns, credits, and the bounds."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from soundstage.core.db import Database
 from soundstage.media.audio import Audio
 from tests.support.api import assert_error
 from tests.support.audio import audio_bytes
-from tests.support.audio_fixtures import download_audio, word_error_rate
+from tests.support.audio_fixtures import download_audio, longest_silence_ms, word_error_rate
 from tests.support.factories import Customer, create_customer
 from tests.support.servers import FileServer
 
@@ -68,6 +68,12 @@ def heard(client: TestClient, files: FileServer, customer: Customer, audio: Audi
     )
     assert response.status_code == 200, response.text
     return str(response.json()["transcript"]).lower()
+
+
+def part(audio: Audio, start_ms: int, end_ms: int) -> Audio:
+    """The stretch of the audio from `start_ms` to `end_ms`."""
+    rate = audio.sample_rate
+    return Audio(audio.samples[start_ms * rate // 1000 : end_ms * rate // 1000], rate)
 
 
 def level_db(audio: Audio, start_ms: int, end_ms: int) -> float:
@@ -211,6 +217,31 @@ def test_a_pronunciation_dictionary_is_read_in_every_turn(
     assert "check" in with_rules, with_rules
     assert "stage" not in with_rules, with_rules
     assert "world wide web" in with_rules, with_rules
+
+
+@pytest.mark.measures
+def test_ssml_in_a_turn_changes_what_is_said(
+    client: TestClient, settings: Settings, files: FileServer, rich: Customer
+) -> None:
+    """A turn's SSML is read as /tts reads it: a `<sub>` says its alias (and is billed as
+    said), a `<break>` is a silence of its length inside its turn; the markup is free."""
+    inputs = [
+        {
+            "voice_id": "voice_sarah",
+            "text": '<speak>Visit the <sub alias="World Wide Web">WWW</sub> today.</speak>',
+        },
+        {"voice_id": "voice_joe", "text": '<speak>Wait.<break time="1500ms"/>Now go.</speak>'},
+    ]
+    body = speak(client, rich, inputs=inputs, format="wav", pause_ms=300)
+    assert body["credits_used"] == len("Visit the World Wide Web today.") + len("Wait.Now go.")
+    audio = download_audio(client, settings, body["output_url"])
+    second = body["turns"][1]
+    # The break, within the second turn: longer than any pause of the first or between turns.
+    assert 1400 <= longest_silence_ms(part(audio, second["start_ms"], second["end_ms"])) <= 1700
+    assert longest_silence_ms(part(audio, 0, second["start_ms"])) < 700
+    said = heard(client, files, rich, audio)
+    assert "world wide web" in said, said
+    assert "www" not in said, said
 
 
 @pytest.mark.parametrize(
