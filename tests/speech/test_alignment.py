@@ -1,6 +1,7 @@
 """POST /api/v1/speech/alignment end to end: a LibriVox clip and the text it reads, placed word
 by word and character by character (against the clip's offline forced alignment), a text the
-audio does not say, credits, the bounds and the asynchronous submission."""
+audio does not say, credits, a retry under the same Idempotency-Key, the bounds and the
+asynchronous submission."""
 
 from __future__ import annotations
 
@@ -102,6 +103,24 @@ def test_silence_places_every_word_with_no_confidence(
     assert [word["word"] for word in body["words"]] == ["Nothing", "is", "said", "here."]
     assert body["loss"] == 1.0
     assert body["credits_used"] == math.ceil(2 * 250 / 60)
+
+
+def test_a_retried_alignment_is_made_and_charged_once(
+    client: TestClient, files: FileServer, rich: Customer
+) -> None:
+    url = files.put("retried.wav", wav_bytes(2.0))
+    headers = {**rich.auth(), "Idempotency-Key": "alignment-1"}
+    body = {"audio_url": url, "text": "Said once."}
+    first = client.post(ALIGN, headers=headers, json=body)
+    again = client.post(ALIGN, headers=headers, json=body)
+    assert first.status_code == again.status_code == 200, first.text
+    # The first answer again: one job, charged once.
+    assert again.json() == first.json()
+    assert again.json()["job_id"] == first.json()["job_id"]
+    assert balance_of(client, rich) == 20_000 - math.ceil(2 * 250 / 60)
+    other = client.post(ALIGN, headers=headers, json={**body, "text": "Said twice."})
+    assert_error(other, 422, "idempotency_key_reused")
+    assert balance_of(client, rich) == 20_000 - math.ceil(2 * 250 / 60)
 
 
 @pytest.mark.parametrize(
