@@ -70,6 +70,11 @@ def heard(client: TestClient, files: FileServer, customer: Customer, audio: Audi
     return str(response.json()["transcript"]).lower()
 
 
+def letters(text: str) -> str:
+    """The letters alone: "world wide web", "worldwide web" and "world-wide web" alike."""
+    return "".join(char for char in text if char.isalpha())
+
+
 def part(audio: Audio, start_ms: int, end_ms: int) -> Audio:
     """The stretch of the audio from `start_ms` to `end_ms`."""
     rate = audio.sample_rate
@@ -213,10 +218,10 @@ def test_a_pronunciation_dictionary_is_read_in_every_turn(
     with_rules = heard(client, files, rich, download_audio(client, settings, ruled["output_url"]))
     assert "stage" in without, without
     assert "check" not in without, without
-    assert "world wide web" not in without, without
+    assert "worldwideweb" not in letters(without), without
     assert "check" in with_rules, with_rules
     assert "stage" not in with_rules, with_rules
-    assert "world wide web" in with_rules, with_rules
+    assert "worldwideweb" in letters(with_rules), with_rules
 
 
 @pytest.mark.measures
@@ -240,7 +245,7 @@ def test_ssml_in_a_turn_changes_what_is_said(
     assert 1400 <= longest_silence_ms(part(audio, second["start_ms"], second["end_ms"])) <= 1700
     assert longest_silence_ms(part(audio, 0, second["start_ms"])) < 700
     said = heard(client, files, rich, audio)
-    assert "world wide web" in said, said
+    assert "worldwideweb" in letters(said), said
     assert "www" not in said, said
 
 
