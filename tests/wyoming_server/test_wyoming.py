@@ -167,6 +167,10 @@ async def _twenty_minutes(port: int) -> tuple[Error, float, bool]:
             chunk = AudioChunk(rate=RATE, width=2, channels=1, audio=noise)
             await client.write_event(chunk.event())
             sent += len(noise)
+            # A write returns without yielding while the socket takes it (and the server,
+            # dropping the rest once it has answered, keeps taking it): let the reader see
+            # the answer as soon as it is there, not only when the socket is full.
+            await asyncio.sleep(0)
         event = await first
         sent_seconds = sent / (RATE * 2)
         await client.write_event(AudioStop().event())
