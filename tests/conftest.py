@@ -31,6 +31,7 @@ from soundstage.core.migrate import upgrade_database
 from soundstage.voices.demo import load_demo_catalog
 from soundstage.voices.service import CatalogCounts
 from tests.support.factories import Customer, create_customer
+from tests.support.offline import forbid_network
 from tests.support.processes import (
     GENEROUS_LIMITS,
     SharedWorker,
@@ -48,6 +49,8 @@ def pytest_configure(config: pytest.Config) -> None:
     services pass, a test process stopped so at 91%."""
     # A copy of stderr as it is now, before the tests' output capture takes file descriptor 2.
     faulthandler.register(signal.SIGINT, file=os.dup(2), all_threads=True, chain=True)
+    # Nothing is downloaded at run time: an engine that tries fails here (support/offline.py).
+    forbid_network()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

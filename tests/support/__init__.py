@@ -6,6 +6,8 @@ file imports anything else of `tests/` (tests/test_structure.py checks it).
 - `factories`: accounts, keys, verified buyers, studios and talent made through the services.
 - `processes`: the repository root, free ports, and the environment of subprocesses
   (server, worker, CLI) started with the test settings.
+- `offline`: no connection to another machine, in the test processes and the servers and
+  workers they start (nothing is downloaded at run time).
 - `servers`: HTTP servers on 127.0.0.1 (static files, webhook receivers).
 - `audio`: audio files made in memory (WAV, FLAC, M4A, a Matroska whose header lies).
 - `credits`, `jobs`, `storage`, `webhooks`, `studios`, `workforce`: one feature's helpers.

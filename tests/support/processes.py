@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from soundstage.config import RateLimitSettings, Settings, WebhookSettings
+from tests.support import offline
 from tests.support.tls import Certificate
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -55,7 +56,7 @@ def fresh_serve_env(root: Path, port: int) -> dict[str, str]:
         SOUNDSTAGE_DATABASE_URL=f"sqlite:///{root / 'soundstage.db'}",
         SOUNDSTAGE_PUBLIC_BASE_URL=f"http://127.0.0.1:{port}",
         SOUNDSTAGE_LOG_LEVEL="warning",
-        PYTHONPATH=os.pathsep.join([str(REPO_ROOT / "src"), str(REPO_ROOT)]),
+        PYTHONPATH=os.pathsep.join([str(REPO_ROOT / "src"), str(REPO_ROOT), str(offline.SITE)]),
     )
     return env
 
@@ -92,8 +93,9 @@ def settings_env(settings: Settings) -> dict[str, str]:
         SOUNDSTAGE_REDIS_NAMESPACE=settings.redis_namespace,
         SOUNDSTAGE_JOBS=settings.jobs.model_dump_json(),
         SOUNDSTAGE_LOG_LEVEL="warning",
-        # src first: a checkout other than the installed one (a git worktree) tests its own code.
-        PYTHONPATH=os.pathsep.join([str(REPO_ROOT / "src"), str(REPO_ROOT)]),
+        # src first: a checkout other than the installed one (a git worktree) tests its own code;
+        # no connection to another machine (support/offline.py).
+        PYTHONPATH=os.pathsep.join([str(REPO_ROOT / "src"), str(REPO_ROOT), str(offline.SITE)]),
     )
     if settings.redis_url:
         env["SOUNDSTAGE_REDIS_URL"] = settings.redis_url
