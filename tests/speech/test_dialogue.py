@@ -24,6 +24,7 @@ from tests.support.api import assert_error
 from tests.support.audio import audio_bytes
 from tests.support.audio_fixtures import download_audio, longest_silence_ms, word_error_rate
 from tests.support.factories import Customer, create_customer
+from tests.support.pronunciation import SOUND_CHECK_IPA, alias_rule, create, phoneme_rule
 from tests.support.servers import FileServer
 
 pytestmark = [pytest.mark.services, pytest.mark.usefixtures("worker", "demo_catalog")]
@@ -182,29 +183,19 @@ def test_a_pronunciation_dictionary_is_read_in_every_turn(
     """The dictionary the request names applies to each turn, whichever its voice: its
     phoneme rule changes what Joe says ("Soundstage" as "sound check"), its alias rule what
     Sarah says and what is billed; without it, the words are read as written."""
-    created = client.post(
-        "/api/v1/pronunciation-dictionaries",
-        headers=rich.auth(),
-        json={
-            "name": "Brand",
-            "rules": [
-                {
-                    "type": "phoneme",
-                    "string_to_replace": "Soundstage",
-                    # IPA for sound check
-                    "phoneme": "\u02c8sa\u028and \u02cct\u0283\u025bk",
-                    "alphabet": "ipa",
-                },
-                {"type": "alias", "string_to_replace": "W3C", "alias": "World Wide Web"},
-            ],
-        },
+    created = create(
+        client,
+        rich,
+        [
+            phoneme_rule("Soundstage", SOUND_CHECK_IPA),
+            alias_rule("W3C", "World Wide Web"),
+        ],
     )
-    assert created.status_code == 200, created.text
     inputs = [
         {"voice_id": "voice_joe", "text": "Welcome to Soundstage."},
         {"voice_id": "voice_sarah", "text": "We met at the W3C."},
     ]
-    locators = [{"dictionary_id": created.json()["id"]}]
+    locators = [{"dictionary_id": created["id"]}]
     plain = speak(client, rich, inputs=inputs, format="wav")
     ruled = speak(
         client, rich, inputs=inputs, format="wav", pronunciation_dictionary_locators=locators

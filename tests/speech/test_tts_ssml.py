@@ -21,6 +21,7 @@ from soundstage.voices.service import CatalogCounts
 from tests.support.api import assert_error
 from tests.support.audio_fixtures import longest_silence_ms
 from tests.support.factories import Customer, create_customer
+from tests.support.pronunciation import SOUND_CHECK_IPA, phoneme_rule
 
 # Audio through the job system: not `services` (the backends are other tests' to cover).
 pytestmark = pytest.mark.usefixtures("worker", "demo_catalog")
@@ -244,13 +245,7 @@ def test_a_pronunciation_dictionary_changes_what_is_heard(
         json={
             "name": "Brand",
             "rules": [
-                {
-                    "type": "phoneme",
-                    "string_to_replace": "Soundstage",
-                    # IPA for sound check
-                    "phoneme": "\u02c8sa\u028and \u02cct\u0283\u025bk",
-                    "alphabet": "ipa",
-                }
+                phoneme_rule("Soundstage", SOUND_CHECK_IPA),
             ],
         },
     )

@@ -13,6 +13,8 @@ from tests.support.factories import Customer
 
 DICTIONARIES = "/api/v1/pronunciation-dictionaries"
 PLS_NS = "http://www.w3.org/2005/01/pronunciation-lexicon"
+# "Soundstage" said as "sound check" (IPA): a rule whose effect whisper hears.
+SOUND_CHECK_IPA = "\u02c8sa\u028and \u02cct\u0283\u025bk"
 
 
 def alias_rule(text: str, alias: str, **extra: Any) -> dict[str, Any]:
