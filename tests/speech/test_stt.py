@@ -177,10 +177,22 @@ def test_diarization_of_a_real_two_speaker_recording(
 def test_two_synthetic_voices_taking_turns_are_two_speakers(
     client: TestClient, files: FileServer, rich: Customer
 ) -> None:
+    # Each voice speaks well over the 2 s of windows a speaker needs (engines/speakers/
+    # clustering.py, MIN_SPEAKER_S): about 4.5 s each. With Joe's turns shorter (2.5 s each,
+    # a pause at the comma that Piper's noise lengthens or not) his windows came to 2.0 to
+    # 3.0 s, and once in a CI run under the minimum: one speaker.
     lines = [
-        ("piper", "en_US-joe-medium", "Good morning, I would like to book a table for dinner."),
+        (
+            "piper",
+            "en_US-joe-medium",
+            "Good morning, I would like to book a table for dinner tomorrow evening, please.",
+        ),
         ("flite", "slt", "Of course. How many people will be joining you this evening?"),
-        ("piper", "en_US-joe-medium", "There will be four of us, around eight o'clock."),
+        (
+            "piper",
+            "en_US-joe-medium",
+            "There will be four of us, and we would like to arrive at around eight o'clock.",
+        ),
         ("flite", "slt", "Perfect, I have a quiet table by the window for four."),
     ]
     parts = []
