@@ -72,16 +72,8 @@ def console_server(root: Path, **settings: str) -> Iterator[ConsoleServer]:
         SOUNDSTAGE_JOBS__PRELOAD_MODELS="false",
     )
     env.update({f"SOUNDSTAGE_{name}": value for name, value in settings.items()})
-    with fresh_serve(root, env, port):
-        demo = json.loads(
-            subprocess.run(
-                [sys.executable, "-m", "soundstage.cli", "demo", "--json"],
-                env=env,
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout
-        )
+    with fresh_serve(root, env, port, demo=True):
+        demo = json.loads((root / "data" / "demo-key.json").read_text())
         yield ConsoleServer(f"http://127.0.0.1:{port}", demo["key"], demo["account_id"], env, root)
 
 

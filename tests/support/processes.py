@@ -3,17 +3,21 @@ root, free ports, and the environment that gives a subprocess the test settings.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from soundstage.config import RateLimitSettings, Settings, WebhookSettings
+from soundstage.engines.transcribers.models import whisper_base_dir
 from tests.support import offline
 from tests.support.tls import Certificate
 
@@ -61,14 +65,50 @@ def fresh_serve_env(root: Path, port: int) -> dict[str, str]:
     return env
 
 
+# What `make serve` writes before it serves (the migrated database with the demo catalog, the
+# data directory), made once per test process by the same commands and copied into each
+# fresh root: migrate, load-demo and demo take 7 s of a test module's set-up under load.
+_MADE: dict[bool, Path] = {}
+
+
+def _made(demo: bool) -> Path:
+    """A root where `soundstage migrate` and `catalog load-demo` (and `demo`) have run."""
+    if demo not in _MADE:
+        root = Path(tempfile.mkdtemp(prefix="soundstage-made-"))
+        atexit.register(shutil.rmtree, root, ignore_errors=True)
+        env = fresh_serve_env(root, free_port())
+        cli = [sys.executable, "-m", "soundstage.cli"]
+        steps = [["migrate"], ["catalog", "load-demo"], *([["demo"]] if demo else [])]
+        for step in steps:
+            subprocess.run([*cli, *step], env=env, check=True, capture_output=True)
+        whisper_base_dir(root / "data")  # as the first worker process would join it
+        _MADE[demo] = root
+    return _MADE[demo]
+
+
+def _copy_made(root: Path, demo: bool) -> None:
+    made = _made(demo)
+    for path in made.glob("soundstage.db*"):
+        shutil.copyfile(path, root / path.name)
+    # The joined whisper-base model (145 MB) is only read: linked, not copied.
+    shutil.copytree(
+        made / "data",
+        root / "data",
+        ignore=shutil.ignore_patterns("models"),
+        dirs_exist_ok=True,
+    )
+    shutil.copytree(made / "data" / "models", root / "data" / "models", copy_function=os.link)
+
+
 @contextmanager
-def fresh_serve(root: Path, env: dict[str, str], port: int) -> Iterator[None]:
+def fresh_serve(root: Path, env: dict[str, str], port: int, demo: bool = False) -> Iterator[None]:
     """`make serve` in `root` with `env` (`fresh_serve_env`'s): migrate, load the demo
-    catalog, then `soundstage serve` with its embedded worker on `port`, until it answers;
-    stopped as Ctrl-C stops it (SIGINT to its process group)."""
+    catalog (and with `demo`, `soundstage demo`: its key in data/demo-key.json), then
+    `soundstage serve` with its embedded worker on `port`, until it answers; stopped as Ctrl-C
+    stops it (SIGINT to its process group). What the first steps write is made once per test
+    process and copied."""
+    _copy_made(root, demo)
     cli = [sys.executable, "-m", "soundstage.cli"]
-    subprocess.run([*cli, "migrate"], env=env, check=True, capture_output=True)
-    subprocess.run([*cli, "catalog", "load-demo"], env=env, check=True, capture_output=True)
     server = subprocess.Popen(
         [*cli, "serve", "--port", str(port)], env=env, cwd=root, start_new_session=True
     )
