@@ -67,7 +67,7 @@ def fresh_serve_env(root: Path, port: int) -> dict[str, str]:
 
 # What `make serve` writes before it serves (the migrated database with the demo catalog, the
 # data directory), made once per test process by the same commands and copied into each
-# fresh root: migrate, load-demo and demo take 7 s of a test module's set-up under load.
+# fresh root: migrate, load-demo and demo took 6.7 s of each module's set-up, on a quiet machine.
 _MADE: dict[bool, Path] = {}
 
 
