@@ -10,7 +10,11 @@ The server gets a slot per session and one more (one account may hold every slot
 Figures over all sessions: the gaps between partials while a clip is spoken (p50, p95, max;
 goal: a partial at least every 500 ms), end of utterance to final (p50, max; goal: p50 under
 800 ms), the sessions' real-time factor (slot processing / audio; goal: at most 2x offline),
-and the WER of the finals against the offline transcript's (goal: equal).
+and the WER of the finals against the offline transcript's (goal: equal). Then what capacity
+is made of: the CPU time of every process of the server (API, slots, batch, worker) per
+second of audio, for the sessions (over the run) and for the offline transcription (over its
+request); a machine of C cores keeps up with at most C / that many streams of either kind.
+The slots' time counts the waits for a turn at the cores; the CPU time does not.
 
     .venv/bin/python bench/stt_realtime_capacity.py [--sessions 8] [--model whisper-base]
         [--partial-model tiny.en]
@@ -73,16 +77,18 @@ def main() -> None:
         upload.raise_for_status()
         audio_url = upload.json()["url"]
         client.post("/api/v1/speech/stt", json={"audio_url": audio_url}).raise_for_status()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), server_cpu_seconds()
         answer = client.post("/api/v1/speech/stt", json={"audio_url": audio_url})
         answer.raise_for_status()
         offline_rtf = (time.perf_counter() - start) / seconds
+        offline_cpu = (server_cpu_seconds() - cpu) / seconds
         offline_wer = wer(text, answer.json()["transcript"])
         # Warm up: every slot loads the model once (short sessions, all at once).
         asyncio.run(together(url, key, args.model, audio[: RATE * 2], args.sessions, 1.0))
-        load_before = os.getloadavg()[0]
+        load_before, cpu = os.getloadavg()[0], server_cpu_seconds()
         runs = asyncio.run(together(url, key, args.model, audio, args.sessions, args.spread))
         load_after = os.getloadavg()[0]
+        sessions_cpu = (server_cpu_seconds() - cpu) / (seconds * args.sessions)
     results = [figures(messages, sent, spans, text) for messages, sent in runs]
     gaps = [gap for messages, sent in runs for gap in partial_gaps(messages, sent, spans)]
     eous = [got["eou_p50"] for got in results]
@@ -118,6 +124,37 @@ def main() -> None:
         f"finals' WER: p50 {statistics.median(wers):.3f}, max {max(wers):.3f}; offline WER "
         f"{offline_wer:.3f} (goal: equal)"
     )
+    print(
+        f"server CPU time per second of audio: sessions {sessions_cpu:.3f}, offline "
+        f"{offline_cpu:.3f}; ratio {sessions_cpu / offline_cpu:.2f}; streams {os.cpu_count()} "
+        f"cores keep up with at most: {(os.cpu_count() or 1) / sessions_cpu:.1f} live, "
+        f"{(os.cpu_count() or 1) / offline_cpu:.1f} offline"
+    )
+
+
+def server_cpu_seconds() -> float:
+    """The CPU time (user and system) of every running process descended from this one: the
+    server and the processes it started."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:  # ended meanwhile
+            continue
+        parents[int(entry)] = int(fields[1])
+        times[int(entry)] = (int(fields[11]) + int(fields[12])) / tick
+
+    def descends(pid: int) -> bool:
+        while pid in parents and pid != os.getpid():
+            pid = parents[pid]
+        return pid == os.getpid()
+
+    return sum(t for pid, t in times.items() if pid != os.getpid() and descends(pid))
 
 
 def partial_gaps(

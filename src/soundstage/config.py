@@ -311,9 +311,10 @@ class RealtimeSettings(BaseModel):
     # session that finds every slot taken is refused (4503), never queued. Where
     # stt/tts.cpu_threads is unset, each slot's models get an equal share of the cores (at
     # least one thread): sessions at once do not contend (realtime.slots.sharing_cores).
-    # Default: one per core, at least 2 (2 cores serve 8 realtime transcriptions with
+    # Default: one per core, at least 2 (2 cores served 8 realtime transcriptions with
     # partials every 500 ms and finals within 800 ms, p50, with tiny.en partials, 3 with
-    # whisper-base's: bench/stt_realtime_capacity.py, docs/realtime.md).
+    # whisper-base's, on one machine; 5 on one a third slower, finals p50 about 1 s:
+    # bench/stt_realtime_capacity.py, docs/realtime.md).
     processes: int = Field(default_factory=lambda: max(2, os.cpu_count() or 1), ge=1, le=64)
     # Pieces of the slots' audio work (a decode) that run at once across every slot of an
     # API process and its batch process (realtime.batching: the sessions' partials decoded

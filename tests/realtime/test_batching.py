@@ -144,3 +144,20 @@ def test_its_socket_is_its_own_and_goes_with_it(settings: Settings, turns: CoreT
     finally:
         process.stop()
     assert not socket.parent.exists()
+
+
+def test_its_blas_threads_are_a_slots_share(
+    settings: Settings, turns: CoreTurns, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As a slot's (realtime.threads): one thread, whatever numpy would start (here: 4, as the
+    environment the process is spawned with says)."""
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+    settings = settings.model_copy(
+        update={"stt": settings.stt.model_copy(update={"cpu_threads": 1})}
+    )
+    process = BatchProcess(settings, multiprocessing.get_context("spawn"), echo_batch, turns, 1)
+    process.ensure()
+    try:
+        assert asked(process.client(), "blas threads") == [1]
+    finally:
+        process.stop()

@@ -10,6 +10,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from threadpoolctl import threadpool_info
+
 from soundstage.config import Settings
 from soundstage.core.errors import InvalidField
 from soundstage.realtime.slots import SlotShare
@@ -38,6 +40,9 @@ class Shouter:
             _LIBRARY_LOCKS.append(multiprocessing.RLock())
             yield {"locks": len(_LIBRARY_LOCKS)}
             return
+        if message == "blas threads":  # the threads of each BLAS pool loaded here
+            yield {"blas": blas_threads()}
+            return
         if message == "die":
             os.kill(os.getpid(), signal.SIGKILL)
         time.sleep(self.delay)
@@ -57,11 +62,18 @@ def echo_batch(settings: Settings, asks: list[Any]) -> list[Any]:
     """A batch process's function for the tests (realtime.batching): each ask back with the
     size of its batch and the process's id, after `delay` seconds (the ask's, if a dict says
     so; else 0.3 s, so that asks sent meanwhile make the next batch). "fail" fails the
-    batch."""
+    batch; "blas threads" has each answer be the threads of this process's BLAS pools."""
     if not asks:
         return []
     if "fail" in asks:
         raise RuntimeError("asked to fail")
     delays = [ask.get("delay", 0.3) for ask in asks if isinstance(ask, dict)]
     time.sleep(max(delays, default=0.3))
+    if "blas threads" in asks:  # the threads of each BLAS pool loaded here
+        return [blas_threads() for _ in asks]
     return [{"ask": ask, "batch": len(asks), "pid": os.getpid()} for ask in asks]
+
+
+def blas_threads() -> list[int]:
+    """The threads of each BLAS pool loaded in this process (numpy's OpenBLAS at least)."""
+    return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]

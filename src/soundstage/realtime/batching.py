@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from soundstage.config import Settings
+from soundstage.realtime.threads import hold_to_share
 from soundstage.realtime.turns import CoreTurns, SlotTurns
 
 log = logging.getLogger("soundstage.realtime")
@@ -221,6 +222,7 @@ def _serve(
     """The batch process: connections accepted and read on threads of their own, asks run in
     batches on this one."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # stopped by its API process only
+    hold_to_share(settings)
     listener = Listener(address, family="AF_UNIX", authkey=authkey)
     os.chmod(address, 0o600)
     inbox: queue.Queue[tuple[Connection, Any]] = queue.Queue()

@@ -29,6 +29,7 @@ from soundstage.config import Settings
 from soundstage.core.errors import AppError, InternalError
 from soundstage.realtime.batching import BatchClient, BatchFunction, BatchProcess
 from soundstage.realtime.errors import RealtimeBusy, SessionLost, TooManySessions
+from soundstage.realtime.threads import hold_to_share
 from soundstage.realtime.turns import CoreTurns, SlotTurns
 
 log = logging.getLogger("soundstage.realtime")
@@ -86,6 +87,7 @@ def _serve(conn: Connection, settings: Settings, share: SlotShare) -> None:
     # transcription session when the server stopped. A slot starts no process, so a lock a
     # library makes here is only ever this process's: fork's kind, unlinked as it is made.
     multiprocessing.set_start_method("fork", force=True)
+    hold_to_share(settings)
     handler: SessionHandler[Any, Any] | None = None
     while True:
         try:
