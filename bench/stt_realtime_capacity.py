@@ -126,8 +126,8 @@ def main() -> None:
     )
     print(
         f"server CPU time per second of audio: sessions {sessions_cpu:.3f}, offline "
-        f"{offline_cpu:.3f}; ratio {sessions_cpu / offline_cpu:.2f}; streams {os.cpu_count()} "
-        f"cores keep up with at most: {(os.cpu_count() or 1) / sessions_cpu:.1f} live, "
+        f"{offline_cpu:.3f}; ratio {sessions_cpu / offline_cpu:.2f}; {os.cpu_count()} cores "
+        f"keep up with at most {(os.cpu_count() or 1) / sessions_cpu:.1f} live streams, "
         f"{(os.cpu_count() or 1) / offline_cpu:.1f} offline"
     )
 

@@ -23,7 +23,7 @@ _BLAS_VARIABLES = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
 def hold_to_share(settings: Settings) -> None:
     """Every BLAS pool of this process to the threads its speech models get (the slot's
     share of the cores: realtime.slots.sharing_cores), for the process's whole life."""
-    threads = settings.stt.cpu_threads or 1
+    threads = max(settings.stt.cpu_threads or 1, settings.tts.cpu_threads or 1)
     for variable in _BLAS_VARIABLES:
         os.environ[variable] = str(threads)
     threadpool_limits(limits=threads, user_api="blas")
