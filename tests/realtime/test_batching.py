@@ -152,9 +152,9 @@ def test_its_blas_threads_are_a_slots_share(
     """As a slot's (realtime.threads): one thread, whatever numpy would start (here: 4, as the
     environment the process is spawned with says)."""
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
-    settings = settings.model_copy(
-        update={"stt": settings.stt.model_copy(update={"cpu_threads": 1})}
-    )
+    stt = settings.stt.model_copy(update={"cpu_threads": 1})
+    tts = settings.tts.model_copy(update={"cpu_threads": 1})
+    settings = settings.model_copy(update={"stt": stt, "tts": tts})
     process = BatchProcess(settings, multiprocessing.get_context("spawn"), echo_batch, turns, 1)
     process.ensure()
     try:

@@ -65,9 +65,8 @@ def test_a_slots_blas_threads_are_its_share_of_the_cores(settings: Settings) -> 
     """numpy's OpenBLAS starts a thread per core (as many as the environment says, at most),
     whose idle spinning took a second core from the other sessions: a slot's pools are held
     to its speech models' threads (realtime.threads)."""
-    done = in_a_pool(
-        settings, "blas threads", SOUNDSTAGE_STT__CPU_THREADS="1", OPENBLAS_NUM_THREADS="4"
-    )
+    threads = {"SOUNDSTAGE_STT__CPU_THREADS": "1", "SOUNDSTAGE_TTS__CPU_THREADS": "1"}
+    done = in_a_pool(settings, "blas threads", OPENBLAS_NUM_THREADS="4", **threads)
     api, slot = (ast.literal_eval(line) for line in done.stdout.splitlines())
     assert api == [min(4, os.cpu_count() or 1)]  # the pool's own process: as numpy starts
     assert slot == [{"blas": [1]}]
