@@ -1,6 +1,9 @@
 """Webhook deliveries never take an audio worker: with 20 endpoints that hang, another
-account's short TTS answers as fast as without them (within 2x), from a real
-`soundstage worker`."""
+account's short TTS answers about as fast as without them, from a real `soundstage worker`.
+Deliveries run on the audio processes would hold its speech until they time out (15 s); the
+margin here is for the other test process's load (a baseline of 0.13 s measured while it
+idled came back 0.27 s while it ran the engines), and bench/webhook_isolation.py measures the
+latency itself."""
 
 from __future__ import annotations
 
@@ -71,4 +74,4 @@ def test_slow_endpoints_do_not_delay_another_accounts_speech(
     held = slow.held()
     slow.release.set()
     assert held >= SLOW_ENDPOINTS  # they were all still hanging
-    assert during <= 2 * baseline, (during, baseline)
+    assert during <= 2 * baseline + 1.0, (during, baseline)
