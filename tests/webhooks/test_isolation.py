@@ -1,9 +1,9 @@
 """Webhook deliveries never take an audio worker: with 20 endpoints that hang, another
 account's short TTS answers about as fast as without them, from a real `soundstage worker`.
 Deliveries run on the audio processes would hold its speech until they time out (15 s); the
-margin here is for the other test process's load (a baseline of 0.13 s measured while it
-idled came back 0.27 s while it ran the engines), and bench/webhook_isolation.py measures the
-latency itself."""
+margin here is for the other test process's load, which changes between the two measurements
+(in one CI run a baseline of 0.13 s came back 0.27 s), and bench/webhook_isolation.py measures
+the latency itself."""
 
 from __future__ import annotations
 
