@@ -132,6 +132,8 @@ def settings_env(settings: Settings) -> dict[str, str]:
         SOUNDSTAGE_DATABASE_URL=settings.resolved_database_url,
         SOUNDSTAGE_REDIS_NAMESPACE=settings.redis_namespace,
         SOUNDSTAGE_JOBS=settings.jobs.model_dump_json(),
+        SOUNDSTAGE_STT=settings.stt.model_dump_json(),
+        SOUNDSTAGE_TTS=settings.tts.model_dump_json(),
         SOUNDSTAGE_LOG_LEVEL="warning",
         # src first: a checkout other than the installed one (a git worktree) tests its own code;
         # no connection to another machine (support/offline.py).
