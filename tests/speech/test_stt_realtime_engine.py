@@ -38,6 +38,9 @@ from tests.support.realtime_audio import (
 
 pytestmark = pytest.mark.slow
 
+# The words of the LibriVox session a final may mishear: a listener's margin.
+MISHEARD = 5
+
 
 @pytest.fixture(scope="module")
 def session() -> Session:
@@ -77,14 +80,17 @@ def test_finals_are_accurate_timed_and_preceded_by_partials(
     assert len(finals) == 3, [f["text"] for f in finals]
     # The clips' 42 words: at most 5 misheard (a listener's margin; silence, another language
     # or a final cut short misses far more).
-    assert finals_error_rate(session, finals) <= 0.12, [f["text"] for f in finals]
+    words = len(session.text.split())
+    assert finals_error_rate(session, finals) <= MISHEARD / words, [f["text"] for f in finals]
     # Word timings: those of the offline transcript of the same audio, within 300 ms.
     offline = get_transcriber(settings=settings).transcribe(
         Audio(session.samples.reshape(-1, 1), RATE), language="en", word_timestamps=True
     )
     reference = [(w.word, w.start_ms, w.end_ms) for w in offline.words]
     offsets = timing_offsets(final_words(finals), reference)
-    assert len(offsets) >= 1.8 * len(session.reference_words())
+    # Two boundaries a word, for every word but those the margin above lets be misheard (a
+    # misheard word has no counterpart to be timed against: "ild-sposed" for "ill-disposed").
+    assert len(offsets) >= 2 * (words - MISHEARD), offsets
     assert max(offsets) <= 300, offsets
     # And the forced alignment's, within 300 ms but for the first word of each utterance
     # (Whisper starts it at the utterance's start: so does the offline transcript).
