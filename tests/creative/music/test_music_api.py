@@ -129,6 +129,7 @@ def test_tempo_and_key_are_heard(
     assert analysis.key(audio) == key
 
 
+@pytest.mark.measures
 def test_named_instruments_play(client: TestClient, settings: Settings, rich: Customer) -> None:
     body = compose(
         client,
@@ -145,6 +146,7 @@ def test_named_instruments_play(client: TestClient, settings: Settings, rich: Cu
     assert {named[program]["part"] for program in (0, 48, 42, 73)} >= {"chords", "pad", "lead"}
 
 
+@pytest.mark.measures
 def test_the_most_instruments_a_prompt_may_name_each_play_on_their_own_channel(
     client: TestClient, settings: Settings, rich: Customer
 ) -> None:
@@ -161,6 +163,7 @@ def test_the_most_instruments_a_prompt_may_name_each_play_on_their_own_channel(
     assert len(programs(midi)) >= 11
 
 
+@pytest.mark.measures
 def test_genres_differ_in_instruments_and_tempo(
     client: TestClient, settings: Settings, rich: Customer
 ) -> None:
@@ -176,6 +179,7 @@ def test_genres_differ_in_instruments_and_tempo(
     assert "drums" not in {p["part"] for p in ambient["instruments"]}
 
 
+@pytest.mark.measures
 def test_same_seed_same_bytes(client: TestClient, settings: Settings, rich: Customer) -> None:
     request = {"prompt": "jazz trio", "duration_seconds": 10, "format": "wav", "seed": 42}
     first, second = compose(client, rich, **request), compose(client, rich, **request)
