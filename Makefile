@@ -40,7 +40,7 @@ $(STAMPS)/python: pyproject.toml constraints.txt $(STAMPS)/apt
 	# The CPU build of torch first, with pip, which reads the machine's pip configuration (where
 	# a CPU build may lie on disk): a dependency asking for plain torch would pull CUDA.
 	$(BIN)/python -m pip install -q -c constraints.txt torch uv
-	# The rest with uv: the same pinned set as pip resolves, in a third of pip's time (36 s
+	# The rest with uv: the same pinned set as pip resolves, in less than half pip's time (36 s
 	# against 82 s with bytecode compiled as pip does, docs/development.md).
 	$(UV) -c constraints.txt -e '.[dev]'
 	# DistillMOS without what its metadata names for other models (torchaudio would pull a
@@ -65,20 +65,18 @@ serve: install
 	@echo "documentation: http://$(HOST):$(PORT)/guide/ once built (make docs), API reference at /docs"
 	$(BIN)/soundstage serve --host $(HOST) --port $(PORT)
 
-# The linters that take a second run first. mypy (a minute of one core from a clean clone) and
-# the voice-agent frameworks' virtualenvs (tests/frameworks: their tests wait on a lock for
-# them) run beside the suite rather than before it; make test fails if either failed.
+# The voice-agent frameworks' virtualenvs (tests/frameworks) are made beside the linters, which
+# use one core: the tests then find them made.
 test: install
-	$(BIN)/ruff check src tests bench scripts
-	$(BIN)/ruff format --check src tests bench scripts
-	$(BIN)/lint-imports
 	$(BIN)/python -m tests.support.framework_venvs tests/frameworks/*/requirements.txt \
 		> $(STAMPS)/framework-venvs.log 2>&1 & venvs=$$!; \
-	$(BIN)/mypy > $(STAMPS)/mypy.log 2>&1 & typed=$$!; \
-	$(BIN)/pytest -n $(TEST_PROCESSES) --dist loadfile --durations=25; tested=$$?; \
-	wait $$typed; typed=$$?; cat $(STAMPS)/mypy.log; \
+	$(BIN)/ruff check src tests bench scripts && \
+	$(BIN)/ruff format --check src tests bench scripts && \
+	$(BIN)/lint-imports && \
+	$(BIN)/mypy; linted=$$?; \
 	wait $$venvs || { cat $(STAMPS)/framework-venvs.log; exit 1; }; \
-	[ $$tested -eq 0 ] && [ $$typed -eq 0 ]
+	exit $$linted
+	$(BIN)/pytest -n $(TEST_PROCESSES) --dist loadfile --durations=25
 	$(MAKE) --no-print-directory docs
 
 format: install
