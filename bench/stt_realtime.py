@@ -18,15 +18,19 @@ import asyncio
 import io
 import json
 import statistics
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-import jiwer
 import numpy as np
 import soundfile
 import websockets
 from _service import served
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.support.audio_fixtures import word_error_rate as wer
 
 LIBRIVOX = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "librivox"
 RATE = 16_000
@@ -49,24 +53,6 @@ def session_audio() -> tuple[np.ndarray, list[tuple[float, float]], str]:
             parts += [samples, gap]
             position += len(samples) + len(gap)
     return np.concatenate(parts), spans, " ".join(texts)
-
-
-def wer(reference: str, hypothesis: str) -> float:
-    normalize = jiwer.Compose(
-        [
-            jiwer.ToLowerCase(),
-            jiwer.SubstituteRegexes({r"[-\u2010-\u2015/]": " "}),
-            jiwer.RemovePunctuation(),  # type: ignore[no-untyped-call]
-            jiwer.RemoveMultipleSpaces(),
-            jiwer.Strip(),
-            jiwer.ReduceToListOfListOfWords(),
-        ]
-    )
-    return float(
-        jiwer.wer(
-            reference, hypothesis, reference_transform=normalize, hypothesis_transform=normalize
-        )
-    )
 
 
 async def live(url: str, key: str, model: str, audio: np.ndarray) -> tuple[list[Any], list[float]]:

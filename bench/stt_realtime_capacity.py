@@ -32,13 +32,29 @@ import io
 import json
 import os
 import statistics
+import sys
 import time
+from collections import Counter
+from pathlib import Path
 from typing import Any
 
+import jiwer
 import numpy as np
 import soundfile
 from _service import served
-from stt_realtime import RATE, clip_times, figures, live, partials_during, session_audio, wer
+from stt_realtime import (
+    RATE,
+    clip_times,
+    figures,
+    live,
+    partials_during,
+    session_audio,
+    wer,
+)
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.support.audio_fixtures import transcript_words
 
 
 async def together(
@@ -124,6 +140,17 @@ def main() -> None:
         f"finals' WER: p50 {statistics.median(wers):.3f}, max {max(wers):.3f}; offline WER "
         f"{offline_wer:.3f} (goal: equal)"
     )
+    misheard = Counter(
+        change
+        for messages, _ in runs
+        for change in differences(
+            text, " ".join(m["text"] for _, m in messages if m["type"] == "final")
+        )
+    )
+    print(
+        "finals' words that differ from what was said (all sessions): "
+        + (", ".join(f"{change} x{count}" for change, count in misheard.most_common(5)) or "none")
+    )
     print(
         f"server CPU time per second of audio: sessions {sessions_cpu:.3f}, offline "
         f"{offline_cpu:.3f}; ratio {sessions_cpu / offline_cpu:.2f}; {os.cpu_count()} cores "
@@ -155,6 +182,19 @@ def server_cpu_seconds() -> float:
         return pid == os.getpid()
 
     return sum(t for pid, t in times.items() if pid != os.getpid() and descends(pid))
+
+
+def differences(reference: str, hypothesis: str) -> list[str]:
+    """Each stretch of words the hypothesis has other than the reference's ('ill disposed' ->
+    'ild sposed'), as the WER counts them."""
+    said, heard = transcript_words(reference), transcript_words(hypothesis)
+    alignment = jiwer.process_words(" ".join(said), " ".join(heard)).alignments[0]
+    return [
+        f"'{' '.join(said[c.ref_start_idx : c.ref_end_idx])}' -> "
+        f"'{' '.join(heard[c.hyp_start_idx : c.hyp_end_idx])}'"
+        for c in alignment
+        if c.type != "equal"
+    ]
 
 
 def partial_gaps(

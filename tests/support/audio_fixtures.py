@@ -69,6 +69,12 @@ def librivox_clips() -> list[Clip]:
     return clips
 
 
+def transcript_words(text: str) -> list[str]:
+    """The words a word error rate compares: lower case, hyphens split, no punctuation."""
+    words: list[list[str]] = _NORMALIZE(text)
+    return words[0] if words else []
+
+
 def word_error_rate(reference: str, hypothesis: str) -> float:
     """WER after lower-casing and dropping punctuation (hyphens split words)."""
     return float(
