@@ -15,11 +15,10 @@ import sys
 from math import gcd
 from pathlib import Path
 
-import jiwer
 import numpy as np
 import soundfile
 from scipy.signal import resample_poly
-from stt_realtime import RATE, session_audio
+from stt_realtime import RATE, differences, session_audio, wer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -82,19 +81,6 @@ def finals(settings: Settings, audio: np.ndarray) -> str:
     return " ".join(m["text"] for m in said if m["type"] == "final")
 
 
-def errors(reference: str, hypothesis: str) -> tuple[int, list[str]]:
-    """The WER's errors, and each differing stretch ('ill disposed' -> 'ild sposed')."""
-    said, heard = transcript_words(reference), transcript_words(hypothesis)
-    output = jiwer.process_words(" ".join(said), " ".join(heard))
-    changes = [
-        f"'{' '.join(said[c.ref_start_idx : c.ref_end_idx])}' -> "
-        f"'{' '.join(heard[c.hyp_start_idx : c.hyp_end_idx])}'"
-        for c in output.alignments[0]
-        if c.type != "equal"
-    ]
-    return output.substitutions + output.deletions + output.insertions, changes
-
-
 def main() -> None:
     settings = Settings()
     sources: dict[str, tuple[np.ndarray, str]] = {
@@ -110,12 +96,13 @@ def main() -> None:
     offline = get_transcriber("whisper-base", settings=settings)
     words = finals_errors = offline_errors = 0
     for name, (audio, reference) in sources.items():
-        live, changes = errors(reference, finals(settings, audio))
+        said = finals(settings, audio)
         heard = offline.transcribe(
             Audio(audio.reshape(-1, 1), RATE), language="en", word_timestamps=False
         ).text
-        alone, _ = errors(reference, heard)
         count = len(transcript_words(reference))
+        live, alone = (round(wer(reference, text) * count) for text in (said, heard))
+        changes = differences(reference, said)
         words, finals_errors, offline_errors = (
             words + count,
             finals_errors + live,

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import jiwer
 import numpy as np
 import soundfile
 import websockets
@@ -30,6 +31,7 @@ from _service import served
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.support.audio_fixtures import transcript_words
 from tests.support.audio_fixtures import word_error_rate as wer
 
 LIBRIVOX = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "librivox"
@@ -53,6 +55,19 @@ def session_audio() -> tuple[np.ndarray, list[tuple[float, float]], str]:
             parts += [samples, gap]
             position += len(samples) + len(gap)
     return np.concatenate(parts), spans, " ".join(texts)
+
+
+def differences(reference: str, hypothesis: str) -> list[str]:
+    """Each stretch of words the hypothesis has other than the reference's ('ill disposed' ->
+    'ild sposed'), as the WER counts them."""
+    said, heard = transcript_words(reference), transcript_words(hypothesis)
+    alignment = jiwer.process_words(" ".join(said), " ".join(heard)).alignments[0]
+    return [
+        f"'{' '.join(said[c.ref_start_idx : c.ref_end_idx])}' -> "
+        f"'{' '.join(heard[c.hyp_start_idx : c.hyp_end_idx])}'"
+        for c in alignment
+        if c.type != "equal"
+    ]
 
 
 async def live(url: str, key: str, model: str, audio: np.ndarray) -> tuple[list[Any], list[float]]:

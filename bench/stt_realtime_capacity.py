@@ -32,29 +32,23 @@ import io
 import json
 import os
 import statistics
-import sys
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
-import jiwer
 import numpy as np
 import soundfile
 from _service import served
 from stt_realtime import (
     RATE,
     clip_times,
+    differences,
     figures,
     live,
     partials_during,
     session_audio,
     wer,
 )
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from tests.support.audio_fixtures import transcript_words
 
 
 async def together(
@@ -182,19 +176,6 @@ def server_cpu_seconds() -> float:
         return pid == os.getpid()
 
     return sum(t for pid, t in times.items() if pid != os.getpid() and descends(pid))
-
-
-def differences(reference: str, hypothesis: str) -> list[str]:
-    """Each stretch of words the hypothesis has other than the reference's ('ill disposed' ->
-    'ild sposed'), as the WER counts them."""
-    said, heard = transcript_words(reference), transcript_words(hypothesis)
-    alignment = jiwer.process_words(" ".join(said), " ".join(heard)).alignments[0]
-    return [
-        f"'{' '.join(said[c.ref_start_idx : c.ref_end_idx])}' -> "
-        f"'{' '.join(heard[c.hyp_start_idx : c.hyp_end_idx])}'"
-        for c in alignment
-        if c.type != "equal"
-    ]
 
 
 def partial_gaps(

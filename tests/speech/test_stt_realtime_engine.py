@@ -180,6 +180,29 @@ def test_without_vad_only_a_commit_ends_an_utterance(settings: Settings) -> None
         list(handler.handle({"nothing": True}))  # type: ignore[arg-type]
 
 
+def test_a_final_is_what_its_own_audio_says_whatever_came_before(settings: Settings) -> None:
+    """A final is decoded from its utterance alone: the same audio gives the same final
+    whether or not another utterance came before it in the session (a final prompted with the
+    session's text wrote words never said; docs/realtime.md)."""
+    # The first clip, then the third: prompted with the first, the third's final ended in
+    # "ill-disposed." where alone it ends in "ill-disposed?".
+    clips = [librivox_clips()[0], librivox_clips()[2]]
+    first, second = (librivox_session([clip]).pcm_frames() for clip in clips)
+
+    def committed(handler: RealtimeTranscription, frames: list[bytes]) -> str:
+        for frame in frames:
+            list(handler.handle(frame))
+        finals = [m for m in wire(handler.handle(Commit())) if m["type"] == "final"]
+        assert len(finals) == 1
+        return str(finals[0]["text"])
+
+    alone = committed(opened(settings, {"vad": False, "language": "en"}), second)
+    handler = opened(settings, {"vad": False, "language": "en"})
+    assert word_error_rate(clips[0].text, committed(handler, first)) <= 0.15
+    assert committed(handler, second) == alone
+    assert word_error_rate(clips[1].text, alone) <= 0.25
+
+
 def test_partials_are_skipped_while_no_turn_is_free_and_the_final_waits_for_one(
     settings: Settings,
 ) -> None:

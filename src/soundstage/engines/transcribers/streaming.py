@@ -118,7 +118,8 @@ class StreamingOptions:
     # The end of the session's text prompts each partial (the context of a sentence going
     # on). Not the finals: prompted so, whisper-base wrote words never said after an
     # utterance ("Thank you.", "sing") and misheard words it hears right unprompted: 35
-    # errors in 829 words against 30 unprompted (bench/stt_finals_wer.py, docs/realtime.md).
+    # errors in 829 words against 30 (measured as bench/stt_finals_wer.py measures, before
+    # the change; docs/realtime.md).
     prompt_characters: int = 200
 
 
