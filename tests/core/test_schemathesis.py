@@ -13,6 +13,8 @@ The engine is used rather than `schemathesis.pytest.from_fixture`, whose lazy lo
 
 from __future__ import annotations
 
+import os
+
 import pytest
 import schemathesis
 from schemathesis import engine
@@ -42,6 +44,11 @@ CHECKS = (
 # inputs are the same kind, what changes is the database and the stores under them.
 MAX_EXAMPLES = 15
 MAX_EXAMPLES_ON_SERVICES = 6
+# The coverage phase's boundary cases (half this test's time: 37 of 77 s here) are the same
+# every run. In CI (`CI=true`, .ci/run) they are sent once, in the second pass, against
+# PostgreSQL, which refuses more of them than SQLite does (a NUL in a string, an integer past
+# 64 bits): the first pass fuzzes only. `make test` alone sends them against SQLite.
+COVERAGE_IN_SECOND_PASS_ONLY = os.environ.get("CI") == "true"
 
 
 def test_every_operation_conforms_to_the_openapi_document(settings: Settings, db: Database) -> None:
@@ -58,12 +65,14 @@ def test_every_operation_conforms_to_the_openapi_document(settings: Settings, db
         spare = accounts.create_key(session, (customer.account_id, "sandbox")).key.id
     on_services = not (settings.database_url or "sqlite").startswith("sqlite")
     examples = MAX_EXAMPLES_ON_SERVICES if on_services else MAX_EXAMPLES
+    coverage = on_services or not COVERAGE_IN_SECOND_PASS_ONLY
     config = schemathesis.Config.from_dict(
         {
             "headers": key,  # sent on every request
             "parameters": {"key_id": spare},
             # The key above is the only credential: no generated (and so invalid) Authorization.
             "generation": {"max-examples": examples, "with-security-parameters": False},
+            "phases": {"coverage": {"enabled": coverage}},
             "checks": {
                 "enabled": False,
                 **{name: {"enabled": True} for name in CHECKS},

@@ -135,6 +135,7 @@ def test_three_voices_take_turns_in_order(
     assert speaker_of_turn[3:] == speaker_of_turn[:3], speaker_of_turn
 
 
+@pytest.mark.measures
 def test_turns_are_separated_by_the_pause_asked_for(
     client: TestClient, settings: Settings, rich: Customer
 ) -> None:

@@ -222,6 +222,7 @@ def test_two_synthetic_voices_taking_turns_are_two_speakers(
     assert "<v speaker_2>" in vtt.text
 
 
+@pytest.mark.measures
 def test_telephone_stereo_and_m4a_inputs(
     client: TestClient, files: FileServer, rich: Customer, clips: list[Clip]
 ) -> None:
@@ -405,6 +406,7 @@ def festival_speech(
         return wav.read_bytes(), words
 
 
+@pytest.mark.measures
 def test_word_timestamps_match_synthesized_ground_truth(
     client: TestClient, files: FileServer, rich: Customer
 ) -> None:

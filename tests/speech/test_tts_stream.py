@@ -236,6 +236,7 @@ def wait_for_status(
     return job
 
 
+@pytest.mark.measures
 def test_timestamps_align_every_word_to_the_audio(client: TestClient, rich: Customer) -> None:
     text = "Please send the report to Anna before Friday, and copy the whole team."
     response = client.post(
@@ -262,6 +263,7 @@ def test_timestamps_align_every_word_to_the_audio(client: TestClient, rich: Cust
     assert "words" not in plain
 
 
+@pytest.mark.measures
 def test_timestamps_follow_the_speed(client: TestClient, rich: Customer) -> None:
     text = "One two three four five six seven eight nine ten."
 
