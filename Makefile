@@ -12,11 +12,8 @@ PORT ?= 8000
 # code it imports anew (collecting the tests alone takes 17 s instead of 10).
 unexport PYTHONDONTWRITEBYTECODE
 # Test processes (pytest-xdist, whole files per process: a module's worker fixture stays whole).
-# Each runs its own job workers and models. One more than the cores: a test that waits (audio
-# fed at real time, a server starting or stopping, a timeout) leaves its core to the others'
-# work. With 2 on CI's 2 cores, 11% of the CPU stayed idle in the first pass and 19% in the
-# services pass (docs/development.md).
-TEST_PROCESSES ?= $(shell echo $$(( $$(nproc) + 1 )))
+# Each runs its own job workers and models; 2 suits CI's 2 cores.
+TEST_PROCESSES ?= 2
 # Debian packages the service, its tests and benches use (gcc and the Python headers build
 # ttspico, SVOX Pico, which PyPI has only as source; wrk is bench/load.py's client).
 APT_PACKAGES := gcc python3-dev redis-server openssl curl jq espeak-ng festival festvox-us-slt-hts festvox-kallpc16k \
