@@ -268,9 +268,11 @@ def test_a_websockets_client_on_a_real_server_gets_partials_then_finals(
     closed = messages[-1]
     assert closed["type"] == "session.closed"
     assert closed["credits_used"] == for_duration(Operation.STT, session.duration_ms)
-    # The slot's time on the audio, spent within the session (how far below real time it
+    # The slot's time on the audio and its partials' share of the batch process's, each spent
+    # within the session: two processes working at once, so at most twice its length (a
+    # loaded machine took 23.8 s for a 22.1 s session; how far below real time a session
     # stays is bench/stt_realtime.py's to measure: it depends on the CPU and its load).
-    assert 0 < closed["processing_ms"] <= (closed["received_at"] - sent_at[0]) * 1000
+    assert 0 < closed["processing_ms"] <= 2 * (closed["received_at"] - sent_at[0]) * 1000
     assert wallets(db, customer)["consumed"] == closed["credits_used"]
 
 
