@@ -127,6 +127,20 @@ def peak_growth_mib(pids: frozenset[int], run: Callable[[], T]) -> tuple[float, 
     return grown / 1024, response
 
 
+def refused_growth_mib(pids: frozenset[int], run: Callable[[], T]) -> tuple[float, list[T]]:
+    """A request refused before any work: its peak growth, the lower of two tries when the
+    first passes REFUSED_MIB, and the answers. The process's own background work (the
+    isolator's loader thread refilling its spare model after the warm-up's last job, slowed on
+    a loaded machine past settle's second of stillness) may land in one measurement: 43 MiB
+    once in CI, 0.04 MiB otherwise. A request that decoded the audio grows by hundreds of MiB
+    on every try."""
+    grown, first = peak_growth_mib(pids, run)
+    if grown < REFUSED_MIB:
+        return grown, [first]
+    again, second = peak_growth_mib(pids, run)
+    return min(grown, again), [first, second]
+
+
 # The module's worker's job processes (its own worker: the duration limits are its own).
 WORKER_PROCESSES = 1
 # Rounds of warm-up jobs at most, until every job process has run both kinds.
@@ -188,11 +202,12 @@ def test_the_384_khz_8_channel_silence_is_refused_before_any_work(
     # Issue 17: 200 KB of FLAC that decodes to 737 MB of float32 per copy.
     url = files.put("silence-384k.flac", flac(384_000, 8, 60, silence))
     for path, body in [(ISOLATOR, {}), (CHANGER, {"voice_id": "voice_sally"})]:
-        grown, response = peak_growth_mib(
+        grown, responses = refused_growth_mib(
             warm, partial(post, client, rich, path, audio_url=url, **body)
         )
-        assert assert_error(response, 422, "audio_out_of_range")["param"] == "audio_url"
-        assert "384000 Hz" in response.json()["error"]["message"]
+        for response in responses:
+            assert assert_error(response, 422, "audio_out_of_range")["param"] == "audio_url"
+            assert "384000 Hz" in response.json()["error"]["message"]
         assert grown < REFUSED_MIB, (path, grown)
     assert balance(client, rich) == (CREDITS, 0)
 
@@ -311,10 +326,11 @@ def test_duration_cap_from_the_header_and_as_decoded(
         (CHANGER, {"voice_id": "voice_sally"}),
         (STT, {}),
     ]:
-        grown, response = peak_growth_mib(
+        grown, responses = refused_growth_mib(
             warm, partial(post, client, rich, path, audio_url=over, **body)
         )
-        assert assert_error(response, 422, "media_too_long")["param"] == "audio_url"
+        for response in responses:
+            assert assert_error(response, 422, "media_too_long")["param"] == "audio_url"
         assert grown < REFUSED_MIB, (path, grown)
     # A header that says 1 s of what is longer than the cap: refused once decoding passes it.
     frames = (LIMIT_MS // 1000 + 1) * 8_000
