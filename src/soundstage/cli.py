@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, BinaryIO, NoReturn
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
 
 if __name__ == "__mp_main__":
     # A process spawned from a command of this module (uvicorn's workers, the realtime
@@ -25,29 +25,21 @@ if __name__ == "__mp_main__":
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 import click
-from sqlalchemy.engine import make_url
-from sqlalchemy.orm import Session
 
-from soundstage.accounts import service as accounts
-from soundstage.accounts import verification
 from soundstage.config import ENVIRONMENTS, Settings, get_settings
 from soundstage.core import logs, metrics
-from soundstage.core.db import Database
 from soundstage.core.errors import AppError
-from soundstage.core.migrate import upgrade_database
-from soundstage.credits import service as credits
-from soundstage.studios.demo import load_demo_studios
 from soundstage.studios.errors import CatalogInvalid
-from soundstage.studios.importer import (
-    MAX_PROBLEMS_SHOWN,
-    StudioCounts,
-    parse_catalog,
-    upsert_studios,
-)
-from soundstage.voices.demo import load_demo_catalog
-from soundstage.workforce.talent import catalog as talent_catalog
-from soundstage.workforce.talent import service as talent
-from soundstage.workforce.talent.demo import load_demo_talent
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from soundstage.studios.importer import StudioCounts
+    from soundstage.workforce.talent.catalog import TalentCounts
+
+# Each command imports the services it calls, when it runs: `soundstage --help` or `migrate`
+# does not load every feature (3 s of CPU), nor does a process spawned from a command (the
+# realtime slots, uvicorn's workers), which imports this module first (as __mp_main__).
 
 json_option = click.option(
     "--json", "as_json", is_flag=True, help="Print JSON instead of a sentence."
@@ -65,6 +57,8 @@ WORKER_HEALTHCHECK_SECONDS = 60
 
 @contextmanager
 def unit_of_work(*, announce: bool = True) -> Iterator[Session]:
+    from soundstage.core.db import Database
+
     settings = get_settings()
     prepare_database(settings, announce=announce)
     db = Database(settings)
@@ -86,6 +80,8 @@ def prepare_database(settings: Settings, *, announce: bool = True, logged: bool 
     unseen (its keys refused by the server). A server command, whose logs are configured
     (`logged`), says it in its log, so that `SOUNDSTAGE_LOG_FORMAT=json` keeps every line of
     its stderr one JSON object."""
+    from soundstage.core.migrate import upgrade_database
+
     created = upgrade_database(settings)
     database = database_name(settings)
     say = _log_line if logged else _stderr_line
@@ -111,6 +107,8 @@ def _stderr_line(level: int, message: str) -> None:
 
 def database_name(settings: Settings) -> str:
     """The SQLite file, or the database URL without its password."""
+    from sqlalchemy.engine import make_url
+
     url = make_url(settings.resolved_database_url)
     if url.get_backend_name() == "sqlite" and url.database:
         return url.database
@@ -242,6 +240,7 @@ def worker(processes: int | None, embedded: bool) -> None:
     webhook delivery loop (threads of the main process, never an audio worker). SIGTERM
     stops gracefully: running jobs get `jobs.shutdown_timeout_seconds`, then are re-queued."""
     from soundstage import app_tasks
+    from soundstage.core.db import Database
     from soundstage.engines import libraries
     from soundstage.jobs.worker import Companion, run_worker
     from soundstage.webhooks.loop import DeliveryLoop
@@ -365,6 +364,7 @@ def mcp_command(api_key: str | None, no_worker: bool) -> None:
             "runs as its account; `soundstage keys create` makes one)."
         )
     from soundstage import app_tasks
+    from soundstage.core.db import Database
     from soundstage.mcp_server import stdio
 
     settings = get_settings()
@@ -419,6 +419,8 @@ def accounts_group() -> None:
 @click.option("--name", required=True)
 @json_option
 def accounts_create(name: str, as_json: bool) -> None:
+    from soundstage.accounts import service as accounts
+
     with unit_of_work() as session:
         account = accounts.create_account(session, name)
     emit(
@@ -438,6 +440,8 @@ def keys_group() -> None:
 @environment_option
 @json_option
 def keys_create(account_id: str, environment: str, as_json: bool) -> None:
+    from soundstage.accounts import service as accounts
+
     with unit_of_work() as session:
         issued = accounts.create_key(session, (account_id, environment))
     emit(
@@ -456,6 +460,8 @@ def keys_create(account_id: str, environment: str, as_json: bool) -> None:
 @click.argument("key_id")
 @json_option
 def keys_revoke(key_id: str, as_json: bool) -> None:
+    from soundstage.accounts import service as accounts
+
     with unit_of_work() as session:
         key = accounts.revoke_key(session, key_id)
     emit(as_json, {"key_id": key.id, "revoked_at": key.revoked_at}, f"revoked key {key.id}")
@@ -472,6 +478,9 @@ def credits_group() -> None:
 @click.option("--amount", required=True, type=click.IntRange(min=1))
 @json_option
 def credits_grant(account_id: str, environment: str, amount: int, as_json: bool) -> None:
+    from soundstage.accounts import service as accounts
+    from soundstage.credits import service as credits
+
     with unit_of_work() as session:
         accounts.get_account(session, account_id)
         transaction = credits.grant(session, (account_id, environment), amount, "operator grant")
@@ -499,6 +508,9 @@ def buyers_group() -> None:
 @environment_option
 @json_option
 def buyers_verify(account_id: str, environment: str, as_json: bool) -> None:
+    from soundstage.accounts import service as accounts
+    from soundstage.accounts import verification
+
     with unit_of_work() as session:
         accounts.get_account(session, account_id)
         out = verification.decide(
@@ -523,6 +535,10 @@ def catalog_load_demo(as_json: bool) -> None:
     """Load the demo voices of the engines installed here, each with its creator, then the
     demo talent catalog (full profiles for those creators and several hundred more) and the
     demo studios. Running it again creates or updates only what changed; ids never change."""
+    from soundstage.studios.demo import load_demo_studios
+    from soundstage.voices.demo import load_demo_catalog
+    from soundstage.workforce.talent.demo import load_demo_talent
+
     with unit_of_work() as session:
         counts = load_demo_catalog(session)
         talent_counts = load_demo_talent(session)
@@ -539,7 +555,7 @@ def catalog_load_demo(as_json: bool) -> None:
     )
 
 
-def _talent_sentence(counts: talent_catalog.TalentCounts) -> str:
+def _talent_sentence(counts: TalentCounts) -> str:
     return f"{counts.created} created, {counts.updated} updated, {counts.unchanged} unchanged"
 
 
@@ -550,6 +566,8 @@ def catalog_import_talent(file: Path, as_json: bool) -> None:
     """Create or update talent profiles from a JSON file ({"talent": [...]}, format in the
     docs/workforce.md), by creator id. The whole file is checked first: any invalid profile, unknown
     voice or unknown account imports nothing."""
+    from soundstage.workforce.talent import catalog as talent_catalog
+
     try:  # parsed before the transaction: no lock is held while a large file is read
         profiles = talent_catalog.parse_file(file)
     except AppError as exc:
@@ -566,6 +584,9 @@ def catalog_import_talent(file: Path, as_json: bool) -> None:
 def catalog_set_owner(creator_id: str, account_id: str, as_json: bool) -> None:
     """Let an account speak for a creator: its keys see and answer the creator's license
     requests (POST /api/v1/workforce/talent/licenses/{id}/accept or /decline)."""
+    from soundstage.accounts import service as accounts
+    from soundstage.workforce.talent import service as talent
+
     with unit_of_work() as session:
         accounts.get_account(session, account_id)
         creator = talent.set_owner(session, creator_id, account_id)
@@ -582,6 +603,8 @@ def catalog_set_owner(creator_id: str, account_id: str, as_json: bool) -> None:
 def catalog_import_studios(file: BinaryIO, as_json: bool) -> None:
     """Create or replace the studios of a JSON file (`{"studios": [...]}`, see docs/studios.md),
     all or nothing: any problem is listed and nothing is written."""
+    from soundstage.studios.importer import parse_catalog, upsert_studios
+
     try:
         specs = parse_catalog(file.read())
         with unit_of_work() as session:
@@ -599,6 +622,8 @@ def _studio_counts(counts: StudioCounts) -> str:
 
 
 def _fail_import(error: CatalogInvalid) -> NoReturn:
+    from soundstage.studios.importer import MAX_PROBLEMS_SHOWN
+
     shown = error.problems[:MAX_PROBLEMS_SHOWN]
     lines = [error.message, *(f"  {problem}" for problem in shown)]
     if len(error.problems) > len(shown):
@@ -631,6 +656,9 @@ def errors_command(as_markdown: bool, as_json: bool) -> None:
 @json_option
 def demo(as_json: bool) -> None:
     """Create (once) a demo account with a funded sandbox key, and print the key."""
+    from soundstage.accounts import service as accounts
+    from soundstage.credits import service as credits
+
     settings = get_settings()
     path = settings.data_dir / "demo-key.json"
     if path.exists():
@@ -651,6 +679,8 @@ def demo(as_json: bool) -> None:
 
 
 def _key_usable(session: Session, secret: str) -> bool:
+    from soundstage.accounts import service as accounts
+
     try:
         accounts.authenticate(session, f"Bearer {secret}")
     except AppError:
