@@ -35,6 +35,7 @@ from tests.support.factories import Customer, create_customer
 from tests.support.offline import forbid_network
 from tests.support.processes import (
     GENEROUS_LIMITS,
+    SharedServer,
     SharedWorker,
     free_port,
     wait_for_port,
@@ -205,6 +206,23 @@ def _worker_only_where_asked(request: pytest.FixtureRequest, shared_worker: Shar
     own = callable(getattr(request.module, "worker", None))
     if first is None or "worker" not in first.fixturenames or own:
         shared_worker.stop()
+
+
+@pytest.fixture(scope="session")
+def shared_server(settings: Settings) -> Iterator[SharedServer]:
+    """The live server the compatible surfaces' and the frameworks' modules share
+    (`live_url` in tests/compat and tests/frameworks)."""
+    holder = SharedServer(settings)
+    yield holder
+    holder.stop()
+
+
+@pytest.fixture(scope="session")
+def shared_tls_server(settings: Settings, certificate: Certificate) -> Iterator[SharedServer]:
+    """As `shared_server`, over TLS with the session's test certificate."""
+    holder = SharedServer(settings, certificate)
+    yield holder
+    holder.stop()
 
 
 @pytest.fixture(scope="session")

@@ -10,15 +10,12 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from soundstage.config import Settings
 from soundstage.voices.service import CatalogCounts
-from tests.support.processes import serve
-from tests.support.tls import Certificate
+from tests.support.processes import SharedServer
 
 # The JavaScript SDKs' scripts and their npm lock (CONTRIBUTING.md, "Running").
 JS = Path(__file__).parent / "js"
@@ -28,23 +25,22 @@ STAMP = JS / "node_modules" / ".soundstage-installed"
 
 @pytest.fixture(scope="module")
 def live_url(
-    settings: Settings, worker: subprocess.Popen[bytes], demo_catalog: CatalogCounts
-) -> Iterator[str]:
-    """The base URL of a live server for this module, its worker running, the demo voice
-    catalog loaded."""
-    yield from serve(settings)
+    shared_server: SharedServer, worker: subprocess.Popen[bytes], demo_catalog: CatalogCounts
+) -> str:
+    """The base URL of a live server (the test process's shared one), its worker running,
+    the demo voice catalog loaded."""
+    return shared_server.url()
 
 
 @pytest.fixture(scope="module")
 def live_tls_url(
-    settings: Settings,
+    shared_tls_server: SharedServer,
     worker: subprocess.Popen[bytes],
     demo_catalog: CatalogCounts,
-    certificate: Certificate,
-) -> Iterator[str]:
+) -> str:
     """As `live_url`, served over TLS with the session's test `certificate` (https://, wss://):
     the vendors' realtime SDKs open wss:// only."""
-    yield from serve(settings, certificate)
+    return shared_tls_server.url()
 
 
 def _lock_digest() -> str:

@@ -4,19 +4,17 @@
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
 
 import pytest
 
-from soundstage.config import Settings
 from soundstage.voices.service import CatalogCounts
-from tests.support.processes import serve
+from tests.support.processes import SharedServer
 
 
 @pytest.fixture(scope="module")
 def live_url(
-    settings: Settings, worker: subprocess.Popen[bytes], demo_catalog: CatalogCounts
-) -> Iterator[str]:
-    """The base URL of a live server for this module, its worker running, the demo voice
-    catalog loaded: the frameworks' services speak HTTP and WebSocket to it."""
-    yield from serve(settings)
+    shared_server: SharedServer, worker: subprocess.Popen[bytes], demo_catalog: CatalogCounts
+) -> str:
+    """The base URL of a live server (the test process's shared one), its worker running,
+    the demo voice catalog loaded: the frameworks' services speak HTTP and WebSocket to it."""
+    return shared_server.url()
