@@ -19,6 +19,14 @@ from websockets.exceptions import ConnectionClosed
 from tests.support.realtime_audio import RATE, Session
 
 CHUNK_MS = 100
+# What LiveKit's TTS classes are asked to say: 25 words, so that the 10% bound on what whisper
+# hears back allows two misheard (one sentence of 14 allowed one: "fishermen" heard
+# "fisherman" and "boat" "bullet" failed a run, though every word was said). The second is
+# the voice aliases' (tests/compat/test_voice_aliases.py), heard right from every English voice.
+FRAMEWORK_TEXT = (
+    "The boat leaves the harbor at noon, and the fishermen bring their nets home. "
+    "Please call me back this afternoon when you have a moment."
+)
 
 
 def pcm_at(session: Session, rate: int) -> bytes:

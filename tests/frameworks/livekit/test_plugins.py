@@ -19,12 +19,12 @@ from tests.support.audio_fixtures import librivox_clips, word_error_rate
 from tests.support.factories import Customer, create_customer
 from tests.support.framework_venvs import run_script
 from tests.support.realtime_audio import Session, librivox_session
-from tests.support.realtime_vendors import pcm_at
+from tests.support.realtime_vendors import FRAMEWORK_TEXT, pcm_at
 
 pytestmark = pytest.mark.slow
 
 DRIVE = Path(__file__).resolve().parent / "drive.py"
-SENTENCE = "The boat leaves the harbor at noon, and the fishermen bring their nets home."
+SENTENCE = FRAMEWORK_TEXT
 # A script's whole run: the plugins' import, the session, the model's first load in the worker.
 RUN_TIMEOUT_S = 300
 MAX_WER = 0.10
