@@ -189,7 +189,41 @@ def test_multi_stream_input_two_contexts(live_url: str, customer: Customer) -> N
         for name, context in (("one", one), ("two", two))
     }
     assert "Never" not in said["one"]
-    assert said["two"].endswith("Goodbye")
+    assert said["two"].endswith("Goodbye ")
+
+
+def test_auto_mode_speaks_each_message_as_it_comes(live_url: str, customer: Customer) -> None:
+    """auto_mode=true (pipecat's default): each text message is a sentence spoken at once, not
+    joined to the next, though neither ends with a space; each piece's alignment ends with a
+    space lasting to the end of its audio, so words built across pieces stay apart."""
+    url = ws_url(live_url, "multi-stream-input", output_format="pcm_16000", auto_mode="true")
+
+    async def run() -> list[dict[str, Any]]:
+        messages: list[dict[str, Any]] = []
+        headers = {"xi-api-key": customer.sandbox_key}
+        async with websockets.connect(url, additional_headers=headers) as ws:
+            await ws.send(first_message(context_id="turn"))
+            await ws.send(json.dumps({"text": SENTENCE, "context_id": "turn"}))
+            # Spoken before anything else is sent: no flush, no space after it.
+            await read_until(ws, lambda got: bool(got), messages)
+            await ws.send(json.dumps({"text": OTHER, "context_id": "turn"}))
+            await ws.send(json.dumps({"context_id": "turn", "close_context": True}))
+            await read_until(ws, lambda got: bool(got[-1].get("isFinal")), messages)
+            await ws.send(json.dumps({"close_socket": True}))
+        return messages
+
+    messages = asyncio.run(run())
+    pieces = [m["alignment"] for m in messages if m.get("alignment")]
+    assert ["".join(piece["chars"]) for piece in pieces] == [f"{SENTENCE} ", f"{OTHER} "]
+    for piece, message in zip(pieces, (m for m in messages if m.get("alignment")), strict=True):
+        audio_ms = len(base64.b64decode(message["audio"])) * 1000 // (16000 * 2)
+        space_end = piece["charStartTimesMs"][-1] + piece["charDurationsMs"][-1]
+        assert abs(space_end - audio_ms) <= 2
+    # A value that is not a boolean is refused, naming it.
+    bad = ws_url(live_url, "multi-stream-input", auto_mode="sometimes")
+    message, code = refusal(bad, {"xi-api-key": customer.sandbox_key})
+    assert code == 4422
+    assert "auto_mode" in message["message"]
 
 
 def refusal(url: str, headers: dict[str, str], *sent: str) -> tuple[Any, int]:

@@ -30,6 +30,7 @@ from pipecat.frames.frames import (
     TTSAudioRawFrame,
     TTSSpeakFrame,
     TTSStoppedFrame,
+    TTSTextFrame,
     VADUserStartedSpeakingFrame,
     VADUserStoppedSpeakingFrame,
 )
@@ -57,6 +58,8 @@ class Collector(FrameProcessor):  # type: ignore[misc]  # pipecat is not in this
         self.audio = bytearray()
         self.rates: set[int] = set()
         self.transcripts: list[str] = []
+        # The words pipecat times from the alignment the service sends with its audio.
+        self.words: list[str] = []
         self.errors: list[str] = []
         self.stopped = asyncio.Event()
         self.transcribed = asyncio.Event()
@@ -68,6 +71,8 @@ class Collector(FrameProcessor):  # type: ignore[misc]  # pipecat is not in this
             self.rates.add(frame.sample_rate)
         elif isinstance(frame, TTSStoppedFrame) and self.audio:
             self.stopped.set()
+        elif isinstance(frame, TTSTextFrame):
+            self.words.append(frame.text)
         elif isinstance(frame, TranscriptionFrame):
             self.transcripts.append(frame.text)
             self.transcribed.set()
@@ -129,6 +134,7 @@ async def tts(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "rates": sorted(collector.rates),
         "seconds": len(collector.audio) / 2 / OUT_RATE,
+        "words": collector.words,
         "errors": collector.errors,
     }
 

@@ -20,12 +20,13 @@ from tests.support.audio_fixtures import librivox_clips, word_error_rate
 from tests.support.factories import Customer, create_customer
 from tests.support.framework_venvs import run_script
 from tests.support.realtime_audio import librivox_session
-from tests.support.realtime_vendors import pcm_at, speak_once
+from tests.support.realtime_vendors import FRAMEWORK_TEXT, pcm_at, speak_once
 
 pytestmark = pytest.mark.slow
 
 DRIVE = Path(__file__).resolve().parent / "drive.py"
-SENTENCE = "The boat leaves the harbor at noon, and the fishermen bring their nets home."
+# Two sentences: pipecat sends each as its own text message, with no space between them.
+SENTENCE = FRAMEWORK_TEXT
 # A script's whole run: pipecat's import, the pipeline, the model's first load in the worker.
 RUN_TIMEOUT_S = 300
 MAX_WER = 0.10
@@ -74,6 +75,10 @@ def test_elevenlabs_websocket_tts_says_the_text(
     assert result["seconds"] > 2.0
     transcript = heard(out)
     assert word_error_rate(SENTENCE, transcript) <= MAX_WER, transcript
+    # The words pipecat times from the pieces' alignment (what an agent's transcript of its
+    # own speech holds): the text's, in order, the sentences' joint too ("home." then
+    # "Please", not "home.Please").
+    assert result["words"] == SENTENCE.split(), result["words"]
 
 
 @pytest.mark.parametrize("case", ["openai-stt", "openai-realtime-stt"])

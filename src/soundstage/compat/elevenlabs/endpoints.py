@@ -413,6 +413,7 @@ async def _text_to_speech_realtime(
     multi-stream-input's): the key from the headers, else from the first message."""
     try:
         encoding = realtime_tts.output_format(websocket.query_params)
+        auto = realtime_tts.auto_mode(websocket.query_params)
         timeout = settings.realtime.idle_timeout_seconds
         if api_key_header(websocket.headers) is not None or "token" in websocket.query_params:
             principal = await gate.authenticate(websocket, tts_realtime.PURPOSE, api_key_header)
@@ -425,9 +426,9 @@ async def _text_to_speech_realtime(
             principal = await gate.authenticate(websocket, tts_realtime.PURPOSE, lambda _: key)
         opening = realtime_tts.native_opening(voice_id, first)
         dialect: tts_realtime.Dialect = (
-            realtime_tts.MultiStreamDialect(first)
+            realtime_tts.MultiStreamDialect(first, auto=auto)
             if multi
-            else realtime_tts.StreamInputDialect(first)
+            else realtime_tts.StreamInputDialect(first, auto=auto)
         )
         await tts_realtime.speak(
             websocket, principal, opening, db, settings, dialect, encoding=encoding

@@ -48,7 +48,6 @@ IGNORED: Final = frozenset(
     {
         "inactivity_timeout",
         "sync_alignment",
-        "auto_mode",
         "apply_text_normalization",
         "enable_logging",
         "enable_ssml_parsing",
@@ -57,7 +56,8 @@ IGNORED: Final = frozenset(
         "seed",
     }
 )
-HONOURED: Final = frozenset({"model_id", "output_format", "token"})
+HONOURED: Final = frozenset({"model_id", "output_format", "auto_mode", "token"})
+BOOLEANS: Final = {"true": True, "false": False}
 MAX_QUERY_VALUE: Final = 200
 # ElevenLabs' limit of contexts open at once on one multi-stream socket.
 MAX_CONTEXTS: Final = 5
@@ -85,6 +85,16 @@ def output_format(query: QueryParams) -> str:
         names = ", ".join(sorted(OUTPUT_FORMATS))
         raise InvalidField(f"output_format: One of {names}.", param="output_format")
     return chosen
+
+
+def auto_mode(query: QueryParams) -> bool:
+    """ElevenLabs' `auto_mode` (default false): when true, every text message is a whole
+    sentence or phrase, spoken as it comes (a flush each), neither buffered nor joined to the
+    next (pipecat sends each sentence so, with no space after it)."""
+    value = query.get("auto_mode", "false")
+    if value.lower() not in BOOLEANS:
+        raise InvalidField("auto_mode: true or false.", param="auto_mode")
+    return BOOLEANS[value.lower()]
 
 
 # Client messages.
@@ -199,7 +209,11 @@ class SocketError(ServerMessage):
 
 
 def _alignment(chunk: SpokenChunk) -> Alignment:
-    """The piece's characters (its words and the spaces between), from its own start."""
+    """The piece's characters, from its own start: its words, the spaces between, and a space
+    after its last word that lasts to the end of the piece's audio (its pause), as ElevenLabs'
+    texts end in a space. A client that builds words from the characters of successive
+    pieces (pipecat) so ends a piece's last word with it, not joined to the next piece's first,
+    and the last character's end is where the next piece's audio starts."""
     words = [
         WordTiming(
             word=word.word,
@@ -209,18 +223,21 @@ def _alignment(chunk: SpokenChunk) -> Alignment:
         for word in chunk.words
     ]
     native = CharacterAlignment.of_words(words)
+    end = words[-1].end_ms if words else 0
     return Alignment(
-        chars=native.chars,
-        char_start_times_ms=native.char_start_times_ms,
-        char_durations_ms=native.chars_durations_ms,
+        chars=[*native.chars, " "],
+        char_start_times_ms=[*native.char_start_times_ms, end],
+        char_durations_ms=[*native.chars_durations_ms, max(chunk.duration_ms - end, 0)],
     )
 
 
 class StreamInputDialect:
-    """stream-input: one stream of text, `{"text": ""}` ends it (`isFinal` then)."""
+    """stream-input: one stream of text, `{"text": ""}` ends it (`isFinal` then); in
+    `auto_mode` each text message is flushed."""
 
-    def __init__(self, first: ClientMessage) -> None:
+    def __init__(self, first: ClientMessage, *, auto: bool = False) -> None:
         self._first = first
+        self._auto = auto
 
     def opening(self) -> TextTurn:
         return self._turn(self._first, opening=True)
@@ -235,7 +252,8 @@ class StreamInputDialect:
         if text and not text.strip():
             text = ""  # the opening " " (or a space on its own): nothing to say
         if text or message.flush:
-            return TextTurn((TextInput(text or "", flush=bool(message.flush)),))
+            flush = bool(message.flush) or (self._auto and bool(text))
+            return TextTurn((TextInput(text or "", flush=flush),))
         return TextTurn()
 
     def spoken(self, chunk: SpokenChunk) -> Sequence[Frame]:
@@ -259,10 +277,12 @@ class StreamInputDialect:
 class MultiStreamDialect:
     """multi-stream-input: up to 5 contexts at once, each its own stream of text and audio;
     `close_context` ends one (its unflushed text dropped, `isFinal` for it), `close_socket`
-    speaks what every open context holds, then `isFinal` for each, and closes."""
+    speaks what every open context holds, then `isFinal` for each, and closes; in
+    `auto_mode` each text message is flushed."""
 
-    def __init__(self, first: ClientMessage) -> None:
+    def __init__(self, first: ClientMessage, *, auto: bool = False) -> None:
         self._first = first
+        self._auto = auto
         self._open: list[str] = []
 
     def opening(self) -> TextTurn:
@@ -292,7 +312,8 @@ class MultiStreamDialect:
             if not text.strip():
                 text = ""  # the context's opening " "
         if text or message.flush:
-            return TextTurn((TextInput(text, flush=bool(message.flush), context=context),))
+            flush = bool(message.flush) or (self._auto and bool(text))
+            return TextTurn((TextInput(text, flush=flush, context=context),))
         return TextTurn()  # `{"text": "", "context_id": ...}` keeps a context alive
 
     def spoken(self, chunk: SpokenChunk) -> Sequence[Frame]:
