@@ -38,6 +38,23 @@ _PROMPT_CHARACTERS: Final = 400
 
 _KIND: Final = "whisper model"
 
+# Whisper's encoder is given the audio there is and at least 10 s of padding after it, at
+# least 15 s in all, never more than the 30 s window faster-whisper pads every input to: the
+# encoder's cost grows faster than its input (whisper-base, one thread: 0.92 s for 30 s,
+# 0.22 s for 15 s), and a short recording's decode paid the whole window. Windows of speech
+# after faster-whisper's VAD are at most as long as the audio, so the padding holds for them.
+# What it costs in words and gains in time: bench/stt_short_window.py, docs/speech.md.
+_HOP: Final = 160
+_WHOLE_ENCODER_FRAMES: Final = 3000
+_MIN_ENCODER_FRAMES: Final = 1500
+_PADDING_FRAMES: Final = 1000
+
+
+def encoder_frames(samples: int) -> int:
+    """The mel frames (100 a second) the encoder is given for audio of `samples` at 16 kHz."""
+    frames = samples // _HOP + 1 + _PADDING_FRAMES
+    return min(max(frames, _MIN_ENCODER_FRAMES), _WHOLE_ENCODER_FRAMES)
+
 
 def load_model(name: str, directory: Path, *, cpu_threads: int | None = None) -> WhisperModel:
     """The process's one copy of the named model (the model cache, engines.cache), loaded
@@ -81,11 +98,15 @@ class WhisperTranscriber:
         *,
         beam_size: int = 5,
         chunking: Chunking | None = None,
+        short_windows: bool = True,
     ) -> None:
         self.name = name
         self._model = model
         self._beam_size = beam_size
         self._chunking = chunking or Chunking()
+        # The encoder given what encoder_frames() says (False: always its whole 30 s window,
+        # as faster-whisper does; the reference bench/stt_short_window.py measures against).
+        self._short_windows = short_windows
         self.languages = model_languages(model)
 
     @property
@@ -100,7 +121,21 @@ class WhisperTranscriber:
     def with_beam_size(self, beam_size: int) -> WhisperTranscriber:
         """The same model decoding with another beam (1: greedy, fastest)."""
         return WhisperTranscriber(
-            self.name, self._model, beam_size=beam_size, chunking=self._chunking
+            self.name,
+            self._model,
+            beam_size=beam_size,
+            chunking=self._chunking,
+            short_windows=self._short_windows,
+        )
+
+    def with_whole_windows(self) -> WhisperTranscriber:
+        """The same model with its encoder always given the whole 30 s window."""
+        return WhisperTranscriber(
+            self.name,
+            self._model,
+            beam_size=self._beam_size,
+            chunking=self._chunking,
+            short_windows=False,
         )
 
     @classmethod
@@ -155,8 +190,15 @@ class WhisperTranscriber:
         prompt: str | None,
         task: Task,
     ) -> tuple[Iterator[Any], Any]:
+        model = self._model
+        if self._short_windows:
+            from soundstage.engines.transcribers.short_encoder import ShortEncoder
+
+            # Its own per call (the frames are this window's): it shares the model's weights.
+            model = ShortEncoder(self._model)
+            model.frames = encoder_frames(int(window.samples.shape[0]))
         try:
-            generated, info = self._model.transcribe(
+            generated, info = model.transcribe(
                 window.samples,
                 language=code,
                 task=task,
