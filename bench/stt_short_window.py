@@ -1,7 +1,8 @@
 """Whisper's encoder given the audio and 10 s after it (at least 15 s) against its whole 30 s
-window, as faster-whisper runs it: the words each hears and the CPU time each spends, on short
-recordings (each of eight everyday sentences read by six English catalog voices, each
-LibriVox clip alone: what a voice agent's segmented STT and most requests send) and on longer
+window, as faster-whisper runs it: the words each hears and the CPU time each spends, on
+phrases (eight of a second or two, read by six English catalog voices), short recordings
+(each of eight everyday sentences read by the same voices, each LibriVox clip alone: what a
+voice agent's segmented STT and most requests send) and on longer
 ones (each voice's eight sentences in one recording, the LibriVox clips in one session, the
 pyannote sample's two speakers), whisper-base with the service's beam (5), one thread, in this
 process. Prints each group's errors and CPU time both ways and the ratios.
@@ -41,6 +42,26 @@ from soundstage.engines.tts.registry import get_engine
 from soundstage.media.audio import Audio
 
 Source = tuple[str, np.ndarray, str]
+
+# What a voice agent hears most: a second or two.
+PHRASES = [
+    "Yes, please.",
+    "Hello there.",
+    "Call me back later.",
+    "Thank you very much.",
+    "I said hello to them.",
+    "Welcome to the sound check.",
+    "See you tomorrow.",
+    "No, not today.",
+]
+
+
+def phrase_sources(voices: int) -> list[Source]:
+    return [
+        (f"{engine}/{voice} '{phrase}'", read_aloud_one(engine, voice, phrase), phrase)
+        for engine, voice in VOICES[:voices]
+        for phrase in PHRASES
+    ]
 
 
 def short_sources(voices: int) -> list[Source]:
@@ -104,9 +125,9 @@ def main() -> None:
     parser.add_argument("--short-only", action="store_true")
     args = parser.parse_args()
     settings = Settings(stt=SttSettings(cpu_threads=1))
-    short = get_transcriber(args.model, settings=settings)
-    assert isinstance(short, WhisperTranscriber)
-    whole = short.with_whole_windows()
+    loaded = get_transcriber(args.model, settings=settings)
+    assert isinstance(loaded, WhisperTranscriber)
+    short, whole = loaded.with_short_windows(True), loaded.with_short_windows(False)
 
     def using(transcriber: WhisperTranscriber) -> Callable[[np.ndarray], str]:
         def transcribe(audio: np.ndarray) -> str:
@@ -124,7 +145,10 @@ def main() -> None:
         f"{args.model}, beam {short.beam_size}, one thread, the encoder given {windows} of "
         f"audio; {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}"
     )
-    groups = [("short recordings", short_sources(args.voices))]
+    groups = [
+        ("phrases", phrase_sources(args.voices)),
+        ("short recordings", short_sources(args.voices)),
+    ]
     if not args.short_only:
         groups.append(("long recordings", long_sources(args.voices)))
     for group, sources in groups:

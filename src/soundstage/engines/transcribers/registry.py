@@ -22,14 +22,18 @@ def _whisper_base(settings: Settings) -> Transcriber:
     from soundstage.engines.transcribers.whisper import WhisperTranscriber
 
     directory = whisper_base_dir(settings.data_dir)
-    return WhisperTranscriber.load(WHISPER_BASE, directory, settings.stt)
+    # The bundled models' encoder on short windows (engines.transcribers.whisper.
+    # encoder_frames): the same words for less than half the CPU time on recordings under
+    # 20 s (bench/stt_short_window.py). A deployment's own model, not measured so, keeps
+    # Whisper's whole window.
+    return WhisperTranscriber.load(WHISPER_BASE, directory, settings.stt, short_windows=True)
 
 
 def _tiny_en(settings: Settings) -> Transcriber:
     from soundstage.engines.transcribers.models import tiny_en_dir
     from soundstage.engines.transcribers.whisper import WhisperTranscriber
 
-    return WhisperTranscriber.load(TINY_EN, tiny_en_dir(), settings.stt)
+    return WhisperTranscriber.load(TINY_EN, tiny_en_dir(), settings.stt, short_windows=True)
 
 
 def _configured(directory: Path) -> TranscriberFactory:

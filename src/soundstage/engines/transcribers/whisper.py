@@ -98,14 +98,15 @@ class WhisperTranscriber:
         *,
         beam_size: int = 5,
         chunking: Chunking | None = None,
-        short_windows: bool = True,
+        short_windows: bool = False,
     ) -> None:
         self.name = name
         self._model = model
         self._beam_size = beam_size
         self._chunking = chunking or Chunking()
-        # The encoder given what encoder_frames() says (False: always its whole 30 s window,
-        # as faster-whisper does; the reference bench/stt_short_window.py measures against).
+        # The encoder given what encoder_frames() says, or (False) always its whole 30 s
+        # window, as faster-whisper does: short for the models measured as hearing the same
+        # words so (the bundled whisper-base and tiny.en: engines.transcribers.registry).
         self._short_windows = short_windows
         self.languages = model_languages(model)
 
@@ -128,20 +129,23 @@ class WhisperTranscriber:
             short_windows=self._short_windows,
         )
 
-    def with_whole_windows(self) -> WhisperTranscriber:
-        """The same model with its encoder always given the whole 30 s window."""
+    def with_short_windows(self, short: bool) -> WhisperTranscriber:
+        """The same model with its encoder given what encoder_frames() says (short) or always
+        its whole 30 s window."""
         return WhisperTranscriber(
             self.name,
             self._model,
             beam_size=self._beam_size,
             chunking=self._chunking,
-            short_windows=False,
+            short_windows=short,
         )
 
     @classmethod
-    def load(cls, name: str, directory: Path, settings: SttSettings) -> WhisperTranscriber:
+    def load(
+        cls, name: str, directory: Path, settings: SttSettings, *, short_windows: bool = False
+    ) -> WhisperTranscriber:
         model = load_model(name, directory, cpu_threads=settings.cpu_threads)
-        return cls(name, model, beam_size=settings.beam_size)
+        return cls(name, model, beam_size=settings.beam_size, short_windows=short_windows)
 
     def transcribe(
         self,
