@@ -43,7 +43,7 @@ _KIND: Final = "whisper model"
 # encoder's cost grows faster than its input (whisper-base, one thread: 0.92 s for 30 s,
 # 0.22 s for 15 s), and a short recording's decode paid the whole window. Windows of speech
 # after faster-whisper's VAD are at most as long as the audio, so the padding holds for them.
-# What it costs in words and gains in time: bench/stt_short_window.py, docs/speech.md.
+# What it costs in words and gains in time: bench/stt_short_window.py, docs/calibration.md.
 _HOP: Final = 160
 _WHOLE_ENCODER_FRAMES: Final = 3000
 _MIN_ENCODER_FRAMES: Final = 1500
