@@ -121,23 +121,20 @@ class WhisperTranscriber:
 
     def with_beam_size(self, beam_size: int) -> WhisperTranscriber:
         """The same model decoding with another beam (1: greedy, fastest)."""
+        return self._copy(beam_size=beam_size, short_windows=self._short_windows)
+
+    def with_short_windows(self, short: bool) -> WhisperTranscriber:
+        """The same model with its encoder given what encoder_frames() says (short) or always
+        its whole 30 s window."""
+        return self._copy(beam_size=self._beam_size, short_windows=short)
+
+    def _copy(self, *, beam_size: int, short_windows: bool) -> WhisperTranscriber:
         return WhisperTranscriber(
             self.name,
             self._model,
             beam_size=beam_size,
             chunking=self._chunking,
-            short_windows=self._short_windows,
-        )
-
-    def with_short_windows(self, short: bool) -> WhisperTranscriber:
-        """The same model with its encoder given what encoder_frames() says (short) or always
-        its whole 30 s window."""
-        return WhisperTranscriber(
-            self.name,
-            self._model,
-            beam_size=self._beam_size,
-            chunking=self._chunking,
-            short_windows=short,
+            short_windows=short_windows,
         )
 
     @classmethod
